@@ -1,0 +1,9 @@
+"""hexstones: exact engines, AI and tools for the hexagonal Go-family games Keil, Dehil
+and Droched."""
+
+from hexstones.board import Board, get_board
+from hexstones.games import GAME_NAMES, Game, IllegalMove, game_class, new_game
+
+__version__ = "0.1.0"
+
+__all__ = ["Board", "get_board", "Game", "IllegalMove", "GAME_NAMES", "game_class", "new_game", "__version__"]

@@ -1,0 +1,1 @@
+"""Subcommands of the ``hexstones`` command, one module each (see hexstones.cli)."""
