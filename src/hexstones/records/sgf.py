@@ -1,0 +1,351 @@
+"""SGF records of Keil, Dehil and Droched games (the conventions are in docs/sgf.md).
+
+``write_sgf(game, **info)`` gives the text of a record; ``read_record(text)`` gives a
+:class:`GameRecord` (the game with its moves replayed, plus the record's information,
+comments and any properties we do not interpret); ``read_sgf(text)`` gives just the game.
+Anything wrong in a record raises :class:`SGFError` (a ``ValueError``) saying where.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hexstones.games import GAME_NAMES, Game, IllegalMove, new_game
+from hexstones.records.sgf_syntax import Node, SGFError, format_property, parse
+
+# SGF has no registered game numbers for these games: private ones outside the
+# registered range, so that Go programs refuse the file rather than misread it.
+GAME_NUMBERS = {"keil": 901, "dehil": 902, "droched": 903}
+GAME_OF_NUMBER = {str(v): k for k, v in GAME_NUMBERS.items()}
+APPLICATION = "hexstones"
+
+# Game-information keys (as write_sgf takes them) and their SGF properties, in the
+# order they are written.
+INFO_PROPERTIES = {
+    "black": "PB", "white": "PW", "black_rank": "BR", "white_rank": "WR",
+    "black_team": "BT", "white_team": "WT", "date": "DT", "event": "EV", "round": "RO",
+    "place": "PC", "rules": "RU", "time": "TM", "overtime": "OT", "game_name": "GN",
+    "game_comment": "GC", "opening": "ON", "annotator": "AN", "source": "SO",
+    "user": "US", "copyright": "CP", "result": "RE",
+}
+PROPERTY_INFO = {v: k for k, v in INFO_PROPERTIES.items()}
+# Properties this module writes itself or interprets; everything else is kept verbatim.
+STRUCTURAL = {"FF", "CA", "AP", "GM", "HG", "SZ", "KM", "PR", "HA", "AB", "PL", "C", "B", "W"}
+
+_RESULT = re.compile(r"^([BW])\+(R|Resign|T|Time|F|Forfeit|(\d+(?:\.\d+)?))?$", re.IGNORECASE)
+_INTEGER = re.compile(r"^[+-]?\d{1,6}$")
+COLOR_OF_PROPERTY = {"B": "black", "W": "white"}
+PROPERTY_OF_COLOR = {"black": "B", "white": "W"}
+
+
+@dataclass
+class GameRecord:
+    """A game with what its record says about it.
+
+    ``info`` maps keys of :data:`INFO_PROPERTIES` to text (``result`` is the SGF RE value,
+    e.g. ``"B+R"`` for a resignation). ``comments`` maps a move number to the comment on
+    that move (0: the comment before the first move). ``extra`` maps a move number (0: the
+    root) to properties this module does not interpret, written back unchanged.
+    """
+
+    game: Game
+    info: dict[str, str] = field(default_factory=dict)
+    comments: dict[int, str] = field(default_factory=dict)
+    extra: dict[int, dict[str, list[str]]] = field(default_factory=dict)
+
+    @property
+    def winner(self) -> str | None:
+        """The winner by the rules if the game is over, else by the recorded result."""
+        result = self.game.result()
+        if result is not None:
+            return result["winner"]
+        match = _RESULT.match(self.info.get("result", ""))
+        return COLOR_OF_PROPERTY[match.group(1).upper()] if match else None
+
+    def to_sgf(self) -> str:
+        return _write(self)
+
+
+def result_text(game: Game) -> str | None:
+    """The SGF RE value the rules give (``B+2.5``; ``W+`` in Droched), or None if not over."""
+    result = game.result()
+    if result is None:
+        return None
+    winner = result["winner"]
+    text = PROPERTY_OF_COLOR[winner] + "+"
+    score = result.get("score")
+    if score:
+        loser = "white" if winner == "black" else "black"
+        text += f"{score[winner] - score[loser]:g}"
+    return text
+
+
+def _check_result(game: Game, text: str) -> str | None:
+    """Why ``text`` (an RE value) contradicts ``game``, or None if it fits."""
+    match = _RESULT.match(text.strip())
+    result = game.result()
+    if result is None:
+        return None  # an unfinished game may end by resignation, time, forfeit, ...
+    if not match:
+        return f"the moves end the game ({result_text(game)}), but the result says {text!r}"
+    winner = COLOR_OF_PROPERTY[match.group(1).upper()]
+    expected = result_text(game)
+    if winner != result["winner"]:
+        return f"the result says {text!r} but the moves give {expected}"
+    reason = (match.group(2) or "").lower()
+    if reason and match.group(3) is None:
+        return f"the result says {text!r} but the game ended by the rules: {expected}"
+    if match.group(3) is not None and "score" in result and float(match.group(3)) != float(expected[2:]):
+        return f"the result says {text!r} but the moves give {expected}"
+    if match.group(3) is not None and "score" not in result:
+        return f"the result says {text!r} but {game.name} has no score"
+    return None
+
+
+def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=None,
+              resigned: str | None = None, **info: str) -> str:
+    """The SGF text of ``game``.
+
+    ``info``: any key of :data:`INFO_PROPERTIES` (``black``, ``white``, ``date``,
+    ``event``, ``result``, ...). ``players``: ``(black, white)`` names. ``resigned``:
+    the colour that resigned (result ``B+R``/``W+R``). ``comments``: move number -> text
+    (0: before the first move). The result of a finished game comes from the rules.
+    """
+    if players is not None:
+        black, white = players
+        info.setdefault("black", black)
+        info.setdefault("white", white)
+    if resigned is not None:
+        if resigned not in PROPERTY_OF_COLOR:
+            raise ValueError(f"resigned must be 'black' or 'white', not {resigned!r}")
+        if game.is_over:
+            raise ValueError("a finished game cannot end by resignation")
+        winner = "white" if resigned == "black" else "black"
+        info["result"] = PROPERTY_OF_COLOR[winner] + "+R"
+    return _write(GameRecord(game, dict(info), dict(comments or {})))
+
+
+def _write(record: GameRecord) -> str:
+    game, info = record.game, dict(record.info)
+    unknown = sorted(set(info) - set(INFO_PROPERTIES))
+    if unknown:
+        raise ValueError(f"unknown game information {', '.join(map(repr, unknown))}: "
+                         f"use {', '.join(INFO_PROPERTIES)}")
+    for key, value in info.items():
+        if not isinstance(value, str):
+            raise ValueError(f"game information {key!r} must be text, not {value!r}")
+    for number, text in record.comments.items():
+        if not isinstance(number, int) or not 0 <= number <= len(game.moves):
+            raise ValueError(f"comment on move {number!r}: the game has moves 1 to {len(game.moves)}")
+        if not isinstance(text, str):
+            raise ValueError(f"the comment on move {number} must be text, not {text!r}")
+    computed = result_text(game)
+    if "result" in info:
+        problem = _check_result(game, info["result"])
+        if problem:
+            raise ValueError(problem)
+    elif computed is not None:
+        info["result"] = computed
+
+    root: list[tuple[str, list[str]]] = [
+        ("FF", ["4"]), ("CA", ["UTF-8"]), ("AP", [f"{APPLICATION}:{_version()}"]),
+        ("GM", [str(GAME_NUMBERS[game.name])]), ("HG", [game.name]), ("SZ", [str(game.size)]),
+    ]
+    options = dict(game.options)
+    options.pop("size", None)
+    if "komi" in options:
+        root.append(("KM", [str(options.pop("komi"))]))
+    if "prison" in options:
+        root.append(("PR", [str(options.pop("prison"))]))
+    if "handicap" in options:
+        handicap = options.pop("handicap")
+        points = list(handicap or ())
+        if points:
+            root += [("HA", [str(len(points))]), ("AB", [str(p) for p in points]), ("PL", ["W"])]
+    if options:
+        raise ValueError(f"cannot record option(s) {', '.join(sorted(options))} of {game.name}")
+    root += [(prop, [info[key]]) for key, prop in INFO_PROPERTIES.items() if key in info]
+    if 0 in record.comments:
+        root.append(("C", [record.comments[0]]))
+    root += list(record.extra.get(0, {}).items())
+
+    lines = ["(;" + "".join(format_property(k, v) for k, v in root)]
+    nodes = []
+    replay = new_game(game.name, **game.options)
+    for number, move in enumerate(game.moves, start=1):
+        props = [(PROPERTY_OF_COLOR[replay.to_move], [move])]
+        replay.play(move)
+        if number in record.comments:
+            props.append(("C", [record.comments[number]]))
+        props += list(record.extra.get(number, {}).items())
+        nodes.append(";" + "".join(format_property(k, v) for k, v in props))
+    # Ten moves a line keeps records readable and diffs small.
+    for start in range(0, len(nodes), 10):
+        lines.append("".join(nodes[start:start + 10]))
+    return "\n".join(lines) + ")\n"
+
+
+def _version() -> str:
+    import hexstones
+
+    return hexstones.__version__
+
+
+def _single(node: Node, ident: str, move: int | None = None) -> str:
+    values = node.properties[ident]
+    if len(values) != 1:
+        raise SGFError(f"property {ident} takes one value, not {len(values)}",
+                       line=node.line, column=node.column, move=move)
+    return values[0]
+
+
+def _integer(node: Node, ident: str, what: str) -> int:
+    text = _single(node, ident).strip()
+    if not _INTEGER.match(text):
+        raise SGFError(f"{ident}[{text}]: {what} must be a whole number",
+                       line=node.line, column=node.column)
+    return int(text)
+
+
+def read_record(text: str) -> GameRecord:
+    """The one game in SGF ``text``, with its information and comments.
+
+    Raises :class:`SGFError` naming the line and column (syntax, properties) or the move
+    number (a move the rules forbid).
+    """
+    trees = parse(text)
+    if len(trees) != 1:
+        second = trees[1].nodes[0]
+        raise SGFError(f"the text holds {len(trees)} game trees; read them one at a time",
+                       line=second.line, column=second.column)
+    nodes = trees[0].main_line()
+    root = nodes[0]
+    where = {"line": root.line, "column": root.column}
+    props = root.properties
+
+    for ident in ("B", "W"):
+        if ident in props:
+            raise SGFError(f"the root node holds the game's setup, not a move ({ident})", **where)
+    if "FF" in props and _single(root, "FF").strip() not in ("1", "2", "3", "4"):
+        raise SGFError(f"FF[{_single(root, 'FF')}] is not an SGF file format (1-4)", **where)
+    name = _game_name(root)
+    options: dict[str, Any] = {}
+    if "SZ" in props:
+        options["size"] = _integer(root, "SZ", "the board side SZ")
+    if "KM" in props:
+        if name == "droched":
+            raise SGFError("Droched has no komi: its balance is PR (black stones in the prison)", **where)
+        komi_text = _single(root, "KM").strip()
+        try:
+            komi = float(komi_text)
+        except ValueError:
+            komi = None
+        if komi is None or not komi.is_integer() or abs(komi) > 10**6:
+            raise SGFError(f"KM[{komi_text}]: {name.capitalize()}'s komi must be a whole number", **where)
+        options["komi"] = int(komi)
+    if "PR" in props:
+        if name != "droched":
+            raise SGFError(f"PR (stones in the prison) belongs to Droched, not {name.capitalize()}", **where)
+        options["prison"] = _integer(root, "PR", "the number of black stones in the prison PR")
+    if "AB" in props or "HA" in props:
+        if name != "droched":
+            raise SGFError(f"handicap stones (AB, HA) belong to Droched, not {name.capitalize()}", **where)
+        points = [p.strip().lower() for p in props.get("AB", [])]
+        if "HA" in props and _integer(root, "HA", "the handicap HA") != len(points):
+            raise SGFError(f"HA[{_single(root, 'HA')}] but AB lists {len(points)} stones", **where)
+        if points:
+            options["handicap"] = points
+    if "PL" in props:
+        player = _single(root, "PL").strip().upper()
+        expected = "W" if options.get("handicap") else "B"
+        if player != expected:
+            raise SGFError(f"PL[{player}]: in this game {COLOR_OF_PROPERTY[expected]} plays first", **where)
+    for ident in ("AW", "AE"):
+        if ident in props:
+            raise SGFError(f"setup property {ident} is not part of these games (only Droched's AB handicap)",
+                           **where)
+    try:
+        game = new_game(name, **options)
+    except (ValueError, TypeError) as exc:
+        raise SGFError(f"cannot set up {name}: {exc}", **where) from None
+
+    record = GameRecord(game)
+    for ident, values in props.items():
+        if ident in PROPERTY_INFO:
+            record.info[PROPERTY_INFO[ident]] = _single(root, ident)
+        elif ident == "C":
+            record.comments[0] = _single(root, "C")
+        elif ident not in STRUCTURAL:
+            record.extra.setdefault(0, {})[ident] = list(values)
+
+    for number, node in enumerate(nodes[1:], start=1):
+        _replay(record, number, node)
+
+    if "result" in record.info:
+        problem = _check_result(game, record.info["result"])
+        if problem:
+            raise SGFError(problem, line=root.line, column=root.column)
+    return record
+
+
+def _game_name(root: Node) -> str:
+    where = {"line": root.line, "column": root.column}
+    props = root.properties
+    named = None
+    if "HG" in props:
+        named = _single(root, "HG").strip().lower()
+        if named not in GAME_NAMES:
+            raise SGFError(f"HG[{named}] is not a hexstones game: {', '.join(GAME_NAMES)}", **where)
+    if "GM" in props:
+        number = _single(root, "GM").strip()
+        by_number = GAME_OF_NUMBER.get(number)
+        if by_number is None:
+            raise SGFError(f"GM[{number}] is not a hexstones game (Keil 901, Dehil 902, Droched 903)",
+                           **where)
+        if named is not None and named != by_number:
+            raise SGFError(f"GM[{number}] is {by_number} but HG says {named}", **where)
+        named = by_number
+    if named is None:
+        raise SGFError("the root node does not say which game: HG[keil|dehil|droched] or GM[901-903]",
+                       **where)
+    return named
+
+
+def _replay(record: GameRecord, number: int, node: Node) -> None:
+    game = record.game
+    props = node.properties
+    moves = [ident for ident in ("B", "W") if ident in props]
+    if len(moves) != 1:
+        raise SGFError("each node after the root holds exactly one move, B[...] or W[...]",
+                       line=node.line, column=node.column, move=number)
+    ident = moves[0]
+    move = _single(node, ident, number).strip().lower()
+    if move == "" and "pass" in game.special_moves:
+        move = "pass"  # the usual SGF pass, B[] / W[]
+    color = COLOR_OF_PROPERTY[ident]
+    if game.is_over:
+        raise SGFError(f"{ident}[{move}] after the end of the game", line=node.line,
+                       column=node.column, move=number)
+    if color != game.to_move:
+        raise SGFError(f"{ident}[{move}]: it is {game.to_move}'s turn", line=node.line,
+                       column=node.column, move=number)
+    try:
+        game.play(move)
+    except IllegalMove as exc:
+        raise SGFError(f"{ident}[{move}] is illegal: {exc}", line=node.line, column=node.column,
+                       move=number) from None
+    for key, values in props.items():
+        if key == "C":
+            record.comments[number] = _single(node, "C", number)
+        elif key in PROPERTY_INFO or key in STRUCTURAL - {"B", "W"}:
+            raise SGFError(f"property {key} belongs in the root node", line=node.line,
+                           column=node.column, move=number)
+        elif key not in ("B", "W"):
+            record.extra.setdefault(number, {})[key] = list(values)
+
+
+def read_sgf(text: str) -> Game:
+    """The game recorded in SGF ``text``, moves replayed (see :func:`read_record`)."""
+    return read_record(text).game
