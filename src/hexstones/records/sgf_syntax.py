@@ -95,21 +95,38 @@ class _Reader:
 
     # GameTree = "(" Sequence { GameTree } ")"
     def game_tree(self) -> GameTree:
-        self.advance()  # "("
-        tree = GameTree()
-        self.skip_space()
-        if self.peek() != ";":
-            raise self.error(f"a game tree starts with a node ';', found {self.describe()}")
-        while self.peek() == ";":
-            tree.nodes.append(self.node())
+        # Iterative, with an explicit stack: deeply nested variations must not exhaust
+        # Python's recursion limit.
+        def open_tree() -> tuple[GameTree, int, int]:
+            line, column = self.line, self.column
+            self.advance()  # "("
+            tree = GameTree()
             self.skip_space()
-        while self.peek() == "(":
-            tree.variations.append(self.game_tree())
+            if self.peek() != ";":
+                raise self.error(f"a game tree starts with a node ';', found {self.describe()}")
+            while self.peek() == ";":
+                tree.nodes.append(self.node())
+                self.skip_space()
+            return tree, line, column
+
+        top = open_tree()
+        stack = [top]
+        while True:
+            tree, line, column = stack[-1]
+            if self.peek() == "(":
+                child = open_tree()
+                tree.variations.append(child[0])
+                stack.append(child)
+                continue
+            if self.peek() == "":
+                raise SGFError("the game tree opened here is never closed with ')'", line=line, column=column)
+            if self.peek() != ")":
+                raise self.error(f"expected '(' or ')' after the nodes of a game tree, found {self.describe()}")
+            self.advance()
+            stack.pop()
+            if not stack:
+                return top[0]
             self.skip_space()
-        if self.peek() != ")":
-            raise self.error(f"expected ';', '(' or ')' in a game tree, found {self.describe()}")
-        self.advance()
-        return tree
 
     # Node = ";" { Property }; Property = PropIdent PropValue { PropValue }
     def node(self) -> Node:

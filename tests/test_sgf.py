@@ -1,0 +1,281 @@
+"""SGF records: exact round trips, metadata, and SGFError (never anything else) on bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hexstones
+from hexstones.records import GAME_NUMBERS, SGFError, read_record, read_sgf, result_text, write_sgf
+
+CONFORMANCE = pathlib.Path(__file__).parent / "conformance"
+
+
+def _available(name: str) -> bool:
+    return importlib.util.find_spec(f"hexstones.games.{name}") is not None
+
+
+AVAILABLE_GAMES = [g for g in ("keil", "dehil", "droched") if _available(g)]
+
+
+def conformance_games(name: str, limit: int | None = None):
+    lines = (CONFORMANCE / f"{name}.jsonl").read_text().splitlines()[:limit]
+    for line in lines:
+        data = json.loads(line)
+        game = hexstones.new_game(name, size=data["size"], **data["options"])
+        for move in data["moves"]:
+            game.play(move)
+        yield game
+
+
+def random_game(name: str, seed: int, max_moves: int = 40, size: int = 4):
+    rng = random.Random(seed)
+    game = hexstones.new_game(name, size=size)
+    for _ in range(rng.randrange(max_moves)):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        game.play(rng.choice(legal))
+    return game
+
+
+# -- round trips ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", AVAILABLE_GAMES)
+def test_conformance_games_round_trip_exactly(name):
+    for game in conformance_games(name, limit=8):
+        text = write_sgf(game)
+        again = read_sgf(text)
+        assert again.moves == game.moves
+        assert again.options == game.options
+        assert again.result() == game.result()
+        assert again.stones() == game.stones()
+        assert write_sgf(again) == text
+
+
+def test_keil_record_text_says_what_the_game_is():
+    game = hexstones.new_game("keil", size=4, komi=3)
+    for move in ("d4", "e5", "button", "pass", "pass"):
+        game.play(move)
+    text = write_sgf(game, black="Ann", white="Bo", date="2026-11-29")
+    assert text.startswith("(;FF[4]CA[UTF-8]")
+    for prop in ("GM[901]", "HG[keil]", "SZ[4]", "KM[3]", "PB[Ann]", "PW[Bo]", "DT[2026-11-29]",
+                 ";B[d4];W[e5];B[button];W[pass];B[pass]"):
+        assert prop in text
+    assert f"RE[{result_text(game)}]" in text
+    score = game.score()
+    assert result_text(game) == ("B+" if score["black"] > score["white"] else "W+") + \
+        f"{abs(score['black'] - score['white']):g}"
+
+
+def test_metadata_and_comments_survive_with_awkward_characters():
+    game = random_game("keil", seed=3, max_moves=12)
+    comments = {0: "before ] any \\ move\nsecond line", 1: "first: ]]", len(game.moves): ""}
+    text = write_sgf(game, players=("Ann ]", "B\\o"), event="Cup [1]", comments=comments)
+    record = read_record(text)
+    assert record.info["black"] == "Ann ]" and record.info["white"] == "B\\o"
+    assert record.info["event"] == "Cup [1]"
+    assert record.comments == comments
+    assert record.to_sgf() == text
+
+
+def test_resignation_is_kept_and_gives_the_winner():
+    game = random_game("keil", seed=5, max_moves=10)
+    assert not game.is_over
+    text = write_sgf(game, resigned="black")
+    assert "RE[W+R]" in text
+    record = read_record(text)
+    assert record.info["result"] == "W+R" and record.winner == "white"
+    assert record.to_sgf() == text
+
+
+def test_unknown_properties_are_kept_verbatim():
+    text = "(;FF[4]GM[901]SZ[4]XX[a][b]C[root];B[d4]YY[z]C[c];W[e5])"
+    record = read_record(text)
+    assert record.extra == {0: {"XX": ["a", "b"]}, 1: {"YY": ["z"]}}
+    assert record.comments == {0: "root", 1: "c"}
+    again = read_record(record.to_sgf())
+    assert again.extra == record.extra and again.game.moves == ["d4", "e5"]
+
+
+def test_empty_value_is_a_pass_and_soft_line_breaks_vanish():
+    game = read_sgf("(;HG[keil]SZ[3]\n;B[button];W[]C[long\\\ncomment];B[pass])")
+    assert game.moves == ["button", "pass", "pass"] and game.is_over
+    record = read_record("(;HG[keil]SZ[3];B[a1]C[long\\\r\ncomment])")
+    assert record.comments[1] == "longcomment"
+
+
+def test_variations_read_the_main_line():
+    game = read_sgf("(;HG[keil]SZ[4];B[d4](;W[e5];B[c3])(;W[a1]))")
+    assert game.moves == ["d4", "e5", "c3"]
+
+
+@pytest.mark.skipif(not _available("droched"), reason="games/droched.py has not landed yet")
+def test_droched_prison_and_release_round_trip():
+    game = hexstones.new_game("droched", size=3, prison=2)
+    game.play(game.legal_moves()[0])
+    assert "release" in game.legal_moves()
+    game.play("release")
+    text = write_sgf(game)
+    assert "GM[903]" in text and "PR[2]" in text and "W[release]" in text and "KM[" not in text
+    again = read_sgf(text)
+    assert again.moves == game.moves and again.options == game.options
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, where", [
+    ("(;HG[keil]SZ[4];B[d4]", "line 1, column 1: the game tree opened here is never closed"),
+    ("(;HG[keil]SZ[4]\n;B[d4\n", "line 2, column 3"),           # unclosed value
+    ("(;HG[keil]SZ[4];b[d4])", "line 1, column 17"),            # lower-case identifier
+    ("(;HG[keil]SZ[4];B d4)", "line 1, column 19"),             # value without brackets
+    ("(;HG[keil]SZ[4];B[d4]B[e5])", "line 1, column 22"),       # property twice in a node
+    ("junk(;HG[keil])", "line 1, column 1"),
+    ("(;HG[keil])x", "line 1, column 12"),
+])
+def test_syntax_errors_name_line_and_column(text, where):
+    with pytest.raises(SGFError) as info:
+        read_sgf(text)
+    assert where in str(info.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("(;HG[keil]SZ[4];B[d4];B[e5])", ["move 2", "white's turn"]),
+    ("(;HG[keil]SZ[4];B[d4];W[d4])", ["move 2", "occupied"]),
+    ("(;HG[keil]SZ[4];B[pass])", ["move 1", "button"]),
+    ("(;HG[keil]SZ[4];B[z9])", ["move 1", "z9"]),
+    ("(;HG[keil]SZ[3];B[button];W[pass];B[pass];W[a1])", ["move 4", "end of the game"]),
+    ("(;HG[keil]SZ[4];C[no move])", ["move 1", "one move"]),
+])
+def test_illegal_moves_name_the_move_number(text, words):
+    with pytest.raises(SGFError) as info:
+        read_sgf(text)
+    for word in words:
+        assert word in str(info.value)
+    assert info.value.move == int(words[0].split()[1])
+
+
+@pytest.mark.parametrize("text, word", [
+    ("(;SZ[4])", "which game"),
+    ("(;GM[1]SZ[19])", "GM[1]"),
+    ("(;GM[902]HG[keil])", "HG says keil"),
+    ("(;HG[go])", "HG[go]"),
+    ("(;HG[keil]SZ[99])", "size"),
+    ("(;HG[keil]SZ[seven])", "whole number"),
+    ("(;HG[keil]KM[6.5])", "whole number"),
+    ("(;HG[keil]PR[2])", "Droched"),
+    ("(;HG[keil]AB[d4])", "Droched"),
+    ("(;HG[keil]SZ[3];B[button];W[pass];B[pass]RE[W+3])", "root node"),
+    ("(;HG[keil];B[d4])(;HG[keil])", "2 game trees"),
+    ("(;FF[9]HG[keil])", "FF[9]"),
+])
+def test_bad_root_properties_are_sgf_errors(text, word):
+    with pytest.raises(SGFError) as info:
+        read_sgf(text)
+    assert word in str(info.value)
+
+
+def test_a_result_that_contradicts_the_moves_is_refused():
+    game = hexstones.new_game("keil", size=3)
+    for move in ("button", "pass", "pass"):
+        game.play(move)
+    right = result_text(game)
+    wrong_winner = ("W" if right.startswith("B") else "B") + right[1:]
+    text = write_sgf(game)
+    with pytest.raises(SGFError, match="result"):
+        read_sgf(text.replace(f"RE[{right}]", f"RE[{wrong_winner}]"))
+    with pytest.raises(SGFError, match="result"):
+        read_sgf(text.replace(f"RE[{right}]", f"RE[{right[0]}+R]"))
+    with pytest.raises(ValueError, match="result"):
+        write_sgf(game, result=wrong_winner)
+
+
+def test_writer_refuses_bad_information_and_changes_nothing():
+    game = random_game("keil", seed=1, max_moves=6)
+    moves = list(game.moves)
+    with pytest.raises(ValueError, match="colour|unknown game information"):
+        write_sgf(game, colour="red")
+    with pytest.raises(ValueError, match="comment on move"):
+        write_sgf(game, comments={len(moves) + 1: "too late"})
+    with pytest.raises(ValueError, match="resigned"):
+        write_sgf(game, resigned="purple")
+    assert game.moves == moves
+
+
+def test_sgf_error_is_a_value_error_with_fields():
+    with pytest.raises(ValueError) as info:
+        read_sgf("(;HG[keil]SZ[4];B[d4];W[d4])")
+    error = info.value
+    assert isinstance(error, SGFError)
+    assert (error.line, error.move) == (1, 2)
+    assert GAME_NUMBERS == {"keil": 901, "dehil": 902, "droched": 903}
+
+
+# -- fuzzing: the reader raises SGFError and nothing else --------------------------------
+
+SGF_ALPHABET = st.sampled_from(list("();[]\\\n BWCGMHZKSPRAL") + ["HG[keil]", "SZ[3]", "SZ[4]", "B[", "W[",
+                                                                   "a1", "b2", "pass", "button", "KM[",
+                                                                   "GM[901]", "GM[903]", "PR[", "AB["])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(SGF_ALPHABET, max_size=40).map("".join))
+def test_fuzz_token_soup_raises_only_sgf_error(text):
+    try:
+        read_record(text)
+    except SGFError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_fuzz_arbitrary_text_raises_only_sgf_error(text):
+    try:
+        read_record(text)
+    except SGFError:
+        pass
+
+
+KEIL_RECORD = write_sgf(random_game("keil", seed=11, max_moves=30, size=3), players=("A", "B"),
+                        comments={0: "c", 2: "d"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_fuzz_mutated_records_raise_only_sgf_error(data):
+    text = KEIL_RECORD
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(0, len(text)))
+        kind = data.draw(st.sampled_from(["delete", "insert", "replace"]))
+        piece = data.draw(st.sampled_from(list("();[]\\ BW1a9") + ["pass", "button", "KM[2]", "SZ[9]"]))
+        if kind == "delete":
+            text = text[:pos] + text[pos + 1:]
+        elif kind == "insert":
+            text = text[:pos] + piece + text[pos:]
+        else:
+            text = text[:pos] + piece + text[pos + 1:]
+    try:
+        record = read_record(text)
+    except SGFError:
+        return
+    # Whatever was accepted must write back and read again to the same game.
+    again = read_record(record.to_sgf())
+    assert again.game.moves == record.game.moves
+    assert again.game.options == record.game.options
+
+
+def test_deeply_nested_variations_are_read_without_recursion():
+    depth = 3000
+    text = "(;HG[keil]SZ[3]" + "(;B[a1]" * depth + ")" * depth + ")"
+    with pytest.raises(SGFError, match="move 2"):
+        read_sgf(text)  # the main line B a1, B a1 ... breaks at move 2, not at the stack
+    good = "(;HG[keil]SZ[3]" + "".join(f"(;{c}[{p}]" for c, p in zip("BWB", ["a1", "e5", "c3"])) + ")" * 3 + ")"
+    assert read_sgf(good).moves == ["a1", "e5", "c3"]
