@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Subcommand modules under hexstones.commands, in the order --help lists them.
-COMMANDS = ["show"]
+COMMANDS = ["show", "tournament", "komi"]
 
 
 class _Parser(argparse.ArgumentParser):

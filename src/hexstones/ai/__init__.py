@@ -1,28 +1,143 @@
-"""AI players. (Stand-in: a random legal move until the MCTS lands; same signatures.)"""
+"""AI players: Monte-Carlo tree search, strength levels, and the komi pie.
+
+The search is compiled (numba, tree in arrays, :mod:`hexstones.ai.mcts`) and built on the
+game kernels of :mod:`hexstones.core`; a game without compiled kernels falls back to the
+plain-Python search of :mod:`hexstones.ai.pysearch`, which speaks only the game API.
+
+* :func:`choose_move` -- a move for the side to move.
+* :func:`analyze` -- win rate, best moves, principal variation, expected score, ownership.
+* :func:`propose_komi`, :func:`choose_side` -- the two halves of the komi pie.
+
+Budgets: ``iterations`` (deterministic for a given ``seed``: use it in tests) and/or
+``seconds`` (wall clock); with neither, ``level`` decides (default full strength).
+"""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
+from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
 from hexstones.games import Game
 
-LEVELS = range(1, 11)
+__all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
+           "get_level", "search"]
+
+# Analysis lists this many best moves.
+TOP_MOVES = 10
+
+
+def _check_budget(seconds, iterations) -> None:
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not seconds > 0):
+        raise ValueError(f"seconds must be a positive number, not {seconds!r}")
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
+                                   or iterations < 1):
+        raise ValueError(f"iterations must be a whole number of at least 1, not {iterations!r}")
+
+
+def search(game: Game, *, seconds: float | None = None, iterations: int | None = None,
+           seed: int | None = None, knowledge: bool = True, reuse: bool = True):
+    """Run the best available search on ``game``; return a ``SearchResult``.
+
+    ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE).
+    """
+    if not isinstance(game, Game):
+        raise TypeError(f"expected a hexstones game, not {type(game).__name__}")
+    _check_budget(seconds, iterations)
+    if game.is_over:
+        raise ValueError("the game is over: there is nothing to search")
+    if seconds is None and iterations is None:
+        iterations = FULL_STRENGTH.iterations
+        seconds = FULL_STRENGTH.max_seconds
+    from hexstones.ai import mcts
+
+    if mcts.supports(game):
+        return mcts.search(game, seconds=seconds, iterations=iterations, seed=seed,
+                           knowledge=knowledge, reuse=reuse)
+    from hexstones.ai import pysearch
+
+    return pysearch.search(game, seconds=seconds, iterations=iterations, seed=seed)
+
+
+def _budget_for(level: Level | None, seconds, iterations):
+    if seconds is not None or iterations is not None:
+        return seconds, iterations
+    level = level or FULL_STRENGTH
+    return level.max_seconds, level.iterations
 
 
 def choose_move(game: Game, *, seconds: float | None = None, iterations: int | None = None,
                 seed: int | None = None, level: int | None = None) -> str:
-    """A move for the side to move in ``game`` (``game`` is not changed)."""
+    """A move for the side to move in ``game`` (``game`` is not changed).
+
+    ``level`` (1-10) sets the playing strength; an explicit ``seconds``/``iterations``
+    overrides its budget but keeps its style (knowledge, randomness).
+    """
+    lv = get_level(level) if level is not None else None
+    _check_budget(seconds, iterations)
+    if not isinstance(game, Game):
+        raise TypeError(f"expected a hexstones game, not {type(game).__name__}")
     legal = game.legal_moves()
     if not legal:
         raise ValueError("the game is over: there is no move to choose")
-    return random.Random(seed).choice(legal)
+    if len(legal) == 1:
+        return legal[0]
+    secs, iters = _budget_for(lv, seconds, iterations)
+    result = search(game, seconds=secs, iterations=iters, seed=seed,
+                    knowledge=lv.knowledge if lv else True)
+    if not result.children:
+        return random.Random(seed).choice(legal)
+    temperature = lv.temperature if lv else 0.0
+    if temperature > 0:
+        rng = random.Random(None if seed is None else seed ^ 0x5EED)
+        weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
+        return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
+    return result.children[0][0]
 
 
-def propose_komi(game_name: str, size: int) -> int:
-    """The komi (Droched: black stones in the prison) the AI proposes as first player."""
-    return {"keil": 6, "dehil": 0, "droched": 0}[game_name]
+def analyze(game: Game, *, seconds: float | None = None, iterations: int | None = None,
+            seed: int | None = None) -> dict[str, Any]:
+    """The AI's view of the position, as JSON-ready data.
+
+    Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
+    the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
+    ``seconds``, ``engine``; for Keil and Dehil also ``expected_score`` (mean final score
+    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black).
+    """
+    _check_budget(seconds, iterations)
+    result = search(game, seconds=seconds, iterations=iterations, seed=seed)
+    out: dict[str, Any] = {
+        "game": game.name,
+        "size": game.size,
+        "to_move": result.root_to_move,
+        "engine": getattr(result, "engine", "python"),
+        "iterations": result.iterations,
+        "playouts": result.playouts,
+        "seconds": round(result.seconds, 4),
+        "win_rate": result.root_win_rate,
+        "moves": [{"move": m, "visits": v, "win_rate": w}
+                  for m, v, w in result.children[:TOP_MOVES]],
+        "pv": list(result.pv),
+    }
+    if result.black_score is not None:
+        out["expected_score"] = {"black": result.black_score, "white": result.white_score}
+        out["ownership"] = {name: result.ownership[i] for i, name in enumerate(game.board.names)}
+    return out
 
 
-def choose_side(game_name: str, size: int, komi: int) -> str:
+def propose_komi(game_name: str, size: int, *, iterations: int | None = None,
+                 seed: int = 0) -> int:
+    """The komi (Droched: black stones in the prison) the AI proposes as first player:
+    its own estimate of the fair value, so that either colour is an even game."""
+    from hexstones.ai.pie import propose_komi as _propose
+
+    return _propose(game_name, size, iterations=iterations, seed=seed)
+
+
+def choose_side(game_name: str, size: int, komi: int, *, iterations: int | None = None,
+                seed: int = 0) -> str:
     """The colour the AI takes as second player, given the proposed komi."""
-    return "white" if komi >= propose_komi(game_name, size) else "black"
+    from hexstones.ai.pie import choose_side as _choose
+
+    return _choose(game_name, size, komi, iterations=iterations, seed=seed)

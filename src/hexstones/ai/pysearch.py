@@ -1,0 +1,170 @@
+"""Monte-Carlo tree search in plain Python over the game API.
+
+This is the reference search: it speaks only :class:`hexstones.games.Game` (play, undo,
+legal_moves, result, score), so it works for every game, compiled kernels or not. It is
+slow (hundreds of playouts per second), so the AI uses it only for a game that has no
+compiled kernels yet, and the tests use it as an independent baseline.
+
+Statistics are kept from the point of view of the player who made the move into a node,
+so a parent picks the child with the best value for itself.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from hexstones.games import BLACK, WHITE, Game, IllegalMove
+
+
+@dataclass
+class Node:
+    move: str | None
+    parent: "Node | None"
+    mover: str | None  # who played ``move``
+    to_move: str
+    untried: list[str] | None = None  # legal moves not expanded yet (None: not computed)
+    children: list["Node"] = field(default_factory=list)
+    visits: int = 0
+    wins: float = 0.0  # for ``mover``
+    terminal: bool = False
+
+
+@dataclass
+class SearchResult:
+    """What a search found; the AI turns it into ``analyze``'s dict."""
+
+    root_to_move: str
+    children: list[tuple[str, int, float]]  # (move, visits, win rate for the mover)
+    pv: list[str]
+    iterations: int
+    playouts: int
+    seconds: float
+    root_win_rate: float
+    black_score: float | None = None  # mean final score, games with a score
+    white_score: float | None = None
+    ownership: list[float] | None = None  # per point, +1 black .. -1 white
+
+
+def _playout_winner(game: Game, rng: random.Random, max_moves: int, own_counts, scores):
+    """Play uniformly random legal moves until the end (or ``max_moves``); return
+    (winner or None, number of moves played). Records final ownership and score."""
+    names = list(game.board.names) + list(game.special_moves)
+    played = 0
+    while not game.is_over and played < max_moves:
+        rng.shuffle(names)
+        # The first legal move of a random order is a uniformly random legal move.
+        for move in names:
+            try:
+                game.play(move)
+            except IllegalMove:
+                continue
+            played += 1
+            break
+        else:
+            break  # no legal move (Droched: the player to move has lost)
+    winner = _winner(game)
+    if own_counts is not None:
+        for i, name in enumerate(game.board.names):
+            color = game.stone_at(name)
+            if color == BLACK:
+                own_counts[i] += 1
+            elif color == WHITE:
+                own_counts[i] -= 1
+    if scores is not None:
+        score = game.score()
+        if score is not None:
+            scores[0] += score[BLACK]
+            scores[1] += score[WHITE]
+    return winner, played
+
+
+def _winner(game: Game) -> str | None:
+    result = game.result()
+    if result is not None:
+        return result["winner"]
+    try:
+        score = game.score()
+    except NotImplementedError:
+        score = None
+    if score:
+        return BLACK if score[BLACK] > score[WHITE] else WHITE
+    return None  # unfinished game without a score: counted as half a win each
+
+
+def search(game: Game, *, iterations: int | None = None, seconds: float | None = None,
+           seed: int | None = None, exploration: float = 0.9) -> SearchResult:
+    """UCT with uniformly random playouts from the position of ``game`` (left unchanged)."""
+    if game.is_over:
+        raise ValueError("the game is over: there is nothing to search")
+    if iterations is None and seconds is None:
+        iterations = 200
+    rng = random.Random(seed)
+    work = game.copy()
+    root = Node(None, None, None, work.to_move)
+    max_moves = 3 * game.board.num_points + 20
+    own_counts = [0] * game.board.num_points
+    scores = [0.0, 0.0]
+    has_score = True
+    start = time.perf_counter()
+    done = 0
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        if seconds is not None and done > 0 and time.perf_counter() - start >= seconds:
+            break
+        node, depth = root, 0
+        # Selection: descend through fully expanded nodes by UCB1.
+        while node.untried is not None and not node.untried and node.children:
+            log_n = math.log(node.visits)
+            node = max(node.children, key=lambda c: c.wins / c.visits
+                       + exploration * math.sqrt(log_n / c.visits))
+            work.play(node.move)
+            depth += 1
+        # Expansion.
+        if node.untried is None:
+            node.untried = work.legal_moves()
+            rng.shuffle(node.untried)
+            node.terminal = not node.untried
+        if node.untried:
+            move = node.untried.pop()
+            mover = work.to_move
+            work.play(move)
+            depth += 1
+            child = Node(move, node, mover, work.to_move)
+            node.children.append(child)
+            node = child
+        # Simulation.
+        winner, played = _playout_winner(work, rng, max_moves, own_counts, scores)
+        try:
+            has_score = has_score and work.score() is not None
+        except NotImplementedError:
+            has_score = False
+        for _ in range(played + depth):
+            work.undo()
+        # Backpropagation.
+        while node is not None:
+            node.visits += 1
+            if node.mover is not None:
+                node.wins += 1.0 if winner == node.mover else 0.5 if winner is None else 0.0
+            node = node.parent
+        done += 1
+    elapsed = time.perf_counter() - start
+    children = sorted(((c.move, c.visits, c.wins / c.visits) for c in root.children),
+                      key=lambda t: (-t[1], -t[2]))
+    pv, node = [], root
+    while node.children:
+        node = max(node.children, key=lambda c: c.visits)
+        pv.append(node.move)
+    total = sum(c.visits for c in root.children) or 1
+    root_win = sum(c.wins for c in root.children) / total
+    n = max(done, 1)
+    return SearchResult(
+        root_to_move=game.to_move, children=children, pv=pv, iterations=done, playouts=done,
+        seconds=elapsed, root_win_rate=root_win,
+        black_score=scores[0] / n if has_score else None,
+        white_score=scores[1] / n if has_score else None,
+        ownership=[v / n for v in own_counts],
+    )

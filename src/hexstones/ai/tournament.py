@@ -1,0 +1,315 @@
+"""Round-robin tournaments between AI configurations, run in parallel.
+
+A player is written as a short spec:
+
+* ``level:N`` -- strength level N (1-10) with its own budget;
+* ``mcts:1000`` / ``mcts:2s`` -- full-knowledge search with 1000 iterations / 2 seconds;
+* ``uct:1000`` / ``uct:2s`` -- the plain UCT baseline (uniform random playouts, no RAVE);
+* ``random`` -- a uniformly random legal move.
+
+Games are independent tasks (a dict in, a dict out) so that any backend can run them:
+``serial`` (this process), ``local`` (a process pool on local cores, the default) or
+``ray`` (a Ray cluster, or a local Ray instance; Ray is the optional ``ray`` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from hexstones.ai.elo import fit_elo, wilson_interval
+from hexstones.ai.levels import get_level
+from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game
+
+BACKENDS = ("local", "serial", "ray")
+# A game longer than this many moves per board point is stopped and decided by its score.
+MAX_MOVES_PER_POINT = 6
+
+_SPEC = re.compile(r"^(?:(level):(\d+)|(mcts|uct):(\d+)(s?)|(random))$")
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    spec: str
+    kind: str  # "level", "mcts", "uct", "random"
+    level: int | None = None
+    iterations: int | None = None
+    seconds: float | None = None
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """A :class:`PlayerSpec` from ``level:N``, ``mcts:ITER``, ``uct:ITER``, ``mcts:Ns``,
+    ``uct:Ns`` or ``random``; ValueError saying what is accepted otherwise."""
+    spec = text.strip().lower() if isinstance(text, str) else ""
+    m = _SPEC.match(spec)
+    if not m:
+        raise ValueError(
+            f"bad player {text!r}: write level:N (1-10), mcts:ITERATIONS, uct:ITERATIONS, "
+            "mcts:SECONDSs, uct:SECONDSs or random"
+        )
+    if m.group(1):
+        level = int(m.group(2))
+        get_level(level)
+        return PlayerSpec(spec, "level", level=level)
+    if m.group(3):
+        amount = int(m.group(4))
+        if amount < 1:
+            raise ValueError(f"bad player {text!r}: the budget must be at least 1")
+        if m.group(5):
+            return PlayerSpec(spec, m.group(3), seconds=float(amount))
+        return PlayerSpec(spec, m.group(3), iterations=amount)
+    return PlayerSpec(spec, "random")
+
+
+def player_move(player: PlayerSpec, game, seed: int) -> str:
+    from hexstones import ai
+
+    if player.kind == "random":
+        return random.Random(seed).choice(game.legal_moves())
+    if player.kind == "level":
+        return ai.choose_move(game, level=player.level, seed=seed)
+    legal = game.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
+                       knowledge=player.kind == "mcts")
+    return result.children[0][0] if result.children else legal[0]
+
+
+def play_game(task: dict[str, Any]) -> dict[str, Any]:
+    """Play one game described by ``task`` and return its record (a plain dict).
+
+    ``task``: game, options (new_game's), black, white (player specs), seed.
+    """
+    game = new_game(task["game"], **task.get("options", {}))
+    players = {BLACK: parse_player(task["black"]), WHITE: parse_player(task["white"])}
+    rng = random.Random(task["seed"])
+    limit = MAX_MOVES_PER_POINT * game.board.num_points
+    start = time.perf_counter()
+    adjudicated = False
+    while not game.is_over:
+        if not game.legal_moves():
+            break
+        if len(game.moves) >= limit:
+            adjudicated = True
+            break
+        game.play(player_move(players[game.to_move], game, rng.randrange(2**31)))
+    result = game.result()
+    if result is None:  # stopped by the move limit: decided by the score as it stands
+        score = game.score()
+        winner = BLACK if score and score[BLACK] > score[WHITE] else WHITE
+        result = {"winner": winner, "score": score}
+    record = dict(task)
+    record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
+                  seconds=round(time.perf_counter() - start, 3))
+    if result.get("score") is not None:
+        record["score"] = result["score"]
+    return record
+
+
+def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, seed: int = 0,
+             options: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every pair meets ``games_per_pair`` times in each game, colours alternating."""
+    specs = [parse_player(p).spec for p in players]
+    if len(set(specs)) != len(specs):
+        raise ValueError("each player may appear once in a round-robin")
+    if len(specs) < 2:
+        raise ValueError("a round-robin needs at least two players")
+    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 1:
+        raise ValueError(f"games per pair must be a whole number of at least 1, not {games_per_pair!r}")
+    tasks = []
+    for name in games:
+        if name not in GAME_NAMES:
+            raise ValueError(f"unknown game {name!r}: choose from {', '.join(GAME_NAMES)}")
+        opts = dict((options or {}).get(name, {}))
+        new_game(name, **opts)  # bad options fail here, before any game is played
+        for i in range(len(specs)):
+            for j in range(i + 1, len(specs)):
+                for k in range(games_per_pair):
+                    black, white = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
+                    tasks.append({"game": name, "options": opts, "black": black, "white": white,
+                                  "seed": seed * 1_000_003 + len(tasks)})
+    return tasks
+
+
+# -- running tasks on a backend -----------------------------------------------------
+
+
+def _warm_up(tasks: list[dict[str, Any]]) -> None:
+    """Compile the search for each game once before the pool forks, so that workers
+    inherit the compiled code instead of compiling it again each."""
+    from hexstones.ai import mcts
+
+    seen = set()
+    for t in tasks:
+        key = (t["game"], json.dumps(t.get("options", {}), sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            mcts.warm_up(new_game(t["game"], **t.get("options", {})))
+
+
+def run_tasks(tasks: list[dict[str, Any]], *, backend: str = "local", workers: int | None = None,
+              on_result: Callable[[dict[str, Any]], None] | None = None,
+              ray_address: str | None = None, worker_fn=None) -> list[dict[str, Any]]:
+    """Run every task with ``worker_fn`` (default :func:`play_game`); results in task order."""
+    worker_fn = worker_fn or play_game
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a whole number of at least 1, not {workers!r}")
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+
+    def done(i, record):
+        results[i] = record
+        if on_result:
+            on_result(record)
+
+    if backend == "serial" or (backend == "local" and (workers == 1 or len(tasks) <= 1)):
+        for i, t in enumerate(tasks):
+            done(i, worker_fn(t))
+    elif backend == "local":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        if worker_fn is play_game:
+            _warm_up(tasks)
+        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+        n = workers or os.cpu_count() or 1
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+            futures = {pool.submit(worker_fn, t): i for i, t in enumerate(tasks)}
+            for fut in as_completed(futures):
+                done(futures[fut], fut.result())
+    else:
+        _run_ray(tasks, workers, ray_address, done, worker_fn)
+    return results  # type: ignore[return-value]
+
+
+def _run_ray(tasks, workers, address, done, worker_fn) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(
+            "the ray backend needs Ray: pip install 'hexstones[ray]'"
+        ) from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR",
+                                  "log_to_driver": False}
+        if address:
+            kwargs["address"] = address
+        else:
+            kwargs["num_cpus"] = workers or os.cpu_count() or 1
+        ray.init(**kwargs)
+    try:
+        remote_fn = ray.remote(num_cpus=1)(worker_fn)
+        pending = {remote_fn.remote(t): i for i, t in enumerate(tasks)}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                done(pending.pop(ref), ray.get(ref))
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+# -- standings, Elo and output -------------------------------------------------------
+
+
+def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, Any]:
+    """Points, Elo (with 95% intervals) and pairwise results, overall and per game."""
+    players = [parse_player(p).spec for p in players]
+
+    def summarise(recs):
+        wins: dict[tuple[str, str], float] = {}
+        points = {p: 0 for p in players}
+        played = {p: 0 for p in players}
+        for r in recs:
+            winner = r["black"] if r["winner"] == BLACK else r["white"]
+            loser = r["white"] if r["winner"] == BLACK else r["black"]
+            wins[(winner, loser)] = wins.get((winner, loser), 0) + 1
+            points[winner] += 1
+            played[winner] += 1
+            played[loser] += 1
+        elo = fit_elo(players, wins)
+        pairs = []
+        for i, a in enumerate(players):
+            for b in players[i + 1:]:
+                n = wins.get((a, b), 0) + wins.get((b, a), 0)
+                if n:
+                    low, high = wilson_interval(wins.get((a, b), 0), n)
+                    pairs.append({"a": a, "b": b, "games": n, "a_wins": wins.get((a, b), 0),
+                                  "a_win_rate": wins.get((a, b), 0) / n, "ci95": [low, high]})
+        table = [{"player": p, "games": played[p], "wins": points[p],
+                  "win_rate": points[p] / played[p] if played[p] else None, **elo[p]}
+                 for p in players]
+        table.sort(key=lambda row: -row["elo"])
+        black_wins = sum(1 for r in recs if r["winner"] == BLACK)
+        return {"games": len(recs), "black_wins": black_wins, "players": table, "pairs": pairs}
+
+    by_game = {}
+    for name in dict.fromkeys(r["game"] for r in records):
+        by_game[name] = summarise([r for r in records if r["game"] == name])
+    return {"overall": summarise(records), "by_game": by_game}
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    lines = []
+    sections = [("all games", summary["overall"])] + list(summary["by_game"].items())
+    for title, s in sections:
+        lines.append(f"{title}: {s['games']} games, Black won {s['black_wins']}")
+        lines.append(f"  {'player':<16} {'games':>5} {'wins':>5} {'win%':>6} {'Elo':>7} {'±95%':>6}")
+        for row in s["players"]:
+            rate = "-" if row["win_rate"] is None else f"{100 * row['win_rate']:.1f}"
+            lines.append(f"  {row['player']:<16} {row['games']:>5} {row['wins']:>5} {rate:>6} "
+                         f"{row['elo']:>7.0f} {row['ci95']:>6.0f}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+class Progress:
+    """A one-line progress bar on a stream: games done and the current leaders.
+
+    On a terminal the line redraws in place; elsewhere (a log file) it prints a new line
+    only every tenth of the way, so logs stay short.
+    """
+
+    def __init__(self, total: int, players: list[str], stream=None, width: int = 24,
+                 black_wins: bool = False):
+        self.total, self.players, self.width = total, players, width
+        self.black_wins = black_wins  # self-play study: show Black's wins, not players'
+        self.black_won = 0
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0
+        self.points = {p: 0 for p in players}
+        self.played = {p: 0 for p in players}
+        self._last_tenth = -1
+
+    def update(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        self.black_won += record["winner"] == BLACK
+        winner = record["black"] if record["winner"] == BLACK else record["white"]
+        self.points[winner] = self.points.get(winner, 0) + 1
+        for p in (record["black"], record["white"]):
+            self.played[p] = self.played.get(p, 0) + 1
+        tenth = self.done * 10 // max(self.total, 1)
+        if self.tty or tenth != self._last_tenth or self.done == self.total:
+            self._last_tenth = tenth
+            end = "\n" if not self.tty or self.done == self.total else ""
+            self.stream.write(("\r" if self.tty else "") + self.line() + end)
+            self.stream.flush()
+
+    def line(self) -> str:
+        filled = self.width * self.done // max(self.total, 1)
+        bar = "#" * filled + "." * (self.width - filled)
+        if self.black_wins:
+            return f"[{bar}] {self.done}/{self.total} games | Black won {self.black_won}/{self.done}"
+        leaders = sorted(self.points, key=lambda p: -self.points[p] / max(self.played.get(p, 0), 1))
+        board = "  ".join(f"{p} {self.points[p]}/{self.played.get(p, 0)}" for p in leaders[:4])
+        return f"[{bar}] {self.done}/{self.total} games | {board}"

@@ -1,0 +1,62 @@
+"""``hexstones tournament``: a round-robin between AI configurations, with Elo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_parser(sub) -> None:
+    from hexstones.ai.tournament import BACKENDS
+    from hexstones.games import GAME_NAMES
+
+    p = sub.add_parser(
+        "tournament", help="round-robin between AI configurations, with Elo ratings",
+        description="Every pair of players meets --games times in each game (colours "
+                    "alternating). Players: level:N (1-10), mcts:ITERATIONS, uct:ITERATIONS "
+                    "(plain UCT baseline), mcts:SECONDSs, uct:SECONDSs, random.")
+    p.add_argument("players", nargs="+", metavar="PLAYER", help="e.g. level:3 level:4 uct:2000")
+    p.add_argument("--game", dest="games", action="append", choices=GAME_NAMES,
+                   help="a game to play (repeat for several; default all three)")
+    p.add_argument("--size", type=int, help="board side for every game (default: each game's)")
+    p.add_argument("--games", dest="games_per_pair", type=int, default=10,
+                   help="games per pair of players in each game (default 10)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local process pool (default), serial, or a Ray cluster")
+    p.add_argument("--workers", type=int, help="parallel games (default: all local cores)")
+    p.add_argument("--ray-address", help="address of a running Ray cluster (default: start a local one)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hexstones.ai import tournament as t
+    from hexstones.games import GAME_NAMES
+
+    games = args.games or list(GAME_NAMES)
+    options = {g: ({"size": args.size} if args.size is not None else {}) for g in games}
+    try:
+        tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
+                           seed=args.seed, options=options)
+        if args.workers is not None and args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    except ValueError as exc:
+        print(f"hexstones tournament: {exc}", file=sys.stderr)
+        return 2
+    players = [t.parse_player(p).spec for p in args.players]
+    progress = None if args.no_progress else t.Progress(len(tasks), players)
+    try:
+        records = t.run_tasks(tasks, backend=args.backend, workers=args.workers,
+                              ray_address=args.ray_address,
+                              on_result=progress.update if progress else None)
+    except RuntimeError as exc:
+        print(f"hexstones tournament: {exc}", file=sys.stderr)
+        return 1
+    summary = t.standings(records, players)
+    print(t.format_table(summary), end="")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"players": players, "games": records, "standings": summary}, fh, indent=1)
+    return 0
