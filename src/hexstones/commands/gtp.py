@@ -1,0 +1,56 @@
+"""``hexstones gtp``: speak GTP version 2 on stdin/stdout (docs/gtp.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub) -> None:
+    from hexstones.games import GAME_NAMES
+
+    p = sub.add_parser(
+        "gtp", help="run as a GTP engine on stdin/stdout",
+        description="Speak the Go Text Protocol (version 2) on stdin/stdout for Keil, Dehil or "
+                    "Droched. Vertices are RULES.md points (a1 ...) and pass/button/release; "
+                    "boardsize N is the hexhex side. See docs/gtp.md.")
+    p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
+    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
+    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil (default: the game's)")
+    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    p.add_argument("--level", type=int, help="AI strength 1-10 for genmove (default 10)")
+    p.add_argument("--seconds", type=float, help="search time per genmove, overriding the level's")
+    p.add_argument("--iterations", type=int, help="search iterations per genmove, overriding the level's")
+    p.add_argument("--seed", type=int, help="random seed, for repeatable play")
+
+
+def make_engine(args: argparse.Namespace, command: str):
+    """The engine the arguments ask for, or None after printing why (exit code 2)."""
+    from hexstones.protocol.gtp import Engine
+
+    if args.komi is not None and args.game == "droched":
+        print(f"hexstones {command}: Droched has no komi: use --prison", file=sys.stderr)
+        return None
+    if args.prison is not None and args.game != "droched":
+        print(f"hexstones {command}: --prison is for Droched only", file=sys.stderr)
+        return None
+    for name in ("seconds", "iterations"):
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            print(f"hexstones {command}: --{name} must be positive, not {value}", file=sys.stderr)
+            return None
+    try:
+        return Engine(args.game, size=args.size, komi=args.komi, prison=args.prison, level=args.level,
+                      seconds=args.seconds, iterations=args.iterations, seed=args.seed)
+    except ValueError as exc:
+        print(f"hexstones {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from hexstones.protocol.gtp import serve
+
+    engine = make_engine(args, "gtp")
+    if engine is None:
+        return 2
+    return serve(engine, sys.stdin, sys.stdout)

@@ -1,0 +1,79 @@
+"""``hexstones match ENGINE1 ENGINE2``: two GTP engines play N games; report the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+
+def add_parser(sub) -> None:
+    from hexstones.games import GAME_NAMES
+
+    p = sub.add_parser(
+        "match", help="play two GTP engines against each other",
+        description="Play GAMES games between two GTP engines (each a command line, e.g. "
+                    "\"hexstones gtp --game keil --level 3\"), colours alternating, the first "
+                    "engine black in game 1. This program is the referee: an illegal move, a "
+                    "failed command or a silent engine loses the game.")
+    p.add_argument("engine1", help="command that starts the first engine")
+    p.add_argument("engine2", help="command that starts the second engine")
+    p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
+    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
+    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil")
+    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    p.add_argument("--max-moves", type=int, default=2000,
+                   help="stop a game without result after this many moves (default 2000)")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds an engine may take for one answer (default 60)")
+    p.add_argument("--sgf-dir", type=pathlib.Path, help="write each game's SGF record here")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from hexstones.protocol.match import play_match
+
+    def fail(message: str) -> int:
+        print(f"hexstones match: {message}", file=sys.stderr)
+        return 2
+
+    if args.games < 1:
+        return fail(f"--games must be at least 1, not {args.games}")
+    if args.max_moves < 1:
+        return fail(f"--max-moves must be at least 1, not {args.max_moves}")
+    if not args.timeout > 0:
+        return fail(f"--timeout must be positive, not {args.timeout}")
+    options = {}
+    if args.size is not None:
+        options["size"] = args.size
+    if args.komi is not None:
+        if args.game == "droched":
+            return fail("Droched has no komi: use --prison")
+        options["komi"] = args.komi
+    if args.prison is not None:
+        if args.game != "droched":
+            return fail("--prison is for Droched only")
+        options["prison"] = args.prison
+    if args.sgf_dir is not None:
+        try:
+            args.sgf_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return fail(f"cannot create {args.sgf_dir}: {exc}")
+
+    def report(outcome) -> None:
+        if args.sgf_dir is not None:
+            (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
+        if not args.json:
+            print(f"game {outcome.number}: {outcome.result or 'no result'} ({outcome.reason}, "
+                  f"{len(outcome.moves)} moves)", file=sys.stderr)
+
+    try:
+        match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
+                           options=options, max_moves=args.max_moves, timeout=args.timeout,
+                           on_game=report)
+    except ValueError as exc:
+        return fail(str(exc))
+    print(json.dumps(match.to_json(), indent=1) if args.json else match.summary())
+    return 0

@@ -1,0 +1,1 @@
+"""Engine protocols: a GTP engine (:mod:`.gtp`) and a match runner for GTP engines (:mod:`.match`)."""

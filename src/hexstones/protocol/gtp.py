@@ -1,0 +1,397 @@
+"""A GTP version 2 engine for Keil, Dehil and Droched (conventions in docs/gtp.md).
+
+Vertices are RULES.md points (``a1`` ... ) and the words ``pass``, ``button``,
+``release``; ``boardsize n`` means a hexhex board of side ``n``. Besides the standard
+commands the engine speaks GoGui's ``gogui-rules_*`` commands, so that rule-agnostic
+programs can drive these games, and ``kata-analyze``, which streams ``info`` lines until
+the next command arrives.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import re
+import sys
+import threading
+from typing import Any, Callable, TextIO
+
+import hexstones
+from hexstones.games import Game, IllegalMove, new_game
+
+PROTOCOL_VERSION = "2"
+ENGINE_NAME = "hexstones"
+_COLORS = {"b": "black", "black": "black", "w": "white", "white": "white"}
+_ID = re.compile(r"^(\d+)\s*(.*)$")
+
+
+class GTPError(Exception):
+    """A command that fails: the engine answers ``? message`` and carries on."""
+
+
+def clean_line(raw: str) -> str:
+    """GTP preprocessing: drop control characters (but tab, which becomes a space) and
+    comments after ``#``; strip."""
+    text = "".join(" " if ch == "\t" else ch for ch in raw if ch == "\t" or ord(ch) >= 32 and ord(ch) != 127)
+    return text.split("#", 1)[0].strip()
+
+
+def _color(word: str) -> str:
+    color = _COLORS.get(word.lower())
+    if color is None:
+        raise GTPError(f"invalid color {word!r}: use b, w, black or white")
+    return color
+
+
+def _one_line(text: str) -> str:
+    """A GTP response may not hold an empty line: drop them."""
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+class Engine:
+    """The engine's state and commands, independent of input and output."""
+
+    def __init__(self, game: str = "keil", *, size: int | None = None, komi: int | None = None,
+                 prison: int | None = None, level: int | None = None, seconds: float | None = None,
+                 iterations: int | None = None, seed: int | None = None):
+        options: dict[str, Any] = {}
+        if size is not None:
+            options["size"] = size
+        if komi is not None:
+            options["komi"] = komi
+        if prison is not None:
+            options["prison"] = prison
+        self.game: Game = new_game(game, **options)  # ValueError on a bad option: caller reports
+        self.level, self.seconds, self.iterations, self.seed = level, seconds, iterations, seed
+        if level is not None:
+            from hexstones.ai import get_level
+
+            get_level(level)
+        self.commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": lambda a: PROTOCOL_VERSION,
+            "name": lambda a: ENGINE_NAME,
+            "version": lambda a: hexstones.__version__,
+            "known_command": self.cmd_known_command,
+            "list_commands": lambda a: "\n".join(self.commands),
+            "quit": lambda a: "",
+            "boardsize": self.cmd_boardsize,
+            "clear_board": self.cmd_clear_board,
+            "komi": self.cmd_komi,
+            "play": self.cmd_play,
+            "genmove": self.cmd_genmove,
+            "undo": self.cmd_undo,
+            "showboard": self.cmd_showboard,
+            "final_score": self.cmd_final_score,
+            "loadsgf": self.cmd_loadsgf,
+            "printsgf": self.cmd_printsgf,
+            "gogui-rules_game_id": lambda a: self.game.name,
+            "gogui-rules_board_size": lambda a: str(self.game.size),
+            "gogui-rules_board": lambda a: "\n" + self.game.picture(),
+            "gogui-rules_legal_moves": lambda a: " ".join(self.game.legal_moves()),
+            "gogui-rules_side_to_move": lambda a: self.game.to_move,
+            "gogui-rules_final_result": self.cmd_final_result,
+            "gogui-analyze_commands": self.cmd_analyze_commands,
+            "kata-analyze": self.cmd_kata_analyze_check,
+        }
+
+    # -- commands ---------------------------------------------------------------------
+
+    def cmd_known_command(self, args: list[str]) -> str:
+        self._arity(args, 1, "known_command COMMAND")
+        return "true" if args[0] in self.commands else "false"
+
+    def _arity(self, args: list[str], count: int, usage: str) -> None:
+        if len(args) != count:
+            raise GTPError(f"usage: {usage}")
+
+    def _rebuild(self, **changes: Any) -> None:
+        """A new game with changed options and the same moves; nothing changes on failure."""
+        options = {**self.game.options, **changes}
+        try:
+            game = new_game(self.game.name, **options)
+            for move in self.game.moves:
+                game.play(move)
+        except IllegalMove as exc:
+            raise GTPError(f"the moves played so far are not legal with that setting: {exc}") from None
+        except ValueError as exc:
+            raise GTPError(str(exc)) from None
+        self.game = game
+
+    def cmd_boardsize(self, args: list[str]) -> str:
+        self._arity(args, 1, "boardsize SIDE")
+        if not re.fullmatch(r"\d{1,3}", args[0]):
+            raise GTPError(f"boardsize takes a whole number (the hexhex side), not {args[0]!r}")
+        try:
+            self.game = new_game(self.game.name, **{**self.game.options, "size": int(args[0])})
+        except ValueError as exc:
+            raise GTPError(f"unacceptable size: {exc}") from None
+        return ""
+
+    def cmd_clear_board(self, args: list[str]) -> str:
+        self._arity(args, 0, "clear_board")
+        self.game = new_game(self.game.name, **self.game.options)
+        return ""
+
+    def cmd_komi(self, args: list[str]) -> str:
+        self._arity(args, 1, "komi VALUE")
+        try:
+            value = float(args[0])
+        except ValueError:
+            raise GTPError(f"komi takes a number, not {args[0]!r}") from None
+        if not math.isfinite(value) or not value.is_integer():
+            raise GTPError(f"komi must be a whole number in {self.game.name.capitalize()}, not {args[0]}")
+        option = "prison" if self.game.name == "droched" else "komi"
+        self._rebuild(**{option: int(value)})
+        return ""
+
+    def cmd_play(self, args: list[str]) -> str:
+        self._arity(args, 2, "play COLOR VERTEX")
+        color = _color(args[0])
+        move = args[1].lower()
+        if move == "resign":
+            raise GTPError("resign is not a move of the rules: the game record ends instead")
+        if self.game.is_over:
+            raise GTPError("illegal move: the game is over")
+        if color != self.game.to_move:
+            raise GTPError(f"illegal move: it is {self.game.to_move}'s turn, not {color}'s")
+        try:
+            self.game.play(move)
+        except IllegalMove as exc:
+            raise GTPError(f"illegal move: {exc}") from None
+        return ""
+
+    def cmd_genmove(self, args: list[str]) -> str:
+        self._arity(args, 1, "genmove COLOR")
+        color = _color(args[0])
+        if self.game.is_over:
+            raise GTPError("the game is over: there is no move to generate")
+        if color != self.game.to_move:
+            raise GTPError(f"it is {self.game.to_move}'s turn, not {color}'s")
+        from hexstones import ai
+
+        move = ai.choose_move(self.game, seconds=self.seconds, iterations=self.iterations,
+                              seed=self._next_seed(), level=self.level)
+        self.game.play(move)
+        return move
+
+    def _next_seed(self) -> int | None:
+        # Deterministic for a given --seed, yet different from move to move.
+        return None if self.seed is None else self.seed + len(self.game.moves)
+
+    def cmd_undo(self, args: list[str]) -> str:
+        self._arity(args, 0, "undo")
+        if not self.game.moves:
+            raise GTPError("cannot undo: no move has been played")
+        self.game.undo()
+        return ""
+
+    def cmd_showboard(self, args: list[str]) -> str:
+        self._arity(args, 0, "showboard")
+        return "\n" + str(self.game)
+
+    def cmd_final_score(self, args: list[str]) -> str:
+        self._arity(args, 0, "final_score")
+        from hexstones.records import result_text
+
+        text = result_text(self.game)
+        if text is not None:
+            return text
+        score = self.game.score()
+        if not score:
+            raise GTPError(f"the game is not over, and {self.game.name.capitalize()} has no score")
+        # Keil and Dehil: the score if the game ended now (a win by half a point at least).
+        diff = score["black"] - score["white"]
+        return ("B+" if diff > 0 else "W+") + f"{abs(diff):g}"
+
+    def cmd_final_result(self, args: list[str]) -> str:
+        result = self.game.result()
+        return "unknown" if result is None else result["winner"]
+
+    def cmd_loadsgf(self, args: list[str]) -> str:
+        if len(args) not in (1, 2):
+            raise GTPError("usage: loadsgf FILE [MOVE_NUMBER]")
+        from hexstones.records import SGFError, read_sgf
+
+        try:
+            with open(args[0], encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GTPError(f"cannot read {args[0]}: {exc}") from None
+        try:
+            game = read_sgf(text)
+        except SGFError as exc:
+            raise GTPError(str(exc)) from None
+        if len(args) == 2:
+            if not re.fullmatch(r"\d{1,6}", args[1]) or int(args[1]) < 1:
+                raise GTPError(f"move number must be a whole number from 1, not {args[1]!r}")
+            # GTP: the position before move MOVE_NUMBER is played.
+            while len(game.moves) >= int(args[1]):
+                game.undo()
+        self.game = game
+        return ""
+
+    def cmd_printsgf(self, args: list[str]) -> str:
+        if len(args) > 1:
+            raise GTPError("usage: printsgf [FILE]")
+        from hexstones.records import write_sgf
+
+        text = write_sgf(self.game, black=ENGINE_NAME, white=ENGINE_NAME)
+        if args:
+            try:
+                with open(args[0], "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise GTPError(f"cannot write {args[0]}: {exc}") from None
+            return ""
+        return "\n" + text
+
+    def cmd_analyze_commands(self, args: list[str]) -> str:
+        return "\n".join([
+            "string/Game/gogui-rules_game_id",
+            "string/Side to move/gogui-rules_side_to_move",
+            "string/Legal moves/gogui-rules_legal_moves",
+            "string/Final result/gogui-rules_final_result",
+            "string/Board/gogui-rules_board",
+            "string/Final score/final_score",
+        ])
+
+    # -- kata-analyze -------------------------------------------------------------------
+
+    def cmd_kata_analyze_check(self, args: list[str]) -> dict[str, Any]:
+        """Parse ``kata-analyze [COLOR] [INTERVAL] [key value]...``; the streaming is the
+        server's job. Returns the settings."""
+        settings: dict[str, Any] = {"interval": 1.0, "ownership": False, "maxmoves": None}
+        rest = list(args)
+        if rest and rest[0].lower() in _COLORS:
+            color = _color(rest.pop(0))
+            if not self.game.is_over and color != self.game.to_move:
+                raise GTPError(f"can only analyze for the side to move ({self.game.to_move})")
+        if rest and re.fullmatch(r"\d+", rest[0]):
+            settings["interval"] = int(rest.pop(0)) / 100
+        if len(rest) % 2:
+            raise GTPError("usage: kata-analyze [COLOR] [INTERVAL] [interval N] [ownership true|false] "
+                           "[maxmoves N]")
+        for key, value in zip(rest[::2], rest[1::2]):
+            if key == "interval" and re.fullmatch(r"\d+", value):
+                settings["interval"] = int(value) / 100
+            elif key == "ownership" and value in ("true", "false"):
+                settings["ownership"] = value == "true"
+            elif key == "maxmoves" and re.fullmatch(r"\d+", value) and int(value) > 0:
+                settings["maxmoves"] = int(value)
+            elif key in ("minmoves", "rootInfo", "ownershipStdev", "movesOwnership", "pvVisits"):
+                continue  # accepted for compatibility with KataGo front ends, not reported
+            else:
+                raise GTPError(f"bad kata-analyze option {key} {value}")
+        if self.game.is_over:
+            raise GTPError("the game is over: there is nothing to analyze")
+        settings["interval"] = max(settings["interval"], 0.05)
+        return settings
+
+    def analysis_line(self, settings: dict[str, Any], seconds: float) -> str:
+        """One ``info`` line in the style of KataGo's kata-analyze."""
+        from hexstones import ai
+
+        data = ai.analyze(self.game, seconds=seconds, seed=self._next_seed())
+        mover = self.game.to_move
+        parts = []
+        moves = data["moves"][: settings["maxmoves"]] if settings["maxmoves"] else data["moves"]
+        pv = list(data.get("pv") or [])
+        for order, entry in enumerate(moves):
+            # The principal variation belongs to the move it starts with; others stand alone.
+            line_pv = pv if pv and pv[0] == entry["move"] else [entry["move"]]
+            parts.append(f"info move {entry['move']} visits {entry['visits']} "
+                         f"winrate {entry['win_rate']:.4f} order {order} pv {' '.join(line_pv)}")
+        text = " ".join(parts)
+        if settings["ownership"]:
+            ownership = data.get("ownership")
+            if ownership is None:
+                values = ["0"] * self.game.board.num_points
+            else:
+                # KataGo style: from the side to move's point of view, +1 theirs, -1 the opponent's.
+                sign = 1 if mover == "black" else -1
+                values = [f"{sign * ownership[name]:.3f}" for name in self.game.board.names]
+            text += " ownership " + " ".join(values)
+        return text
+
+
+class Server:
+    """Reads commands from ``infile``, answers on ``outfile`` (GTP framing)."""
+
+    def __init__(self, engine: Engine, infile: TextIO, outfile: TextIO):
+        self.engine = engine
+        self.infile, self.outfile = infile, outfile
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+    def _read(self) -> None:
+        # A thread, so that a streaming analysis notices the next command at once.
+        for raw in self.infile:
+            self.lines.put(raw)
+        self.lines.put(None)
+
+    def respond(self, ok: bool, ident: str, body: str) -> None:
+        # Multi-line answers that start with a newline (boards, SGF) begin on the next line.
+        if body.startswith("\n"):
+            body = "\n" + _one_line(body)
+        elif body:
+            body = " " + _one_line(body)
+        self.outfile.write(f"{'=' if ok else '?'}{ident}{body}\n\n")
+        self.outfile.flush()
+
+    def serve(self) -> int:
+        threading.Thread(target=self._read, daemon=True).start()
+        while True:
+            raw = self.lines.get()
+            if raw is None:
+                return 0
+            line = clean_line(raw)
+            if not line:
+                continue
+            ident = ""
+            match = _ID.match(line)
+            if match:
+                ident, line = match.group(1), match.group(2)
+            words = line.split()
+            if not words:
+                self.respond(False, ident, "empty command")
+                continue
+            name, args = words[0], words[1:]
+            command = self.engine.commands.get(name)
+            if command is None:
+                self.respond(False, ident, f"unknown command {name!r}")
+                continue
+            try:
+                result = command(args)
+            except GTPError as exc:
+                self.respond(False, ident, str(exc))
+                continue
+            except ValueError as exc:  # e.g. a budget the AI refuses: report, never crash
+                self.respond(False, ident, str(exc))
+                continue
+            except Exception as exc:  # a bug must not take the engine down mid-game
+                print(f"hexstones gtp: internal error in {name}: {exc!r}", file=sys.stderr)
+                self.respond(False, ident, f"internal error in {name}: {exc}")
+                continue
+            if name == "kata-analyze":
+                self.stream_analysis(ident, result)
+                continue
+            self.respond(True, ident, result)
+            if name == "quit":
+                return 0
+
+    def stream_analysis(self, ident: str, settings: dict[str, Any]) -> None:
+        self.outfile.write(f"={ident}\n")
+        self.outfile.flush()
+        while self.lines.empty():
+            try:
+                line = self.engine.analysis_line(settings, settings["interval"])
+            except Exception as exc:  # end the response cleanly; the engine carries on
+                print(f"hexstones gtp: analysis stopped: {exc!r}", file=sys.stderr)
+                break
+            self.outfile.write(line + "\n")
+            self.outfile.flush()
+        self.outfile.write("\n")
+        self.outfile.flush()
+
+
+def serve(engine: Engine, infile: TextIO = sys.stdin, outfile: TextIO = sys.stdout) -> int:
+    return Server(engine, infile, outfile).serve()

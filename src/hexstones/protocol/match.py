@@ -1,0 +1,267 @@
+"""Matches between two GTP engines (ours or anyone's that speaks our vertices).
+
+The runner is the referee: it keeps its own game, asks the engine to move for the side
+to move with ``genmove``, checks the move against the rules, and passes it to the other
+engine with ``play``. An engine that answers ``resign`` loses; one that plays an illegal
+move, refuses a legal one, fails a command or falls silent loses by forfeit.
+"""
+
+from __future__ import annotations
+
+import queue
+import shlex
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from hexstones.games import Game, IllegalMove, new_game, other
+
+
+class EngineFailure(Exception):
+    """An engine that broke the protocol: died, timed out or answered an error."""
+
+
+class GTPClient:
+    """A GTP engine in a subprocess, spoken to over real pipes."""
+
+    def __init__(self, command: str | list[str], *, timeout: float = 60.0):
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("an engine command is needed, e.g. 'hexstones gtp --game keil'")
+        self.timeout = timeout
+        try:
+            self.process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True, encoding="utf-8", bufsize=1)
+        except OSError as exc:
+            raise ValueError(f"cannot start engine {' '.join(self.argv)!r}: {exc}") from None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        # A reader thread lets every answer wait with a timeout instead of hanging forever.
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _line(self) -> str:
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise EngineFailure(f"no answer within {self.timeout:g} s") from None
+        if line is None:
+            raise EngineFailure("the engine exited")
+        return line.rstrip("\r\n")
+
+    def send(self, command: str) -> str:
+        """The answer to ``command`` (its lines joined); EngineFailure on ``? message``."""
+        try:
+            self.process.stdin.write(command + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise EngineFailure("the engine exited") from None
+        line = self._line()
+        while not line.strip():  # tolerate stray blank lines before an answer
+            line = self._line()
+        if line[:1] not in "=?":
+            raise EngineFailure(f"not a GTP answer to {command!r}: {line!r}")
+        status, body = line[0], line[1:].lstrip("0123456789").strip()
+        lines = [body] if body else []
+        while True:
+            nxt = self._line()
+            if not nxt.strip():
+                break
+            lines.append(nxt)
+        answer = "\n".join(lines)
+        if status == "?":
+            raise EngineFailure(f"{command!r} failed: {answer}")
+        return answer
+
+    def known(self, command: str) -> bool:
+        try:
+            return self.send(f"known_command {command}").strip() == "true"
+        except EngineFailure:
+            return False
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self.process.stdin.write("quit\n")
+                self.process.stdin.flush()
+                self.process.stdin.close()
+                self.process.wait(timeout=5)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass
+class GameOutcome:
+    number: int
+    black: int  # index of the engine playing black (0 or 1)
+    white: int
+    winner: str | None  # "black", "white", or None (stopped at the move limit)
+    reason: str  # "rules", "resignation", "forfeit: ...", "move limit"
+    result: str  # SGF RE value: "B+2.5", "W+R", "B+F", "" (no result)
+    moves: list[str] = field(default_factory=list)
+    sgf: str = ""
+
+    @property
+    def winner_engine(self) -> int | None:
+        if self.winner is None:
+            return None
+        return self.black if self.winner == "black" else self.white
+
+
+@dataclass
+class MatchResult:
+    names: tuple[str, str]  # short labels, "engine 1" and "engine 2"
+    commands: tuple[str, str] = ("", "")
+    players: tuple[str, str] = ("", "")  # what the engines call themselves (GTP name, version)
+    games: list[GameOutcome] = field(default_factory=list)
+
+    def wins(self, engine: int) -> int:
+        return sum(1 for g in self.games if g.winner_engine == engine)
+
+    @property
+    def unfinished(self) -> int:
+        return sum(1 for g in self.games if g.winner is None)
+
+    def summary(self) -> str:
+        lines = [f"{self.names[k]}: {self.commands[k]} ({self.players[k]})" for k in (0, 1)]
+        for g in self.games:
+            outcome = (f"{g.result}: {self.names[g.winner_engine]} wins"
+                       if g.winner is not None else "no result")
+            lines.append(f"game {g.number}: {self.names[g.black]} (black) vs {self.names[g.white]} "
+                         f"(white): {outcome} ({g.reason}, {len(g.moves)} moves)")
+        total = len(self.games)
+        for k in (0, 1):
+            share = f" ({100 * self.wins(k) / total:.0f}%)" if total else ""
+            lines.append(f"{self.names[k]}: {self.wins(k)} of {total} games{share}")
+        if self.unfinished:
+            lines.append(f"unfinished (move limit): {self.unfinished}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engines": [{"label": self.names[k], "command": self.commands[k], "player": self.players[k]}
+                        for k in (0, 1)],
+            "wins": [self.wins(0), self.wins(1)],
+            "unfinished": self.unfinished,
+            "games": [{"number": g.number, "black": self.names[g.black], "white": self.names[g.white],
+                       "winner": g.winner, "winner_engine": g.winner_engine, "reason": g.reason,
+                       "result": g.result, "moves": g.moves} for g in self.games],
+        }
+
+
+def _setup(client: GTPClient, game: Game) -> None:
+    if client.known("gogui-rules_game_id"):
+        theirs = client.send("gogui-rules_game_id").strip().lower()
+        if theirs != game.name:
+            raise EngineFailure(f"the engine plays {theirs!r}, not {game.name!r}")
+    client.send(f"boardsize {game.size}")
+    client.send("clear_board")
+    options = game.options
+    if "komi" in options:
+        client.send(f"komi {options['komi']}")
+    elif "prison" in options:
+        client.send(f"komi {options['prison']}")  # our convention: komi = Droched's prison
+
+
+def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, number: int,
+              max_moves: int) -> GameOutcome:
+    """One game, engine ``black`` (0 or 1) taking black; ``game`` is fresh and becomes the record."""
+    from hexstones.records import result_text
+
+    white = 1 - black
+    by_color = {"black": black, "white": white}
+
+    def forfeit(color: str, why: str) -> GameOutcome:
+        winner = other(color)
+        return GameOutcome(number, black, white, winner, f"forfeit by {color}: {why}",
+                           ("B" if winner == "black" else "W") + "+F", list(game.moves))
+
+    for color, k in by_color.items():
+        try:
+            _setup(clients[k], game)
+        except EngineFailure as exc:
+            return forfeit(color, f"setup failed: {exc}")
+    while not game.is_over:
+        if len(game.moves) >= max_moves:
+            return GameOutcome(number, black, white, None, "move limit", "", list(game.moves))
+        color = game.to_move
+        mover, watcher = clients[by_color[color]], clients[by_color[other(color)]]
+        try:
+            move = mover.send(f"genmove {color}").strip().lower()
+        except EngineFailure as exc:
+            return forfeit(color, str(exc))
+        if move == "resign":
+            winner = other(color)
+            return GameOutcome(number, black, white, winner, "resignation",
+                               ("B" if winner == "black" else "W") + "+R", list(game.moves))
+        try:
+            game.play(move)
+        except IllegalMove as exc:
+            return forfeit(color, f"illegal move {move!r}: {exc}")
+        try:
+            watcher.send(f"play {color} {move}")
+        except EngineFailure as exc:
+            return forfeit(other(color), f"refused the legal move {move}: {exc}")
+    result = game.result()
+    return GameOutcome(number, black, white, result["winner"], "rules", result_text(game), list(game.moves))
+
+
+def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
+               options: dict[str, Any] | None = None, max_moves: int = 2000, timeout: float = 60.0,
+               names: tuple[str, str] | None = None,
+               on_game: Callable[[GameOutcome], None] | None = None) -> MatchResult:
+    """``games`` games between the engines started by ``commands``, colours alternating
+    (the first engine takes black in games 1, 3, ...)."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+        raise ValueError(f"the move limit must be a whole number of at least 1, not {max_moves!r}")
+    new_game(game, **(options or {}))  # a bad game or option fails here, before any engine starts
+    clients: list[GTPClient] = []
+    try:
+        for command in commands:
+            clients.append(GTPClient(command, timeout=timeout))
+        for k, client in enumerate(clients):
+            if client.known("gogui-rules_game_id"):
+                theirs = client.send("gogui-rules_game_id").strip().lower()
+                if theirs != game:
+                    raise ValueError(f"engine {k + 1} plays {theirs}, not {game}: "
+                                     f"{shlex.join(client.argv)}")
+        match = MatchResult(names or ("engine 1", "engine 2"),
+                            tuple(shlex.join(c.argv) for c in clients),
+                            tuple(_player_name(c) for c in clients))
+        for number in range(1, games + 1):
+            record = new_game(game, **(options or {}))
+            outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record, number=number,
+                                max_moves=max_moves)
+            outcome.sgf = _record_text(record, outcome, match.players)
+            match.games.append(outcome)
+            if on_game:
+                on_game(outcome)
+        return match
+    finally:
+        for client in clients:
+            client.close()
+
+
+def _player_name(client: GTPClient) -> str:
+    try:
+        return f"{client.send('name').strip()} {client.send('version').strip()}".strip()
+    except EngineFailure:
+        return shlex.join(client.argv)
+
+
+def _record_text(game: Game, outcome: GameOutcome, names: tuple[str, str]) -> str:
+    from hexstones.records import write_sgf
+
+    info = {"black": names[outcome.black], "white": names[outcome.white], "event": "hexstones match",
+            "round": str(outcome.number)}
+    if not game.is_over and outcome.result:
+        info["result"] = outcome.result
+    return write_sgf(game, **info)
