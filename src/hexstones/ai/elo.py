@@ -25,7 +25,9 @@ def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, flo
     denom = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or all wins the interval touches the end exactly (rounding aside).
+    return (0.0 if wins <= 0 else low, 1.0 if wins >= games else high)
 
 
 def fit_elo(names: list[str], wins: dict[tuple[str, str], float], *, anchor: str | None = None,

@@ -223,7 +223,7 @@ def _run_ray(tasks, workers, address, done, worker_fn) -> None:
 
 def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, Any]:
     """Points, Elo (with 95% intervals) and pairwise results, overall and per game."""
-    players = [parse_player(p).spec for p in players]
+    players = list(players)  # names as the records spell them
 
     def summarise(recs):
         wins: dict[tuple[str, str], float] = {}

@@ -1,0 +1,232 @@
+"""Tournaments, Elo, the komi study and their commands (small boards, tiny budgets)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from hexstones.ai import komi_study as ks
+from hexstones.ai import tournament as t
+from hexstones.ai.elo import fit_elo, wilson_interval
+from hexstones.cli import main
+
+
+# -- Elo and intervals ----------------------------------------------------------------
+
+
+def test_wilson_interval_contains_rate_and_narrows_with_more_games():
+    low, high = wilson_interval(7, 10)
+    assert low < 0.7 < high
+    low2, high2 = wilson_interval(70, 100)
+    assert low < low2 < 0.7 < high2 < high
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+def test_elo_recovers_the_rating_gap_of_simulated_players():
+    # Player b is 200 Elo stronger than a: expected score 0.76. Simulate many games.
+    rng = random.Random(3)
+    p = 1 / (1 + 10 ** (-200 / 400))
+    b_wins = sum(rng.random() < p for _ in range(2000))
+    ratings = fit_elo(["a", "b"], {("b", "a"): b_wins, ("a", "b"): 2000 - b_wins})
+    assert ratings["a"] == {"elo": 0.0, "ci95": 0.0}
+    assert abs(ratings["b"]["elo"] - 200) < ratings["b"]["ci95"]
+    # Delta method: the interval is 1.96 * (400 / ln 10) / sqrt(n p (1 - p)).
+    rate = b_wins / 2000
+    expected = 1.96 * 400 / math.log(10) / math.sqrt(2000 * rate * (1 - rate))
+    assert ratings["b"]["ci95"] == pytest.approx(expected, rel=0.05)
+
+
+def test_elo_is_finite_for_a_clean_sweep_and_orders_a_ladder():
+    wins = {("b", "a"): 10, ("c", "b"): 10, ("c", "a"): 10}
+    ratings = fit_elo(["a", "b", "c"], wins)
+    assert 0 < ratings["b"]["elo"] < ratings["c"]["elo"] < math.inf
+    assert all(math.isfinite(r["ci95"]) for r in ratings.values())
+
+
+def test_elo_rejects_bad_input():
+    with pytest.raises(ValueError, match="unknown player"):
+        fit_elo(["a", "b"], {("a", "z"): 1})
+    with pytest.raises(ValueError, match="anchor"):
+        fit_elo(["a", "b"], {}, anchor="q")
+    with pytest.raises(ValueError, match="distinct"):
+        fit_elo(["a", "a"], {})
+
+
+# -- players and schedules ----------------------------------------------------------
+
+
+def test_parse_player_specs():
+    assert t.parse_player("level:3") == t.PlayerSpec("level:3", "level", level=3)
+    assert t.parse_player("UCT:500").iterations == 500
+    assert t.parse_player("mcts:2s").seconds == 2.0
+    assert t.parse_player("random").kind == "random"
+    for bad in ("level:11", "level:0", "uct", "mcts:0", "alpha:3", "", "uct:-5"):
+        with pytest.raises(ValueError):
+            t.parse_player(bad)
+
+
+def test_schedule_is_a_balanced_round_robin():
+    tasks = t.schedule(["random", "uct:5", "level:1"], ["keil", "droched"], games_per_pair=4,
+                       options={"keil": {"size": 3}, "droched": {"size": 3}})
+    assert len(tasks) == 2 * 3 * 4
+    for name in ("keil", "droched"):
+        for a, b in (("random", "uct:5"), ("random", "level:1"), ("uct:5", "level:1")):
+            meet = [x for x in tasks if x["game"] == name and {x["black"], x["white"]} == {a, b}]
+            assert len(meet) == 4
+            assert sum(x["black"] == a for x in meet) == 2  # colours alternate
+    assert len({x["seed"] for x in tasks}) == len(tasks)
+
+
+def test_schedule_rejects_bad_input_before_playing():
+    with pytest.raises(ValueError, match="once"):
+        t.schedule(["random", "random"], ["keil"], games_per_pair=1)
+    with pytest.raises(ValueError, match="two players"):
+        t.schedule(["random"], ["keil"], games_per_pair=1)
+    with pytest.raises(ValueError, match="unknown game"):
+        t.schedule(["random", "uct:3"], ["chess"], games_per_pair=1)
+    with pytest.raises(ValueError, match="size"):
+        t.schedule(["random", "uct:3"], ["keil"], games_per_pair=1, options={"keil": {"size": 99}})
+    with pytest.raises(ValueError, match="games per pair"):
+        t.schedule(["random", "uct:3"], ["keil"], games_per_pair=0)
+
+
+def test_play_game_gives_a_finished_replayable_record():
+    import hexstones
+
+    for name in ("keil", "dehil", "droched"):
+        rec = t.play_game({"game": name, "options": {"size": 3}, "black": "random",
+                           "white": "random", "seed": 11})
+        replay = hexstones.new_game(name, size=3)
+        for move in rec["moves"]:
+            replay.play(move)
+        if not rec["adjudicated"]:
+            assert replay.is_over or not replay.legal_moves()
+            if replay.result() is not None:
+                assert replay.result()["winner"] == rec["winner"]
+        assert rec["winner"] in ("black", "white")
+        # Same seed, same game.
+        again = t.play_game({"game": name, "options": {"size": 3}, "black": "random",
+                             "white": "random", "seed": 11})
+        assert again["moves"] == rec["moves"]
+
+
+def test_serial_and_process_pool_backends_agree():
+    tasks = t.schedule(["random", "uct:4"], ["keil", "droched"], games_per_pair=2, seed=5,
+                       options={"keil": {"size": 3}, "droched": {"size": 3}})
+    seen = []
+    serial = t.run_tasks(tasks, backend="serial", on_result=seen.append)
+    pooled = t.run_tasks(tasks, backend="local", workers=2)
+    assert [r["moves"] for r in serial] == [r["moves"] for r in pooled]
+    assert len(seen) == len(tasks)
+    with pytest.raises(ValueError, match="backend"):
+        t.run_tasks(tasks, backend="cloud")
+    with pytest.raises(ValueError, match="workers"):
+        t.run_tasks(tasks, workers=0)
+
+
+def test_ray_backend_on_a_local_instance():
+    pytest.importorskip("ray")
+    tasks = t.schedule(["random", "uct:3"], ["keil"], games_per_pair=2, seed=2,
+                       options={"keil": {"size": 3}})
+    serial = t.run_tasks(tasks, backend="serial")
+    on_ray = t.run_tasks(tasks, backend="ray", workers=2)
+    assert [r["moves"] for r in on_ray] == [r["moves"] for r in serial]
+
+
+def _record(game, black, white, winner):
+    return {"game": game, "black": black, "white": white, "winner": winner}
+
+
+def test_standings_count_wins_by_player_not_colour():
+    recs = [_record("keil", "a", "b", "black"), _record("keil", "b", "a", "black"),
+            _record("keil", "b", "a", "white"), _record("dehil", "a", "b", "white")]
+    s = t.standings(recs, ["a", "b"])
+    rows = {r["player"]: r for r in s["overall"]["players"]}
+    assert (rows["a"]["wins"], rows["b"]["wins"]) == (2, 2)
+    keil = {r["player"]: r for r in s["by_game"]["keil"]["players"]}
+    assert (keil["a"]["wins"], keil["b"]["wins"]) == (2, 1)
+    assert s["by_game"]["keil"]["black_wins"] == 2
+    pair = s["by_game"]["keil"]["pairs"][0]
+    assert (pair["games"], pair["a_wins"]) == (3, 2)
+    table = t.format_table(s)
+    assert "keil: 3 games" in table and "dehil: 1 games" in table
+
+
+def test_progress_bar_shows_games_done_and_leaders():
+    out = io.StringIO()
+    bar = t.Progress(4, ["a", "b"], stream=out)
+    for rec in [_record("keil", "a", "b", "black")] * 3 + [_record("keil", "a", "b", "white")]:
+        bar.update(rec)
+    text = out.getvalue()
+    assert "1/4 games" in text and "4/4 games" in text
+    assert text.strip().splitlines()[-1].endswith("a 3/4  b 1/4")
+
+
+# -- the komi study --------------------------------------------------------------------
+
+
+def test_komi_study_tasks_and_summary():
+    tasks = ks.study_tasks("droched", 3, [0, 1], games_per_komi=3, player="random")
+    assert [x["options"] for x in tasks[::3]] == [{"size": 3, "prison": 0}, {"size": 3, "prison": 1}]
+    recs = [dict(x, winner=w) for x, w in zip(tasks, ["black"] * 3 + ["black", "white", "white"])]
+    summary = ks.summarise("droched", 3, recs)
+    assert [r["black_wins"] for r in summary["rows"]] == [3, 1]
+    assert summary["fair_komi"] == 1  # 33% is nearer 50% than 100%
+    low, high = summary["rows"][1]["ci95"]
+    assert low < 1 / 3 < high
+    with pytest.raises(ValueError):
+        ks.study_tasks("keil", 3, [0], games_per_komi=0, player="random")
+    with pytest.raises(ValueError):
+        ks.study_tasks("droched", 3, [-1], games_per_komi=1, player="random")
+
+
+def test_komi_plot_is_valid_svg_with_a_point_per_komi():
+    rows = [{"komi": k, "games": 4, "black_wins": w, "black_win_rate": w / 4,
+             "ci95": list(wilson_interval(w, 4))} for k, w in ((0, 4), (2, 2), (4, 1))]
+    summary = {"game": "keil", "size": 3, "balance": "komi", "rows": rows}
+    root = ET.fromstring(ks.plot(summary))
+    circles = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(circles) == 3
+    ys = [float(c.get("cy")) for c in circles]
+    assert ys[0] < ys[1] < ys[2]  # higher win rate is drawn higher
+
+
+# -- the commands -----------------------------------------------------------------------
+
+
+def test_tournament_command_prints_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["tournament", "random", "uct:3", "--game", "keil", "--size", "3", "--games", "2",
+               "--workers", "1", "--json", str(out)])
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert "keil: 2 games" in captured.out
+    assert "2/2 games" in captured.err
+    data = json.loads(out.read_text())
+    assert len(data["games"]) == 2
+    assert {r["player"] for r in data["standings"]["overall"]["players"]} == {"random", "uct:3"}
+
+
+def test_tournament_command_rejects_bad_players(capsys):
+    assert main(["tournament", "random", "level:12", "--game", "keil"]) == 2
+    assert "level" in capsys.readouterr().err
+
+
+def test_komi_command_writes_table_and_plot(tmp_path, capsys):
+    svg, js = tmp_path / "k.svg", tmp_path / "k.json"
+    rc = main(["komi", "droched", "--size", "3", "--komi", "0:1", "--games", "2",
+               "--player", "random", "--workers", "1", "--no-progress",
+               "--plot", str(svg), "--json", str(js)])
+    assert rc == 0
+    assert "fair komi:" in capsys.readouterr().out
+    data = json.loads(js.read_text())
+    assert [r["komi"] for r in data["rows"]] == [0, 1]
+    assert sum(r["games"] for r in data["rows"]) == 4
+    ET.fromstring(svg.read_text())
+    with pytest.raises(SystemExit):
+        main(["komi", "keil", "--komi", "x:y"])
