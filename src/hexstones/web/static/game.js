@@ -1,0 +1,339 @@
+// The game page. The server draws the board (SVG) and decides everything; this script
+// shows its state, sends clicks, and polls while the AI is thinking.
+"use strict";
+
+const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+const $ = (sel) => document.querySelector(sel);
+const board = $("#board");
+const GAME_NAMES = { keil: "Keil", dehil: "Dehil", droched: "Droched" };
+const OVERLAY_LABELS = {
+  keil: { territory: "Territories and their owners", groups: "Groups and their liberties" },
+  dehil: { groups: "Groups and their values", partitions: "Groups with / without partitions" },
+  droched: { groups: "Groups", bridges: "Groups on bridges / broken bridges" },
+};
+// Overlays switched on by themselves when a game ends: the final position explained.
+const FINAL_OVERLAYS = { keil: ["territory"], dehil: ["partitions"], droched: ["bridges"] };
+
+let state = null; // the last state the server sent
+let overlays = null; // Set of overlay names shown
+let pollTimer = null;
+let finalShown = false;
+let resignArmed = null;
+
+function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  let res;
+  try { res = await fetch(path, opts); } catch (err) { return { ok: false, status: 0, data: { detail: "the server cannot be reached: " + err.message } }; }
+  let data = {};
+  try { data = await res.json(); } catch (_) { data = { detail: `HTTP ${res.status}` }; }
+  return { ok: res.ok, status: res.status, data };
+}
+
+function say(text, kind = "error") {
+  const m = $("#message");
+  m.textContent = text || "";
+  m.className = "message " + kind;
+}
+
+function overlayParam() { return overlays ? Array.from(overlays).join(",") : ""; }
+
+function stateUrl(at, since) {
+  const q = new URLSearchParams();
+  if (at !== null && at !== undefined) q.set("at", String(at));
+  if (overlayParam()) q.set("overlays", overlayParam());
+  if (since !== undefined) q.set("since", String(since));
+  return `/api/games/${encodeURIComponent(gameId)}?${q}`;
+}
+
+function viewing() { return state && state.at !== state.move_count ? state.at : null; }
+
+async function load(at) {
+  const r = await api(stateUrl(at));
+  if (!r.ok) { say(r.data.detail); if (!state) $("#status").textContent = r.data.detail; return; }
+  render(r.data);
+}
+
+// -- drawing the state ----------------------------------------------------------------------
+function render(s) {
+  const firstTime = state === null;
+  state = s;
+  if (overlays === null) {
+    const saved = localStorage.getItem("hexstones-overlays-" + s.game);
+    overlays = new Set(saved ? saved.split(",").filter((o) => s.overlays_available.includes(o)) : []);
+    if (overlays.size) { load(s.at); return; }
+  }
+  if (firstTime) renderOverlayBoxes();
+  const past = viewing() !== null;
+  board.innerHTML = s.svg;
+  board.classList.toggle("past", past);
+  board.classList.toggle("can-play", !past && s.human_turn);
+  board.classList.remove("to-move-black", "to-move-white");
+  if (s.to_move) board.classList.add("to-move-" + s.to_move);
+  if (!past && s.human_turn) {
+    for (const move of s.legal) {
+      const el = board.querySelector(`[data-point="${move}"]`);
+      if (el) el.setAttribute("data-legal", "");
+    }
+  }
+  renderHeader(s);
+  renderStatus(s);
+  renderActions(s, past);
+  renderPie(s);
+  renderScore(s);
+  renderResult(s);
+  renderMoves(s);
+  if (s.over && !finalShown) {
+    finalShown = true;
+    const add = (FINAL_OVERLAYS[s.game] || []).filter((o) => !overlays.has(o));
+    if (add.length && !firstTime) {
+      add.forEach((o) => overlays.add(o));
+      renderOverlayBoxes();
+      load(past ? s.at : null);
+    }
+  }
+  schedulePoll();
+}
+
+function renderHeader(s) {
+  let who = "two players at this screen";
+  if (s.opponent === "ai") {
+    const you = s.players ? (s.players.black === "human" ? "black" : "white") : null;
+    who = you ? `you (${you}) vs the AI, level ${s.level}` : `vs the AI, level ${s.level}`;
+  }
+  const balance = s.game === "droched" ? `prison ${s.options.prison}` : `komi ${s.options.komi}`;
+  const pie = s.pie && s.pie.stage !== "done" ? "komi pie" : balance;
+  $("#title").textContent = `${GAME_NAMES[s.game]} · side ${s.size} · ${pie} · ${who}`;
+  document.title = `${GAME_NAMES[s.game]} · hexstones`;
+  $("#sgf-link").href = `/api/games/${encodeURIComponent(gameId)}/sgf`;
+}
+
+function renderStatus(s) {
+  $("#status").textContent = s.status;
+  const dot = $("#status-dot");
+  const color = s.result ? s.result.winner : s.to_move;
+  dot.className = "dot " + (color || "");
+  dot.hidden = !color || (s.pie && s.pie.stage !== "done");
+  $("#status-box").classList.toggle("over", !!s.over);
+  $("#thinking").hidden = !(s.waiting_for === "ai" && !s.ai_error);
+}
+
+function renderActions(s, past) {
+  const live = !past;
+  for (const id of ["pass", "button", "release"]) {
+    const b = $("#" + id);
+    b.hidden = !s.special_moves.includes(id);
+    b.disabled = !(live && s.human_turn && s.legal.includes(id));
+  }
+  if (s.prison) {
+    const enemy = s.to_move === "white" ? "black" : "white";
+    const n = s.to_move ? s.prison[enemy] : 0;
+    $("#release").textContent = s.to_move ? `Release a ${enemy} stone (${n} in prison)` : "Release";
+  }
+  const pieOpen = s.pie && s.pie.stage !== "done";
+  const resigned = s.result && s.result.by === "resignation";
+  $("#undo").disabled = !(s.move_count > 0 && !resigned && !pieOpen);
+  $("#resign").disabled = !!(s.over || pieOpen);
+  if (resignArmed === null) $("#resign").textContent = "Resign";
+}
+
+function renderPie(s) {
+  const panel = $("#pie-panel");
+  const pie = s.pie;
+  if (!pie || pie.stage === "done") { panel.hidden = true; panel.innerHTML = ""; return; }
+  panel.hidden = false;
+  const ai = s.opponent === "ai";
+  const balance = s.game === "droched" ? "black stones in the prison" : "komi for White";
+  if (pie.stage === "propose" && pie.proposer === "human") {
+    const who = ai ? "You propose" : "First player: propose";
+    if (panel.dataset.stage !== "propose") {
+      panel.innerHTML = `<p>${who} the balance; ${ai ? "the AI" : "the second player"} then chooses a colour.</p>
+        <div class="form-row"><label>${balance} <input type="number" step="1" id="pie-komi" data-testid="pie-komi" value="${s.game === "keil" ? 6 : 0}" ${s.game === "droched" ? 'min="0"' : ""}></label>
+        <button class="primary" id="pie-propose" data-testid="pie-propose">Propose</button></div>`;
+      $("#pie-propose").onclick = async () => {
+        const r = await api(`/api/games/${encodeURIComponent(gameId)}/pie`, { komi: $("#pie-komi").value });
+        if (!r.ok) { say(r.data.detail); return; }
+        say("");
+        render(r.data);
+      };
+    }
+  } else if (pie.stage === "choose" && (!ai || pie.proposer === "ai")) {
+    const who = ai ? "The AI proposes" : "The proposal is";
+    panel.innerHTML = `<p>${who} <b>${pie.komi}</b> ${balance}. ${ai ? "Choose your colour" : "Second player: choose a colour"}:</p>
+      <div class="form-row"><button id="pie-black" data-testid="pie-black">Play black (first)</button>
+      <button id="pie-white" data-testid="pie-white">Play white</button></div>`;
+    for (const color of ["black", "white"]) {
+      $("#pie-" + color).onclick = async () => {
+        const r = await api(`/api/games/${encodeURIComponent(gameId)}/pie`, { color });
+        if (!r.ok) { say(r.data.detail); return; }
+        say("");
+        render(r.data);
+      };
+    }
+  } else {
+    panel.innerHTML = `<p class="muted">${pie.stage === "propose" ? "The AI is proposing the balance…" : `You proposed ${pie.komi} ${balance}; the AI is choosing a colour…`}</p>`;
+  }
+  panel.dataset.stage = pie.stage === "propose" && pie.proposer === "human" ? "propose" : "";
+}
+
+function scoreTable(s) {
+  const rows = s.score_details.black.map((part, i) => {
+    const white = s.score_details.white[i];
+    return `<tr><td>${part.label}</td><td>${fmt(part.value)}</td><td>${fmt(white.value)}</td></tr>`;
+  });
+  return `<table><thead><tr><th></th><th>Black</th><th>White</th></tr></thead><tbody>${rows.join("")}
+    <tr class="total"><td>total</td><td data-testid="score-black">${fmt(s.score.black)}</td><td data-testid="score-white">${fmt(s.score.white)}</td></tr></tbody></table>`;
+}
+
+function fmt(v) { return Number.isInteger(v) ? String(v) : v.toFixed(1); }
+
+function renderScore(s) {
+  const box = $("#score");
+  if (s.score && s.score_details) {
+    box.innerHTML = `<h3>${s.over ? "Final score" : "Score if the game ended now"}</h3>` + scoreTable(s);
+  } else if (s.prison) {
+    box.innerHTML = `<h3>Prison</h3><div class="prison">
+      <span class="dot black status-dot"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
+      <span class="dot white status-dot"></span><span data-testid="prison-white">${s.prison.white} white stone${s.prison.white === 1 ? "" : "s"} (Black may release them)</span></div>
+      <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in Droched: whoever cannot act loses.</p>`;
+    box.querySelectorAll(".status-dot").forEach((d) => { d.style.display = "inline-block"; d.style.width = "1rem"; d.style.height = "1rem"; d.style.borderRadius = "50%"; d.style.border = "1px solid #555"; });
+  } else {
+    box.innerHTML = "";
+  }
+}
+
+function renderResult(s) {
+  const box = $("#result");
+  const r = s.result;
+  if (!r) { box.hidden = true; box.innerHTML = ""; return; }
+  box.hidden = false;
+  let how = "";
+  if (r.by === "resignation") how = `${cap(r.resigned)} resigned after ${s.move_count} moves.`;
+  else if (r.score) {
+    const parts = (color) => s.score_details[color].filter((p) => p.value !== 0).map((p) => `${fmt(p.value)} ${p.label}`).join(" + ").replace(/\+ -/g, "− ");
+    how = `<div>Black ${fmt(r.score.black)} = ${parts("black") || "0"}</div><div>White ${fmt(r.score.white)} = ${parts("white") || "0"}</div>`;
+  } else how = `${cap(r.winner)} took the last action; ${r.winner === "black" ? "White" : "Black"} has no legal action.`;
+  box.innerHTML = `<div class="winner" data-testid="winner">${cap(r.winner)} wins</div><div class="muted">${how}</div>`;
+}
+
+function renderMoves(s) {
+  const list = $("#movelist");
+  const items = [];
+  const start = document.createElement("li");
+  start.innerHTML = `<button data-at="0"${s.at === 0 ? ' class="current"' : ""}>start</button>`;
+  items.push(start);
+  // Colours alternate from Black, except in Droched handicap games (White first).
+  let color = s.options.handicap && s.options.handicap.length ? "white" : "black";
+  s.moves.forEach((move, i) => {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.dataset.at = String(i + 1);
+    b.textContent = `${i + 1}. ${move}`;
+    b.className = (color === "black" ? "b" : "w") + (s.at === i + 1 ? " current" : "");
+    li.append(b);
+    items.push(li);
+    color = color === "black" ? "white" : "black";
+  });
+  list.replaceChildren(...items);
+  const current = list.querySelector(".current");
+  if (current) current.scrollIntoView({ block: "nearest" });
+  $("#where").textContent = viewing() === null ? `move ${s.move_count} (now)` : `move ${s.at} of ${s.move_count}`;
+  $("#first").disabled = $("#prev").disabled = s.at === 0;
+  $("#next").disabled = $("#last").disabled = s.at === s.move_count;
+}
+
+function renderOverlayBoxes() {
+  const box = $("#overlay-boxes");
+  box.innerHTML = "";
+  const labels = OVERLAY_LABELS[state.game] || {};
+  for (const name of state.overlays_available) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = overlays.has(name);
+    input.dataset.overlay = name;
+    input.addEventListener("change", () => {
+      if (input.checked) overlays.add(name); else overlays.delete(name);
+      localStorage.setItem("hexstones-overlays-" + state.game, Array.from(overlays).join(","));
+      load(viewing());
+    });
+    label.append(input, " " + (labels[name] || name));
+    box.append(label);
+  }
+}
+
+// -- the AI's turn: poll until the game waits for a person again ---------------------------
+function schedulePoll() {
+  clearTimeout(pollTimer);
+  if (state && state.waiting_for === "ai" && !state.ai_error) pollTimer = setTimeout(poll, 300);
+}
+
+async function poll() {
+  const at = viewing();
+  const r = await api(stateUrl(at, state.version));
+  if (r.ok && r.data.unchanged) { schedulePoll(); return; }
+  if (r.ok) { render(r.data); return; }
+  say(r.data.detail);
+  pollTimer = setTimeout(poll, 1500); // the server may be restarting: keep trying
+}
+
+// -- what the player does -------------------------------------------------------------------
+async function play(move) {
+  if (viewing() !== null) {
+    say(`You are looking at move ${state.at}: go to the current position (End) to play.`, "info");
+    return;
+  }
+  const r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
+  if (!r.ok) { say(r.data.detail); return; }
+  say("");
+  render(r.data);
+}
+
+board.addEventListener("click", (e) => {
+  const point = e.target.closest("[data-point]");
+  if (point && state) play(point.dataset.point);
+});
+for (const id of ["pass", "button", "release"]) $("#" + id).addEventListener("click", () => play(id));
+
+$("#undo").addEventListener("click", async () => {
+  const r = await api(`/api/games/${encodeURIComponent(gameId)}/undo`, { overlays: overlayParam() });
+  if (!r.ok) { say(r.data.detail); return; }
+  say(`Took back ${r.data.undone.join(", ")}.`, "info");
+  finalShown = false;
+  render(r.data);
+});
+
+$("#resign").addEventListener("click", async () => {
+  // Two clicks: a misclick must not end the game.
+  if (resignArmed === null) {
+    $("#resign").textContent = "Really resign? Click again";
+    resignArmed = setTimeout(() => { resignArmed = null; $("#resign").textContent = "Resign"; }, 4000);
+    return;
+  }
+  clearTimeout(resignArmed);
+  resignArmed = null;
+  const r = await api(`/api/games/${encodeURIComponent(gameId)}/resign`, { overlays: overlayParam() });
+  if (!r.ok) { say(r.data.detail); return; }
+  say("");
+  render(r.data);
+});
+
+$("#movelist").addEventListener("click", (e) => {
+  const b = e.target.closest("[data-at]");
+  if (b) load(Number(b.dataset.at));
+});
+$("#first").addEventListener("click", () => load(0));
+$("#prev").addEventListener("click", () => load(Math.max(0, state.at - 1)));
+$("#next").addEventListener("click", () => load(Math.min(state.move_count, state.at + 1)));
+$("#last").addEventListener("click", () => load(null));
+document.addEventListener("keydown", (e) => {
+  if (!state || e.target.closest("input, select, textarea")) return;
+  const to = { ArrowLeft: state.at - 1, ArrowRight: state.at + 1, Home: 0, End: state.move_count }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  load(Math.max(0, Math.min(state.move_count, to)));
+});
+
+const startAt = new URLSearchParams(location.search).get("at");
+load(startAt === null ? null : Number(startAt));

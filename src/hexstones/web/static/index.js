@@ -1,0 +1,129 @@
+// The start page: new-game form (it builds the /new link), stored games, SGF loading.
+"use strict";
+
+const DEFAULTS = {
+  keil: { size: 7, komi: 6, balance: "komi", note: "points for White" },
+  dehil: { size: 9, komi: 0, balance: "komi", note: "points for White (may be negative)" },
+  droched: { size: 9, komi: 0, balance: "prison stones", note: "black stones in the prison at the start" },
+};
+const form = document.getElementById("new-game");
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+const value = (name) => { const el = $(`[name=${name}]:checked`, form) || $(`[name=${name}]`, form); return el ? el.value : ""; };
+
+function fillSizes(game) {
+  const size = $("#size");
+  size.innerHTML = "";
+  for (let n = 3; n <= 13; n++) {
+    const points = 3 * n * (n - 1) + 1;
+    const opt = new Option(`${n}  (${points} points)`, String(n));
+    if (n === DEFAULTS[game].size) { opt.selected = true; opt.text += "  default"; }
+    size.add(opt);
+  }
+}
+
+function newGameLink() {
+  const game = value("game");
+  const params = new URLSearchParams({ game, size: $("#size").value, opponent: value("opponent") });
+  const ai = value("opponent") === "ai";
+  if (ai) params.set("level", $("#level").value);
+  if (value("balance") === "fixed") {
+    if (ai) params.set("color", value("color"));
+    params.set("komi", $("#komi").value || "0");
+  } else {
+    params.set("pie", ai ? value("pie") : "you");
+  }
+  return "/new?" + params.toString();
+}
+
+function refreshForm(gameChanged) {
+  const game = value("game");
+  const d = DEFAULTS[game];
+  if (gameChanged) {
+    fillSizes(game);
+    $("#komi").value = d.komi;
+  }
+  $("#komi").min = game === "droched" ? "0" : "";
+  $$(".balance-name").forEach((el) => (el.textContent = d.balance));
+  $(".balance-name-cap").textContent = d.balance[0].toUpperCase() + d.balance.slice(1);
+  $("#komi-note").textContent = d.note;
+  const ai = value("opponent") === "ai";
+  const fixed = value("balance") === "fixed";
+  $(".chooser").textContent = ai ? "the AI" : "the other player";
+  if (!ai) { const you = $("[name=pie][value=you]"); you.checked = true; }
+  for (const row of $$("[data-for]", form)) {
+    const needs = row.dataset.for.split(" ");
+    const ok = needs.every((n) => (n === "ai" ? ai : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
+    row.hidden = !ok;
+  }
+  $("#level-out").textContent = $("#level").value;
+  const link = newGameLink();
+  $("#link").href = link;
+  $("#link").textContent = location.origin + link;
+}
+
+form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
+form.addEventListener("input", () => refreshForm(false));
+form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
+refreshForm(true);
+
+// -- stored games -----------------------------------------------------------------------
+function players(g) {
+  const s = g.setup;
+  if (s.opponent !== "ai") return "two players";
+  if (!s.players) return `vs AI level ${s.level} (komi pie)`;
+  const you = s.players.black === "human" ? "black" : "white";
+  return `you ${you} vs AI level ${s.level}`;
+}
+
+async function loadGames() {
+  const box = $("#games");
+  try {
+    const res = await fetch("/api/games");
+    const data = await res.json();
+    if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
+    const rows = data.games.map((g) => {
+      const when = new Date(g.updated * 1000).toLocaleString();
+      const name = g.game[0].toUpperCase() + g.game.slice(1);
+      const tr = document.createElement("tr");
+      tr.dataset.gameId = g.id;
+      for (const text of [name, `side ${g.options.size}`, players(g), String(g.move_count), g.summary, when]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        tr.append(td);
+      }
+      const td = document.createElement("td");
+      const a = document.createElement("a");
+      a.href = `/game/${g.id}`;
+      a.textContent = /won/.test(g.summary) ? "Replay" : "Resume";
+      td.append(a);
+      tr.append(td);
+      return tr;
+    });
+    const table = document.createElement("table");
+    table.className = "games";
+    table.innerHTML = "<thead><tr><th>Game</th><th>Board</th><th>Players</th><th>Moves</th><th>State</th><th>Last played</th><th></th></tr></thead>";
+    const body = document.createElement("tbody");
+    body.append(...rows);
+    table.append(body);
+    box.replaceChildren(table);
+  } catch (err) {
+    box.textContent = "Cannot list the stored games: " + err;
+  }
+}
+loadGames();
+
+// -- SGF ------------------------------------------------------------------------------
+for (let n = 1; n <= 10; n++) $("#sgf-level").add(new Option(`level ${n}`, String(n), n === 3, n === 3));
+$("#load-sgf").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const msg = $("#sgf-message");
+  const file = $("#sgf-file").files[0];
+  if (!file) { msg.className = "message error"; msg.textContent = "Choose an SGF file first."; return; }
+  const body = { sgf: await file.text(), opponent: $("#sgf-opponent").value };
+  if (body.opponent === "ai") { body.color = $("#sgf-color").value; body.level = Number($("#sgf-level").value); }
+  const res = await fetch("/api/import", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const data = await res.json();
+  if (!res.ok) { msg.className = "message error"; msg.textContent = data.detail; return; }
+  location.href = `/game/${data.id}?at=0`;
+});
