@@ -1,0 +1,275 @@
+"""The GTP engine and the match runner, driven as real subprocesses over real pipes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import hexstones
+from hexstones.protocol.gtp import clean_line
+from hexstones.protocol.match import EngineFailure, GTPClient, play_match
+from hexstones.records import read_record, read_sgf
+
+ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
+# No wall-clock budget anywhere: answers never depend on timing.
+FAST = ["--iterations", "3", "--seed", "7"]
+
+
+@pytest.fixture(scope="module")
+def keil_process():
+    client = GTPClient(ENGINE + ["--game", "keil", "--size", "4", "--komi", "3"] + FAST, timeout=120)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def keil(keil_process):
+    """One engine process for the module (start-up is the slow part), reset for each test."""
+    for command in ("boardsize 4", "komi 3", "clear_board"):
+        keil_process.send(command)
+    return keil_process
+
+
+def test_standard_commands(keil):
+    assert keil.send("protocol_version") == "2"
+    assert keil.send("name") == "hexstones"
+    assert keil.send("version") == hexstones.__version__
+    listed = keil.send("list_commands").split("\n")
+    for command in ("protocol_version", "name", "version", "known_command", "list_commands", "quit",
+                    "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+                    "final_score", "loadsgf", "printsgf", "gogui-rules_game_id", "gogui-rules_board",
+                    "gogui-rules_legal_moves", "gogui-rules_side_to_move", "gogui-rules_final_result",
+                    "kata-analyze"):
+        assert command in listed
+        assert keil.send(f"known_command {command}") == "true"
+    assert keil.send("known_command fly") == "false"
+
+
+def test_play_undo_and_rules_commands_follow_the_game(keil):
+    reference = hexstones.new_game("keil", size=4, komi=3)
+    assert keil.send("gogui-rules_game_id") == "keil"
+    assert keil.send("gogui-rules_board_size") == "4"
+    for move in ("d4", "e5", "button", "c3"):
+        color = reference.to_move
+        assert keil.send(f"play {color[0]} {move}") == ""
+        reference.play(move)
+        assert keil.send("gogui-rules_side_to_move") == reference.to_move
+        assert keil.send("gogui-rules_legal_moves").split() == reference.legal_moves()
+    assert keil.send("gogui-rules_board") == reference.picture()
+    assert keil.send("undo") == ""
+    reference.undo()
+    assert keil.send("gogui-rules_legal_moves").split() == reference.legal_moves()
+    assert keil.send("gogui-rules_final_result") == "unknown"
+    assert reference.picture() in keil.send("showboard")
+
+
+def test_genmove_plays_a_legal_move_for_the_side_to_move(keil):
+    reference = hexstones.new_game("keil", size=4, komi=3)
+    for _ in range(3):
+        legal = reference.legal_moves()
+        move = keil.send(f"genmove {reference.to_move}")
+        assert move in legal
+        reference.play(move)
+    assert keil.send("gogui-rules_legal_moves").split() == reference.legal_moves()
+
+
+@pytest.mark.parametrize("command, words", [
+    ("play b zz9", "not a move"),
+    ("play w d4", "black's turn"),
+    ("play purple d4", "invalid color"),
+    ("play b", "usage"),
+    ("genmove w", "black's turn"),
+    ("boardsize 99", "unacceptable size"),
+    ("boardsize seven", "whole number"),
+    ("komi 6.5", "whole number"),
+    ("komi abc", "number"),
+    ("undo", "no move"),
+    ("loadsgf /nonexistent/game.sgf", "cannot read"),
+    ("fly to the moon", "unknown command"),
+    ("kata-analyze ownership maybe", "bad kata-analyze option"),
+    ("play b resign", "not a move"),
+])
+def test_malformed_commands_get_error_answers_and_the_engine_carries_on(keil, command, words):
+    with pytest.raises(EngineFailure) as info:
+        keil.send(command)
+    assert words in str(info.value)
+    assert keil.send("gogui-rules_side_to_move") == "black"
+    assert keil.send("play b d4") == ""  # the game was not changed
+
+
+def test_raw_protocol_framing_ids_comments_and_quit():
+    script = "1 name\n# a comment line\n\n2 play b d4 # trailing comment\n\t3 showboard\n4 foo\n5 quit\nname\n"
+    done = subprocess.run(ENGINE + ["--size", "4"], input=script, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0
+    answers = done.stdout.split("\n\n")
+    assert answers[0] == "=1 hexstones"
+    assert answers[1] == "=2"
+    assert answers[2].startswith("=3\n") and " X " in answers[2]
+    assert answers[3].startswith("?4 ")
+    assert answers[4] == "=5"
+    assert answers[5:] == [""]  # nothing after quit
+
+
+def test_boardsize_komi_and_final_score(keil):
+    assert keil.send("boardsize 3") == ""
+    assert keil.send("gogui-rules_board_size") == "3"
+    assert keil.send("komi 2") == ""
+    keil.send("play b button")
+    keil.send("play w pass")
+    keil.send("play b pass")
+    reference = hexstones.new_game("keil", size=3, komi=2)
+    for move in ("button", "pass", "pass"):
+        reference.play(move)
+    score = reference.score()
+    expected = ("B+" if score["black"] > score["white"] else "W+") + f"{abs(score['black'] - score['white']):g}"
+    assert keil.send("final_score") == expected
+    assert keil.send("gogui-rules_final_result") == reference.result()["winner"]
+    assert keil.send("gogui-rules_legal_moves") == ""
+    with pytest.raises(EngineFailure, match="over"):
+        keil.send("genmove w")
+    keil.send("clear_board")
+    assert keil.send("gogui-rules_final_result") == "unknown"
+
+
+def test_printsgf_and_loadsgf_round_trip(keil, tmp_path):
+    for command in ("play b d4", "play w e5", "play b c3"):
+        keil.send(command)
+    text = keil.send("printsgf")
+    game = read_sgf(text)
+    assert game.moves == ["d4", "e5", "c3"] and game.options == {"size": 4, "komi": 3}
+    path = tmp_path / "game.sgf"
+    assert keil.send(f"printsgf {path}") == ""
+    assert read_sgf(path.read_text()).moves == game.moves
+    keil.send("clear_board")
+    assert keil.send(f"loadsgf {path} 3") == ""  # the position before move 3
+    assert keil.send("gogui-rules_side_to_move") == "black"
+    keil.send("play b a1")
+    assert read_sgf(keil.send("printsgf")).moves == ["d4", "e5", "a1"]
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;HG[keil]SZ[4];B[d4];W[d4])")
+    with pytest.raises(EngineFailure, match="move 2"):
+        keil.send(f"loadsgf {bad}")
+
+
+def test_droched_engine_speaks_release_and_prison_komi():
+    client = GTPClient(ENGINE + ["--game", "droched", "--size", "3", "--prison", "1"] + FAST, timeout=120)
+    try:
+        assert client.send("gogui-rules_game_id") == "droched"
+        assert "release" not in client.send("gogui-rules_legal_moves").split()
+        client.send("play b b2")
+        # The prison holds a black stone: White may release it.
+        assert "release" in client.send("gogui-rules_legal_moves").split()
+        client.send("play w release")
+        with pytest.raises(EngineFailure, match="release"):
+            client.send("play b release")  # no white stone in the prison: nothing to release
+        # komi sets Droched's prison; with none, White's release could not have happened.
+        with pytest.raises(EngineFailure, match="not legal with that setting"):
+            client.send("komi 0")
+        assert client.send("komi 2") == ""
+        game = read_sgf(client.send("printsgf"))
+        assert game.options["prison"] == 2 and game.moves == ["b2", "release"]
+        with pytest.raises(EngineFailure, match="no score"):
+            client.send("final_score")
+    finally:
+        client.close()
+
+
+def test_kata_analyze_streams_until_the_next_command():
+    process = subprocess.Popen(ENGINE + ["--game", "dehil", "--size", "3", "--seed", "1"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        process.stdin.write("play b b2\nkata-analyze 10 ownership true\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == "=\n"
+        assert process.stdout.readline() == "\n"  # the answer to play
+        assert process.stdout.readline() == "=\n"  # analysis begins
+        infos = [process.stdout.readline() for _ in range(2)]
+        board = hexstones.get_board(3)
+        legal = hexstones.new_game("dehil", size=3)
+        legal.play("b2")
+        for line in infos:
+            assert line.startswith("info move ")
+            head, ownership = line.split(" ownership ")
+            values = [float(v) for v in ownership.split()]
+            assert len(values) == board.num_points and all(-1 <= v <= 1 for v in values)
+            for entry in head.split("info move ")[1:]:
+                words = entry.split()
+                assert words[0] in legal.legal_moves()
+                assert words[1] == "visits" and int(words[2]) >= 1
+                assert words[3] == "winrate" and 0 <= float(words[4]) <= 1
+                assert "pv" in words
+        process.stdin.write("name\n")
+        process.stdin.flush()
+        line = process.stdout.readline()
+        while line.startswith("info"):
+            line = process.stdout.readline()
+        assert line == "\n"  # the analysis answer ends at the next command
+        assert process.stdout.readline() == "= hexstones\n"
+    finally:
+        process.stdin.write("quit\n")
+        process.stdin.close()
+        process.wait(timeout=60)
+
+
+def test_clean_line_drops_control_characters_and_comments():
+    assert clean_line("\x01pl\x7fay\tb d4 # note\r\n") == "play b d4"
+
+
+def test_bad_command_line_exits_2():
+    for argv in (["--size", "99"], ["--game", "go"], ["--game", "droched", "--komi", "3"],
+                 ["--level", "11"], ["--iterations", "0"]):
+        done = subprocess.run(ENGINE + argv, input="", capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, argv
+        assert done.stderr.strip() and "Traceback" not in done.stderr
+
+
+# -- the match runner ----------------------------------------------------------------
+
+
+def test_match_between_two_of_our_engines(tmp_path):
+    engine = ENGINE + ["--game", "keil", "--size", "3", "--iterations", "2"]
+    match = play_match((" ".join(engine + ["--seed", "1"]), " ".join(engine + ["--seed", "2"])),
+                       game="keil", games=2, options={"size": 3}, timeout=120)
+    assert len(match.games) == 2
+    assert [g.black for g in match.games] == [0, 1]  # colours alternate
+    for outcome in match.games:
+        assert outcome.reason == "rules"
+        record = read_record(outcome.sgf)
+        assert record.game.is_over and record.game.moves == outcome.moves
+        assert record.game.result()["winner"] == outcome.winner
+    assert match.wins(0) + match.wins(1) == 2
+
+
+def test_match_command_reports_and_writes_records(tmp_path):
+    engine = " ".join(ENGINE + ["--game", "dehil", "--size", "3", "--iterations", "2"])
+    done = subprocess.run(
+        [sys.executable, "-m", "hexstones.cli", "match", engine + " --seed 3", engine + " --seed 4",
+         "--game", "dehil", "--size", "3", "--games", "2", "--json", "--sgf-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert sum(report["wins"]) + report["unfinished"] == 2
+    records = sorted(pathlib.Path(tmp_path).glob("*.sgf"))
+    assert len(records) == 2
+    for path, game in zip(records, report["games"]):
+        assert read_sgf(path.read_text()).moves == game["moves"]
+
+
+def test_an_engine_that_breaks_the_protocol_forfeits():
+    # `cat` echoes commands back: not GTP answers, so it loses every game by forfeit.
+    good = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--iterations", "2"])
+    match = play_match((good, "cat"), game="keil", games=2, options={"size": 3}, timeout=30)
+    assert match.wins(0) == 2
+    assert all(g.reason.startswith("forfeit") and g.result.endswith("+F") for g in match.games)
+
+
+def test_match_refuses_an_engine_for_another_game():
+    keil = " ".join(ENGINE + ["--game", "keil", "--size", "3"])
+    dehil = " ".join(ENGINE + ["--game", "dehil", "--size", "3"])
+    with pytest.raises(ValueError, match="plays keil, not dehil"):
+        play_match((dehil, keil), game="dehil", games=1, options={"size": 3}, timeout=60)
