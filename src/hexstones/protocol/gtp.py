@@ -302,14 +302,11 @@ class Engine:
             parts.append(f"info move {entry['move']} visits {entry['visits']} "
                          f"winrate {entry['win_rate']:.4f} order {order} pv {' '.join(line_pv)}")
         text = " ".join(parts)
-        if settings["ownership"]:
-            ownership = data.get("ownership")
-            if ownership is None:
-                values = ["0"] * self.game.board.num_points
-            else:
-                # KataGo style: from the side to move's point of view, +1 theirs, -1 the opponent's.
-                sign = 1 if mover == "black" else -1
-                values = [f"{sign * ownership[name]:.3f}" for name in self.game.board.names]
+        ownership = data.get("ownership")
+        if settings["ownership"] and ownership is not None:  # Droched: the AI gives none
+            # KataGo style: from the side to move's point of view, +1 theirs, -1 the opponent's.
+            sign = 1 if mover == "black" else -1
+            values = [f"{sign * ownership[name]:.3f}" for name in self.game.board.names]
             text += " ownership " + " ".join(values)
         return text
 
