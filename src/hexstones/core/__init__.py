@@ -1,0 +1,94 @@
+"""The compiled core: the rules of Keil, Dehil and Droched as numba kernels over numpy arrays.
+
+Every game module here (``hexstones.core.keil``, ``.dehil``, ``.droched``) provides the
+same compiled functions with the same signatures, so generic ``@njit`` code (search,
+playouts) can take a game's functions as arguments, or call the game-id dispatchers in
+:mod:`hexstones.core.dispatch`.
+
+Data
+----
+``geo`` -- the geometry tuple of one board side, from :func:`geometry(size)
+<hexstones.core.layout.geometry>` (read only, shared):
+``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri)``; ``nbr[p, d]`` is the
+neighbour of point ``p`` in direction ``d`` (cyclic order, -1 off the board). Point
+numbers are :class:`hexstones.board.Board`'s indices (``P = board.num_points``).
+
+``st`` -- the state tuple, from :func:`start_state(game, size, ...)
+<hexstones.core.state.start_state>`, mutated in place by the kernels:
+
+====  ================  ==============================================================
+ 0    board  int8[P]    0 empty, 1 black, 2 white
+ 1    meta   int64[16]  slots ``M_*`` in :mod:`hexstones.core.layout`: ``M_PLY`` moves
+                        played, ``M_TO_MOVE`` 1/2, ``M_PASSES``, ``M_SPECIAL`` (Keil: who
+                        took the button; Dehil: who passed first), ``M_KOMI``, ``M_PRISON``
+                        (+c-1: Droched stones of colour c in the prison), ``M_REMOVED``
+                        (stones the last move removed), ``M_LAST`` (last move)
+ 2    hist_hash  uint64[C+1]    Zobrist hash after t moves (board, + button for Keil)
+ 3    hist_board int8[C+1, P]   board after t moves
+ 4    hist_meta  int64[C+1, 16] meta after t moves
+ 5    hist_move  int32[C+1]     the t-th move
+ 6    work   int32[5, P+8]      scratch (not part of the position)
+ 7    stamp  int64[1]           scratch counter
+====  ================  ==============================================================
+
+``C`` is the capacity (moves the history holds); :func:`layout.grow_state` makes a
+bigger copy. Hashes are updated per move (xor of the changed stones), never recomputed;
+a repetition is confirmed on the stored board when the hash matches, so it is exact.
+
+Moves are ints: ``0 .. P-1`` a placement on that point, ``P`` the game's special move:
+
+* Keil: the button while nobody has taken it, else pass (never both legal: the button
+  is legal exactly until somebody takes it, a pass exactly from then on);
+* Dehil: pass;
+* Droched: release (remove one enemy stone from the prison).
+
+Functions (all ``@njit(cache=True)``, identical signatures in each game module)
+-------------------------------------------------------------------------------
+``play(geo, st, move) -> int``
+    Play ``move`` for the player to move. Returns ``OK`` (0) or a reason code
+    (``R_*`` in :mod:`layout`: occupied, suicide, repetition, forbidden triangle, lone
+    prisoner, prison empty, game over, not a move, history full); on a reason code the
+    state is unchanged.
+``undo(geo, st) -> int``
+    Take back the last move (O(P): restores history row ply-1); returns it, -1 if none.
+    (The same function for every game: :func:`hexstones.core.common.undo`.)
+``legal_moves(geo, st, out) -> int``
+    Write every legal move into ``out`` (int32, length >= P+1): points ascending, then
+    ``P`` if the special move is legal; returns the count (0 once the game is over).
+``is_over(geo, st) -> bool``
+``winner(geo, st) -> int``
+    1 black, 2 white once over, else 0. (Droched: the player who took the last action.)
+``score(geo, st, out) -> bool``
+    Writes (black, white) into ``out[0:2]`` as if the game ended now; False for Droched,
+    which has no score.
+``playout(geo, st, rng, max_ply) -> int``
+    Plays uniformly random moves under the playout policy below until the game ends or
+    ``M_PLY`` reaches ``max_ply``; returns the winner, 0 if unfinished. ``rng`` is a
+    uint64[1] xorshift64* state (:func:`common.seed_rng`); same seed, same game.
+``copy_into(dst, src)`` (:mod:`common`)
+    Copy a state into a preallocated one of the same side (history rows up to ply only).
+
+Playout policy (the same in ``hexstones.playouts``)
+---------------------------------------------------
+Each turn the mover picks uniformly at random among their legal placements that do not
+fill their own eye, and plays the special move only when no such placement is left:
+
+* Keil: an eye of X is an empty point that is a one-point territory of X (no empty point
+  linked to it, every stone linked to it is X's, at least one). With no placement left,
+  X takes the button if nobody has, else passes; two passes in a row end the game.
+* Dehil: an eye of X is an empty point whose every neighbour holds an X stone. With no
+  placement left, X passes (the first pass earns the half point).
+* Droched: uniformly random among all legal actions, release included (there is no pass;
+  a player with no legal action loses).
+"""
+
+from hexstones.core.layout import (
+    BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE,
+    allocate_state, default_capacity, geometry, grow_state,
+)
+from hexstones.core.state import start_state
+
+__all__ = [
+    "BLACK", "WHITE", "EMPTY", "KEIL", "DEHIL", "DROCHED", "GAME_IDS", "OK", "REASON_NAMES",
+    "allocate_state", "default_capacity", "geometry", "grow_state", "start_state",
+]

@@ -1,0 +1,118 @@
+"""Compiled helpers every game kernel uses: history, undo, copying, stamps, random numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hexstones.core.layout import (
+    M_LAST, M_PLY, M_TO_MOVE, W_MARKS,
+)
+
+_STAMP_LIMIT = 2**31 - 2
+_U12 = np.uint64(12)
+_U25 = np.uint64(25)
+_U27 = np.uint64(27)
+_U32 = np.uint64(32)
+_MULT = np.uint64(2685821657736338717)
+
+
+@njit(cache=True, inline="always")
+def reserve_stamps(st, count):
+    """Make sure ``count`` more stamps fit before the limit (clearing marks if not): stamps
+    then only grow within a move, so "marked since stamp s" is ``marks >= s``."""
+    stamp = st[7]
+    if stamp[0] + count >= _STAMP_LIMIT:
+        st[6][W_MARKS, :] = 0
+        stamp[0] = 0
+
+
+@njit(cache=True, inline="always")
+def new_stamp(st):
+    """A fresh mark value for the work marks row (no clearing needed between floods)."""
+    stamp = st[7]
+    stamp[0] += 1
+    return np.int32(stamp[0])
+
+
+@njit(cache=True, inline="always")
+def commit(st, move, h):
+    """Record the move just made: the board and meta are already updated, except the ply,
+    side to move and last move, which this sets; ``h`` is the new position hash."""
+    board, meta, hh, hb, hm, hmv = st[0], st[1], st[2], st[3], st[4], st[5]
+    ply = meta[M_PLY] + 1
+    meta[M_PLY] = ply
+    meta[M_TO_MOVE] = 3 - meta[M_TO_MOVE]
+    meta[M_LAST] = move
+    hh[ply] = h
+    hb[ply, :] = board
+    hm[ply, :] = meta
+    hmv[ply] = move
+
+
+@njit(cache=True)
+def undo(geo, st):
+    """Take back the last move; returns it, or -1 if no move was played."""
+    meta = st[1]
+    ply = meta[M_PLY]
+    if ply == 0:
+        return -1
+    move = st[5][ply]
+    st[0][:] = st[3][ply - 1]
+    meta[:] = st[4][ply - 1]
+    return move
+
+
+@njit(cache=True)
+def copy_into(dst, src):
+    """Make ``dst`` (a state of the same side, capacity >= src's ply) equal to ``src``."""
+    rows = src[1][M_PLY] + 1
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
+    dst[2][:rows] = src[2][:rows]
+    dst[3][:rows, :] = src[3][:rows, :]
+    dst[4][:rows, :] = src[4][:rows, :]
+    dst[5][:rows] = src[5][:rows]
+
+
+@njit(cache=True)
+def repeats(st, h, extra_slot):
+    """Whether the position just made by the player to move (board ``st[0]``, hash ``h``)
+    equals the position at the end of one of their earlier turns. Turns alternate, so
+    those are history rows ply-1, ply-3, ... >= 1. A hash match is confirmed on the board
+    (and, if ``extra_slot`` >= 0, on whether that meta slot is non-zero: Keil's button)."""
+    board, meta, hh, hb, hm = st[0], st[1], st[2], st[3], st[4]
+    P = board.shape[0]
+    t = meta[M_PLY] - 1
+    while t >= 1:
+        if hh[t] == h:
+            same = True
+            if extra_slot >= 0:
+                same = (hm[t, extra_slot] != 0) == (meta[extra_slot] != 0)
+            if same:
+                for i in range(P):
+                    if hb[t, i] != board[i]:
+                        same = False
+                        break
+            if same:
+                return True
+        t -= 2
+    return False
+
+
+@njit(cache=True, inline="always")
+def rand_below(rng, n):
+    """Uniform integer in [0, n) from the xorshift64* generator whose state is ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> _U12
+    x ^= x << _U25
+    x ^= x >> _U27
+    rng[0] = x
+    r = (x * _MULT) >> _U32
+    return np.int64((r * np.uint64(n)) >> _U32)
+
+
+def seed_rng(seed: int) -> np.ndarray:
+    """A generator state for ``rand_below``: any integer seed, never the all-zero state."""
+    mixed = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
+    return np.array([mixed or 1], dtype=np.uint64)

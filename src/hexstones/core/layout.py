@@ -1,0 +1,147 @@
+"""Array layouts shared by every kernel: the geometry tuple, the state tuple, reason codes.
+
+Everything here is plain numpy; the compiled kernels index these arrays with the
+constants below (module-level ints are compile-time constants for numba).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from hexstones.board import get_board
+
+# -- game ids ---------------------------------------------------------------------
+KEIL, DEHIL, DROCHED = 0, 1, 2
+GAME_IDS = {"keil": KEIL, "dehil": DEHIL, "droched": DROCHED}
+
+# -- cell contents (board int8) -------------------------------------------------------
+EMPTY, BLACK, WHITE = 0, 1, 2
+
+# -- meta slots (int64) -----------------------------------------------------------------
+M_PLY = 0          # moves played so far; the state after them is history row M_PLY
+M_TO_MOVE = 1      # 1 black, 2 white
+M_PASSES = 2       # consecutive passes just played (Keil, Dehil)
+M_SPECIAL = 3      # Keil: who took the button (0 nobody); Dehil: who passed first (0 nobody)
+M_KOMI = 4         # Keil, Dehil: White's komi (whole number)
+M_PRISON = 5       # Droched: M_PRISON + c - 1 = stones of colour c in the prison (slots 5, 6)
+M_DEAD = 7         # Keil: M_DEAD + c - 1 = "colour c may have a liberty-less group" (slots 7, 8)
+                   # Droched: slot 7 = "some group may be on a broken bridge" (start position)
+M_REMOVED = 9      # stones removed from the board by the last move (captures / prison)
+M_OVER = 10        # Droched cache: -1 unknown, 0 not over, 1 over (Keil/Dehil: unused)
+M_GAME = 11        # game id
+M_LAST = 12        # last move played (-1 none)
+META_SIZE = 16
+
+# -- reason codes returned by play (0 = played) ------------------------------------------
+OK = 0
+R_NOT_A_MOVE = 1      # move number outside 0..P
+R_OCCUPIED = 2        # placement on a stone
+R_GAME_OVER = 3       # the game has ended
+R_SUICIDE = 4         # Keil: the placed stone's group has no liberty after captures
+R_REPETITION = 5      # Keil, Droched: repeats a position at the end of an earlier own turn
+R_TRIANGLE = 6        # Dehil: a triangle pattern of the mover's colour is not allowed
+R_PRISON_EMPTY = 7    # Droched release with no enemy stone in the prison
+R_LONE_PRISONER = 8   # Droched: the placed stone is the only stone that went to the prison
+R_FULL = 9            # the history arrays are full (grow them and try again)
+
+REASON_NAMES = {
+    OK: "ok", R_NOT_A_MOVE: "not a move", R_OCCUPIED: "occupied", R_GAME_OVER: "game over",
+    R_SUICIDE: "suicide", R_REPETITION: "repetition", R_TRIANGLE: "forbidden triangle",
+    R_PRISON_EMPTY: "prison empty", R_LONE_PRISONER: "lone prisoner", R_FULL: "history full",
+}
+
+# -- state tuple positions ----------------------------------------------------------
+S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP = range(8)
+# rows of the int32 work array (scratch, never part of the position)
+W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK = range(5)
+WORK_ROWS = 5
+
+_ZOBRIST_SEED = 0x4E5A_0B57
+
+
+@cache
+def geometry(size: int):
+    """The geometry tuple for side ``size`` (same layout for all three games).
+
+    ``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri)``:
+    ``nbr[p, d]`` neighbour of ``p`` in direction ``d`` (cyclic order, -1 off the board);
+    ``on_edge[p]`` 1 on a side; ``feature[p]`` Droched border feature 0-11 or -1;
+    ``zobrist[c, p]`` the key of a stone of colour ``c`` on ``p`` (row 0 zero);
+    ``zextra[0]`` the key of "the button has been taken";
+    ``tri[t]`` the three points of triangle ``t``; ``near_tri[p]`` the triangles with a
+    point within distance 2 of ``p`` (-1 padded), the ones a Dehil placement on ``p`` can
+    make or unmake allowed.
+    """
+    board = get_board(size)
+    P = board.num_points
+    nbr = np.array(board.neighbour_slots, dtype=np.int32).reshape(P, 6)
+    on_edge = np.array(board.on_edge, dtype=np.int8)
+    feature = np.array(board.feature_of, dtype=np.int8)
+    rng = np.random.default_rng(_ZOBRIST_SEED + size)
+    zobrist = rng.integers(0, 2**63, size=(3, P), dtype=np.int64).astype(np.uint64)
+    zobrist = (zobrist << np.uint64(1)) ^ rng.integers(0, 2, size=(3, P), dtype=np.int64).astype(np.uint64)
+    zobrist[0, :] = 0
+    zextra = rng.integers(1, 2**63, size=4, dtype=np.int64).astype(np.uint64)
+    # Triangles: {p, p+(1,0), p+(1,1)} and {p, p+(1,1), p+(0,1)} cover each exactly once.
+    tris = []
+    for p in range(P):
+        for d in (0, 1):
+            a, b = nbr[p, d], nbr[p, d + 1]
+            if a >= 0 and b >= 0:
+                tris.append((p, a, b))
+    tri = np.array(tris, dtype=np.int32).reshape(len(tris), 3)
+    tris_of = [[] for _ in range(P)]
+    for t, pts in enumerate(tris):
+        for p in pts:
+            tris_of[p].append(t)
+    near = []
+    for p in range(P):
+        ball = {p}
+        for _ in range(2):
+            ball |= {q for x in ball for q in board.neighbours[x]}
+        near.append(sorted({t for x in ball for t in tris_of[x]}))
+    width = max(len(row) for row in near)
+    near_tri = np.full((P, width), -1, dtype=np.int32)
+    for p, row in enumerate(near):
+        near_tri[p, : len(row)] = row
+    return (nbr, on_edge, feature, zobrist, zextra, tri, near_tri)
+
+
+def default_capacity(size: int) -> int:
+    """History rows a fresh state gets: enough for nearly every game; the API grows it."""
+    P = 3 * size * (size - 1) + 1
+    return 8 * P + 64
+
+
+def allocate_state(size: int, capacity: int):
+    """An empty state tuple for side ``size`` with room for ``capacity`` moves."""
+    P = 3 * size * (size - 1) + 1
+    return (
+        np.zeros(P, np.int8),                       # board
+        np.zeros(META_SIZE, np.int64),              # meta
+        np.zeros(capacity + 1, np.uint64),          # hist_hash[t]: hash after t moves
+        np.zeros((capacity + 1, P), np.int8),       # hist_board[t]
+        np.zeros((capacity + 1, META_SIZE), np.int64),  # hist_meta[t]
+        np.full(capacity + 1, -1, np.int32),        # hist_move[t]: the t-th move (row 0 unused)
+        np.zeros((WORK_ROWS, P + 8), np.int32),     # scratch
+        np.zeros(1, np.int64),                      # flood-fill stamp counter
+    )
+
+
+def grow_state(state, capacity: int):
+    """A copy of ``state`` with room for ``capacity`` moves (history kept)."""
+    P = state[S_BOARD].shape[0]
+    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
+    bigger = allocate_state(size, capacity)
+    rows = int(state[S_META][M_PLY]) + 1
+    bigger[S_BOARD][:] = state[S_BOARD]
+    bigger[S_META][:] = state[S_META]
+    for k in (S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE):
+        bigger[k][:rows] = state[k][:rows]
+    return bigger
+
+
+def capacity_of(state) -> int:
+    return state[S_HIST_HASH].shape[0] - 1
