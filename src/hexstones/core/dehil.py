@@ -1,0 +1,337 @@
+"""Dehil kernels (RULES.md section 3). Move P is a pass."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
+    commit, copy_into, rand_below, undo,
+)
+from hexstones.core.layout import (
+    M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
+    OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_TRIANGLE,
+    W_BUF, W_BUF2, W_LABEL, W_MARKS,
+)
+
+
+@njit(cache=True, inline="always")
+def in_triangle(board, nbr, f, X):
+    """Whether the X stone on ``f`` belongs to a triangle pattern of X."""
+    for d in range(6):
+        a = nbr[f, d]
+        b = nbr[f, d + 1 if d < 5 else 0]
+        if a >= 0 and b >= 0 and board[a] == X and board[b] == X:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def is_hourglass_center(board, nbr, f, X):
+    """Whether the X stone on ``f`` is the centre of an hourglass: two opposite X triangles
+    (f with neighbours d, d+1 and with d+3, d+4)."""
+    for d in range(3):
+        a = nbr[f, d]
+        b = nbr[f, d + 1]
+        c = nbr[f, d + 3]
+        e = nbr[f, d + 4 if d < 2 else 0]
+        if (a >= 0 and b >= 0 and c >= 0 and e >= 0 and board[a] == X and board[b] == X
+                and board[c] == X and board[e] == X):
+            return True
+    return False
+
+
+@njit(cache=True)
+def supported(board, nbr, v, X):
+    """Whether ``v`` is adjacent to an X stone in no triangle or at an hourglass centre."""
+    for d in range(6):
+        f = nbr[v, d]
+        if f >= 0 and board[f] == X:
+            if not in_triangle(board, nbr, f, X) or is_hourglass_center(board, nbr, f, X):
+                return True
+    return False
+
+
+@njit(cache=True)
+def triangle_allowed(board, nbr, on_edge, a, b, c, X):
+    """The reading of RULES.md 3.4 for the X triangle a, b, c."""
+    edge = on_edge[a] + on_edge[b] + on_edge[c]
+    if edge > 1:
+        return False
+    if on_edge[a] == 0 and not supported(board, nbr, a, X):
+        return False
+    if on_edge[b] == 0 and not supported(board, nbr, b, X):
+        return False
+    if on_edge[c] == 0 and not supported(board, nbr, c, X):
+        return False
+    return True
+
+
+@njit(cache=True)
+def placement_allowed(geo, board, p, X):
+    """With X's stone already on ``p``: whether every X triangle is allowed. Only triangles
+    with a point within distance 2 of ``p`` can have changed (all were allowed before)."""
+    nbr, on_edge, tri, near = geo[0], geo[1], geo[5], geo[6]
+    for k in range(near.shape[1]):
+        t = near[p, k]
+        if t < 0:
+            break
+        a = tri[t, 0]
+        b = tri[t, 1]
+        c = tri[t, 2]
+        if board[a] == X and board[b] == X and board[c] == X:
+            if not triangle_allowed(board, nbr, on_edge, a, b, c, X):
+                return False
+    return True
+
+
+@njit(cache=True)
+def play(geo, st, move):
+    """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
+    board, meta, hh = st[0], st[1], st[2]
+    P = board.shape[0]
+    if meta[M_PASSES] >= 2:
+        return R_GAME_OVER
+    if move < 0 or move > P:
+        return R_NOT_A_MOVE
+    ply = meta[M_PLY]
+    if ply + 1 >= hh.shape[0]:
+        return R_FULL
+    X = meta[M_TO_MOVE]
+    h = hh[ply]
+    if move == P:
+        if meta[M_SPECIAL] == 0:
+            meta[M_SPECIAL] = X
+        meta[M_PASSES] += 1
+        meta[M_REMOVED] = 0
+        commit(st, move, h)
+        return OK
+    if board[move] != 0:
+        return R_OCCUPIED
+    board[move] = X
+    if not placement_allowed(geo, board, move, X):
+        board[move] = 0
+        return R_TRIANGLE
+    meta[M_PASSES] = 0
+    meta[M_REMOVED] = 0
+    commit(st, move, h ^ geo[3][X, move])
+    return OK
+
+
+@njit(cache=True)
+def is_over(geo, st):
+    return st[1][M_PASSES] >= 2
+
+
+@njit(cache=True)
+def legal_moves(geo, st, out):
+    """Write every legal move (points ascending, then P) into ``out``; return the count."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    if meta[M_PASSES] >= 2:
+        return 0
+    X = meta[M_TO_MOVE]
+    n = 0
+    for p in range(P):
+        if board[p] == 0:
+            board[p] = X
+            if placement_allowed(geo, board, p, X):
+                out[n] = p
+                n += 1
+            board[p] = 0
+    out[n] = P
+    return n + 1
+
+
+@njit(cache=True)
+def group_partitions(geo, st, group_of, has_partitions):
+    """Label groups (``group_of[p]``, -1 empty) and say which have partitions.
+
+    Every group, every other group and every empty region is contracted to one node (each
+    is connected, so this keeps the connectivity of whatever is left when a group is taken
+    out); a group has partitions iff its node is a cut vertex of that graph. One iterative
+    Tarjan pass. Returns the group count."""
+    nbr = geo[0]
+    board = st[0]
+    P = board.shape[0]
+    work = st[6]
+    label = work[W_LABEL]
+    queue = work[W_BUF]
+    for p in range(P):
+        label[p] = -1
+    nodes = 0
+    groups = 0
+    for p in range(P):
+        if label[p] >= 0:
+            continue
+        color = board[p]
+        label[p] = nodes
+        queue[0] = p
+        head = 0
+        tail = 1
+        while head < tail:
+            x = queue[head]
+            head += 1
+            for d in range(6):
+                q = nbr[x, d]
+                if q >= 0 and label[q] < 0 and board[q] == color:
+                    label[q] = nodes
+                    queue[tail] = q
+                    tail += 1
+        nodes += 1
+    # Adjacency between nodes (CSR, duplicates harmless for cut vertices).
+    deg = np.zeros(nodes + 1, np.int64)
+    for p in range(P):
+        for d in range(6):
+            q = nbr[p, d]
+            if q >= 0 and label[q] != label[p]:
+                deg[label[p] + 1] += 1
+    for i in range(nodes):
+        deg[i + 1] += deg[i]
+    adj = np.empty(deg[nodes], np.int64)
+    fill = deg[:nodes].copy()
+    for p in range(P):
+        for d in range(6):
+            q = nbr[p, d]
+            if q >= 0 and label[q] != label[p]:
+                adj[fill[label[p]]] = label[q]
+                fill[label[p]] += 1
+    disc = np.full(nodes, -1, np.int64)
+    low = np.zeros(nodes, np.int64)
+    cut = np.zeros(nodes, np.bool_)
+    stack_node = np.empty(nodes, np.int64)
+    stack_edge = np.empty(nodes, np.int64)
+    time = 0
+    # The board is connected: one DFS from node 0 reaches every node.
+    disc[0] = 0
+    low[0] = 0
+    time = 1
+    root_children = 0
+    top = 0
+    stack_node[0] = 0
+    stack_edge[0] = deg[0]
+    while top >= 0:
+        v = stack_node[top]
+        e = stack_edge[top]
+        if e < deg[v + 1]:
+            stack_edge[top] = e + 1
+            u = adj[e]
+            if disc[u] < 0:
+                disc[u] = time
+                low[u] = time
+                time += 1
+                if v == 0:
+                    root_children += 1
+                top += 1
+                stack_node[top] = u
+                stack_edge[top] = deg[u]
+            elif disc[u] < low[v]:
+                low[v] = disc[u]
+        else:
+            top -= 1
+            if top >= 0:
+                parent = stack_node[top]
+                if low[v] < low[parent]:
+                    low[parent] = low[v]
+                if parent != 0 and low[v] >= disc[parent]:
+                    cut[parent] = True
+    if root_children >= 2:
+        cut[0] = True
+    # Renumber: groups only (empty regions are not groups).
+    node_group = np.full(nodes, -1, np.int64)
+    for p in range(P):
+        if board[p] != 0:
+            node = label[p]
+            if node_group[node] < 0:
+                node_group[node] = groups
+                has_partitions[groups] = cut[node]
+                groups += 1
+            group_of[p] = node_group[node]
+        else:
+            group_of[p] = -1
+    return groups
+
+
+@njit(cache=True)
+def score(geo, st, out):
+    """Write the score (black, white) into ``out[0:2]``; returns True."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    group_of = np.empty(P, np.int64)
+    has_part = np.zeros(P, np.bool_)
+    group_partitions(geo, st, group_of, has_part)
+    black = 0.0
+    white = 0.0
+    for p in range(P):
+        b = board[p]
+        if b == 0:
+            continue
+        v = 1.0 if has_part[group_of[p]] else -1.0
+        if b == 1:
+            black += v
+        else:
+            white += v
+    white += meta[M_KOMI]
+    if meta[M_SPECIAL] == 1:
+        black += 0.5
+    elif meta[M_SPECIAL] == 2:
+        white += 0.5
+    out[0] = black
+    out[1] = white
+    return True
+
+
+@njit(cache=True)
+def winner(geo, st):
+    if st[1][M_PASSES] < 2:
+        return 0
+    s = np.empty(2, np.float64)
+    score(geo, st, s)
+    return 1 if s[0] > s[1] else 2
+
+
+@njit(cache=True, inline="always")
+def fills_own_eye(board, nbr, p, X):
+    """Playout policy: every neighbour of ``p`` holds an X stone."""
+    for d in range(6):
+        q = nbr[p, d]
+        if q >= 0 and board[q] != X:
+            return False
+    return True
+
+
+@njit(cache=True)
+def playout(geo, st, rng, max_ply):
+    """Random play to the end under the playout policy (a uniformly random legal placement
+    that does not fill an own eye, else pass). Returns the winner, 0 if ``max_ply`` hit."""
+    nbr = geo[0]
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    cand = np.empty(P, np.int32)
+    while meta[M_PASSES] < 2:
+        if meta[M_PLY] >= max_ply:
+            return 0
+        X = meta[M_TO_MOVE]
+        n = 0
+        for p in range(P):
+            if board[p] == 0:
+                cand[n] = p
+                n += 1
+        placed = False
+        while n > 0:
+            i = rand_below(rng, n)
+            p = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            if fills_own_eye(board, nbr, p, X):
+                continue
+            code = play(geo, st, p)
+            if code == OK:
+                placed = True
+                break
+            if code == R_FULL:
+                return 0
+        if not placed:
+            if play(geo, st, P) != OK:
+                return 0
+    return winner(geo, st)

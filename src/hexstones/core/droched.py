@@ -1,0 +1,345 @@
+"""Droched kernels (RULES.md section 4). Move P is a release (one enemy stone leaves the
+prison)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
+    commit, copy_into, new_stamp, rand_below, repeats, reserve_stamps, undo,
+)
+from hexstones.core.layout import (
+    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
+    OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
+    W_BUF, W_BUF2, W_LABEL, W_MARKS, W_MASK,
+)
+
+
+@njit(cache=True, inline="always")
+def two_features(mask):
+    return (mask & (mask - 1)) != 0
+
+
+@njit(cache=True)
+def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
+    """Walk the group on ``start`` and the empty cells reachable from it through empty
+    cells, listing them in ``buf`` from ``off``. Returns -1 as soon as cells of two border
+    features are reached (on a bridge), or when a stone marked earlier in this batch
+    (``base <= mark < stamp``) is reached (its group was found on a bridge); else the end
+    of the list: the group is on a broken bridge (its stones are the listed stones)."""
+    color = board[start]
+    mask = 0
+    marks[start] = stamp
+    buf[off] = start
+    head = off
+    tail = off + 1
+    while head < tail:
+        x = buf[head]
+        head += 1
+        from_stone = board[x] != 0
+        for d in range(6):
+            q = nbr[x, d]
+            if q < 0:
+                continue
+            bq = board[q]
+            if bq == 0:
+                if marks[q] == stamp:
+                    continue
+                f = feature[q]
+                if f >= 0:
+                    mask |= 1 << f
+                    if two_features(mask):
+                        return -1
+            elif bq == color and from_stone:
+                mq = marks[q]
+                if mq == stamp:
+                    continue
+                if mq >= base:
+                    return -1
+            else:
+                continue
+            marks[q] = stamp
+            buf[tail] = q
+            tail += 1
+    return tail
+
+
+@njit(cache=True)
+def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
+    """Number the empty regions (``label[e]`` for empty ``e``, marked with ``stamp``) and
+    give each its set of border features (bit mask). Returns the region count."""
+    P = board.shape[0]
+    regions = 0
+    for p in range(P):
+        if board[p] != 0 or marks[p] == stamp:
+            continue
+        marks[p] = stamp
+        queue[0] = p
+        head = 0
+        tail = 1
+        mask = 0
+        while head < tail:
+            e = queue[head]
+            head += 1
+            label[e] = regions
+            f = feature[e]
+            if f >= 0:
+                mask |= 1 << f
+            for d in range(6):
+                q = nbr[e, d]
+                if q >= 0 and board[q] == 0 and marks[q] != stamp:
+                    marks[q] = stamp
+                    queue[tail] = q
+                    tail += 1
+        region_mask[regions] = mask
+        regions += 1
+    return regions
+
+
+@njit(cache=True)
+def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off):
+    """Append to ``out`` (from ``off``) every stone of ``color`` whose group is on a broken
+    bridge, given fresh region labels; return the new end."""
+    P = board.shape[0]
+    end = off
+    for p in range(P):
+        if board[p] != color or marks[p] == stamp:
+            continue
+        marks[p] = stamp
+        start = end
+        out[end] = p
+        tail = end + 1
+        head = end
+        mask = 0
+        while head < tail:
+            x = out[head]
+            head += 1
+            for d in range(6):
+                q = nbr[x, d]
+                if q < 0:
+                    continue
+                bq = board[q]
+                if bq == 0:
+                    mask |= region_mask[label[q]]
+                elif bq == color and marks[q] != stamp:
+                    marks[q] = stamp
+                    out[tail] = q
+                    tail += 1
+        if two_features(mask):
+            end = start
+        else:
+            end = tail
+    return end
+
+
+@njit(cache=True)
+def play(geo, st, move):
+    """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
+    nbr, feature, zob = geo[0], geo[2], geo[3]
+    board, meta, hh = st[0], st[1], st[2]
+    P = board.shape[0]
+    if move < 0 or move > P:
+        return R_NOT_A_MOVE
+    ply = meta[M_PLY]
+    if ply + 1 >= hh.shape[0]:
+        return R_FULL
+    X = meta[M_TO_MOVE]
+    Y = 3 - X
+    h = hh[ply]
+    if move == P:
+        if meta[M_PRISON + Y - 1] == 0:
+            return R_PRISON_EMPTY
+        meta[M_PRISON + Y - 1] -= 1
+        meta[M_REMOVED] = 0
+        meta[M_OVER] = -1
+        commit(st, move, h)
+        return OK
+    if board[move] != 0:
+        return R_OCCUPIED
+    work = st[6]
+    marks = work[W_MARKS]
+    buf = work[W_BUF]
+    buf2 = work[W_BUF2]
+    board[move] = X
+    h ^= zob[X, move]
+    reserve_stamps(st, P + 16)
+    # Can the empty region that held ``move`` have split or lost a border feature?
+    arcs = 0
+    all_empty = True
+    for d in range(6):
+        q = nbr[move, d]
+        e = q >= 0 and board[q] == 0
+        if not e:
+            all_empty = False
+        else:
+            qp = nbr[move, d - 1 if d > 0 else 5]
+            if not (qp >= 0 and board[qp] == 0):
+                arcs += 1
+    if all_empty:
+        arcs = 1
+    nY = 0  # removed enemy stones: buf[0:nY]
+    nX = 0  # removed own stones: buf2[0:nX]
+    if meta[M_DEAD] == 0 and feature[move] < 0 and arcs <= 1:
+        # The region stays connected with the same features: only groups touching the
+        # placed stone can have lost their paths.
+        base = new_stamp(st)
+        for d in range(6):
+            q = nbr[move, d]
+            if q >= 0 and board[q] == Y and marks[q] < base:
+                stamp = new_stamp(st)
+                end = flood_reach(board, nbr, feature, marks, base, stamp, buf, nY, q)
+                if end >= 0:
+                    k = nY
+                    for i in range(nY, end):
+                        if board[buf[i]] == Y:
+                            buf[k] = buf[i]
+                            k += 1
+                    nY = k
+        for i in range(nY):
+            board[buf[i]] = 0
+        stamp = new_stamp(st)
+        end = flood_reach(board, nbr, feature, marks, stamp, stamp, buf2, 0, move)
+        if end >= 0:
+            for i in range(end):
+                if board[buf2[i]] == X:
+                    buf2[nX] = buf2[i]
+                    nX += 1
+    else:
+        label = work[W_LABEL]
+        region_mask = work[W_MASK]
+        queue = buf2
+        stamp = new_stamp(st)
+        label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
+        stamp = new_stamp(st)
+        nY = broken_groups(board, nbr, marks, stamp, label, region_mask, Y, buf, 0)
+        if nY > 0:
+            for i in range(nY):
+                board[buf[i]] = 0
+            stamp = new_stamp(st)
+            label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
+        stamp = new_stamp(st)
+        nX = broken_groups(board, nbr, marks, stamp, label, region_mask, X, buf2, 0)
+    if nY == 0 and nX == 1 and buf2[0] == move:
+        board[move] = 0
+        return R_LONE_PRISONER
+    for i in range(nX):
+        board[buf2[i]] = 0
+        h ^= zob[X, buf2[i]]
+    for i in range(nY):
+        h ^= zob[Y, buf[i]]
+    if repeats(st, h, -1):
+        for i in range(nX):
+            board[buf2[i]] = X
+        for i in range(nY):
+            board[buf[i]] = Y
+        board[move] = 0
+        return R_REPETITION
+    meta[M_PRISON + Y - 1] += nY
+    meta[M_PRISON + X - 1] += nX
+    meta[M_REMOVED] = nX + nY
+    meta[M_DEAD] = 0
+    meta[M_OVER] = -1
+    commit(st, move, h)
+    return OK
+
+
+@njit(cache=True)
+def is_over(geo, st):
+    """No legal action for the player to move (cached in meta until the next move)."""
+    board, meta = st[0], st[1]
+    if meta[M_OVER] >= 0:
+        return meta[M_OVER] == 1
+    P = board.shape[0]
+    over = True
+    if meta[M_PRISON + (3 - meta[M_TO_MOVE]) - 1] > 0:
+        over = False
+    else:
+        hb, hm = st[3], st[4]
+        for p in range(P):
+            if board[p] == 0:
+                code = play(geo, st, p)
+                if code == OK:
+                    ply = meta[M_PLY] - 1
+                    board[:] = hb[ply]
+                    meta[:] = hm[ply]
+                    over = False
+                    break
+                if code == R_FULL:
+                    over = False  # undecided: history full; the caller grows it
+                    break
+    meta[M_OVER] = 1 if over else 0
+    return over
+
+
+@njit(cache=True)
+def legal_moves(geo, st, out):
+    """Write every legal move (points ascending, then P) into ``out``; return the count."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    hb, hm = st[3], st[4]
+    n = 0
+    for p in range(P):
+        if board[p] == 0 and play(geo, st, p) == OK:
+            out[n] = p
+            n += 1
+            ply = meta[M_PLY] - 1
+            board[:] = hb[ply]
+            meta[:] = hm[ply]
+    if meta[M_PRISON + (3 - meta[M_TO_MOVE]) - 1] > 0:
+        out[n] = P
+        n += 1
+    meta[M_OVER] = 1 if n == 0 else 0
+    return n
+
+
+@njit(cache=True)
+def winner(geo, st):
+    """The player who took the last action, once the player to move has none; else 0."""
+    if not is_over(geo, st):
+        return 0
+    return 3 - st[1][M_TO_MOVE]
+
+
+@njit(cache=True)
+def score(geo, st, out):
+    """Droched has no score: writes zeros and returns False."""
+    out[0] = 0.0
+    out[1] = 0.0
+    return False
+
+
+@njit(cache=True)
+def playout(geo, st, rng, max_ply):
+    """Uniformly random legal actions (placements and release alike) until the player to
+    move has none. Returns the winner, 0 if ``max_ply`` was reached."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    cand = np.empty(P + 1, np.int32)
+    while True:
+        if meta[M_PLY] >= max_ply:
+            return 0
+        X = meta[M_TO_MOVE]
+        n = 0
+        for p in range(P):
+            if board[p] == 0:
+                cand[n] = p
+                n += 1
+        if meta[M_PRISON + (3 - X) - 1] > 0:
+            cand[n] = P
+            n += 1
+        moved = False
+        while n > 0:
+            i = rand_below(rng, n)
+            p = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            code = play(geo, st, p)
+            if code == OK:
+                moved = True
+                break
+            if code == R_FULL:
+                return 0
+        if not moved:
+            meta[M_OVER] = 1
+            return 3 - X
