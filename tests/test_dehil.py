@@ -439,3 +439,19 @@ def test_copy_is_independent():
     twin.play(twin.legal_moves()[0])
     assert len(twin.moves) == len(game.moves) + 1
     assert snapshot(game) != snapshot(twin)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60))
+def test_a_placement_that_forms_no_triangle_is_always_legal(seed, size, length):
+    game = random_game(seed, size, length)
+    if game.is_over:
+        return
+    board, mover = game.board, game.to_move
+    legal = set(game.legal_moves())
+    for i, name in enumerate(board.names):
+        if game.stone_at(name) is not None:
+            continue
+        friends = [q for q in board.neighbours[i] if game.stone_at(board.names[q]) == mover]
+        if not any(board.are_adjacent(a, b) for a, b in itertools.combinations(friends, 2)):
+            assert name in legal, f"{name} forms no triangle yet is refused"
