@@ -64,7 +64,7 @@ function render(s) {
     overlays = new Set(saved ? saved.split(",").filter((o) => s.overlays_available.includes(o)) : []);
     if (overlays.size) { load(s.at); return; }
   }
-  if (firstTime) renderOverlayBoxes();
+  if (!$("#overlay-boxes").children.length) renderOverlayBoxes();
   const past = viewing() !== null;
   board.innerHTML = s.svg;
   board.classList.toggle("past", past);
@@ -194,10 +194,9 @@ function renderScore(s) {
     box.innerHTML = `<h3>${s.over ? "Final score" : "Score if the game ended now"}</h3>` + scoreTable(s);
   } else if (s.prison) {
     box.innerHTML = `<h3>Prison</h3><div class="prison">
-      <span class="dot black status-dot"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
-      <span class="dot white status-dot"></span><span data-testid="prison-white">${s.prison.white} white stone${s.prison.white === 1 ? "" : "s"} (Black may release them)</span></div>
+      <span class="dot black"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
+      <span class="dot white"></span><span data-testid="prison-white">${s.prison.white} white stone${s.prison.white === 1 ? "" : "s"} (Black may release them)</span></div>
       <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in Droched: whoever cannot act loses.</p>`;
-    box.querySelectorAll(".status-dot").forEach((d) => { d.style.display = "inline-block"; d.style.width = "1rem"; d.style.height = "1rem"; d.style.borderRadius = "50%"; d.style.border = "1px solid #555"; });
   } else {
     box.innerHTML = "";
   }
@@ -236,8 +235,14 @@ function renderMoves(s) {
     color = color === "black" ? "white" : "black";
   });
   list.replaceChildren(...items);
+  // Keep the current move in view inside the list (scrolling the list, never the page).
   const current = list.querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
+  if (current) {
+    const top = current.offsetTop; // the list is positioned: offsets are inside it
+    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
   $("#where").textContent = viewing() === null ? `move ${s.move_count} (now)` : `move ${s.at} of ${s.move_count}`;
   $("#first").disabled = $("#prev").disabled = s.at === 0;
   $("#next").disabled = $("#last").disabled = s.at === s.move_count;

@@ -1,0 +1,111 @@
+"""Take the app's screenshots for the docs (docs/img/*.png).
+
+Starts ``hexstones serve`` on a free port with a throwaway database, sets up one game of
+each kind by playing seeded random legal moves through the API (two players at the
+screen, so no AI is involved and the pictures are the same every time), and photographs
+the pages with Playwright and Debian's chromium.
+
+    python scripts/screenshots.py [--out docs/img] [--chromium /usr/bin/chromium]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+# (file, game, size, placements, overlays, note): the positions photographed.
+SHOTS = [
+    ("keil.png", "keil", 5, 26, "territory,groups", "Keil: territories and groups with liberties"),
+    ("dehil.png", "dehil", 5, 44, "partitions", "Dehil: groups with and without partitions"),
+    ("droched.png", "droched", 5, 30, "bridges", "Droched: prison counts and groups on bridges"),
+]
+
+
+def call(url: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as res:
+        return json.load(res)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def set_up(base: str, game: str, size: int, placements: int, seed: int) -> str:
+    """A game with ``placements`` seeded random placements (and what else is needed)."""
+    extra = {"komi": 3} if game == "droched" else {}  # some stones in the prison to show
+    s = call(f"{base}/api/games", {"game": game, "size": size, "opponent": "human", **extra})
+    rng = random.Random(seed)
+    while sum(1 for m in s["moves"] if m[0].isalpha() and m[1:].isdigit()) < placements and not s["over"]:
+        points = [m for m in s["legal"] if m[1:].isdigit()]
+        others = [m for m in s["legal"] if not m[1:].isdigit() and m != "pass"]
+        choice = rng.choice(points) if points and (not others or rng.random() < 0.85) else rng.choice(others)
+        s = call(f"{base}/api/games/{s['id']}/moves", {"move": choice})
+    return s["id"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="docs/img")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(port),
+                                   "--db", str(Path(tmp) / "shots.db")], stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    call(f"{base}/api/games")
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise SystemExit("the server did not start")
+                    time.sleep(0.1)
+            games = [(file, set_up(base, game, size, n, seed=7), overlays, game)
+                     for file, game, size, n, overlays, _ in SHOTS]
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)
+                page = browser.new_page(viewport={"width": 1280, "height": 860})
+                for file, gid, overlays, game in games:
+                    page.goto(base + "/")
+                    page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
+                    page.goto(f"{base}/game/{gid}")
+                    page.wait_for_selector("[data-testid=status]:not(:has-text('Loading'))")
+                    page.wait_for_timeout(1500)  # let the last-move animation finish
+                    page.screenshot(path=str(out / file))
+                    print("wrote", out / file)
+                page.goto(base + "/")
+                page.wait_for_selector("table.games")
+                page.screenshot(path=str(out / "start.png"))
+                print("wrote", out / "start.png")
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
