@@ -36,6 +36,28 @@ def new_stamp(st):
 
 
 @njit(cache=True, inline="always")
+def table_insert(st, row):
+    """Enter history row ``row`` (its hash) in the position table (linear probing)."""
+    keys, rows = st[8], st[9]
+    mask = keys.shape[0] - 1
+    h = st[2][row]
+    i = np.int64(h & np.uint64(mask))
+    while rows[i] != 0:
+        i = (i + 1) & mask
+    keys[i] = h
+    rows[i] = row
+    st[10][row] = i
+
+
+@njit(cache=True)
+def rebuild_table(st):
+    """Refill the position table from history rows 1..ply (after growing a state)."""
+    st[9][:] = 0
+    for row in range(1, st[1][M_PLY] + 1):
+        table_insert(st, row)
+
+
+@njit(cache=True, inline="always")
 def commit(st, move, h):
     """Record the move just made: the board and meta are already updated, except the ply,
     side to move and last move, which this sets; ``h`` is the new position hash."""
@@ -48,6 +70,7 @@ def commit(st, move, h):
     hb[ply, :] = board
     hm[ply, :] = meta
     hmv[ply] = move
+    table_insert(st, ply)
 
 
 @njit(cache=True)
@@ -58,6 +81,8 @@ def undo(geo, st):
     if ply == 0:
         return -1
     move = st[5][ply]
+    # The newest table entry: freeing its slot keeps every older probe chain intact.
+    st[9][st[10][ply]] = 0
     st[0][:] = st[3][ply - 1]
     meta[:] = st[4][ply - 1]
     return move
@@ -67,36 +92,52 @@ def undo(geo, st):
 def copy_into(dst, src):
     """Make ``dst`` (a state of the same side, capacity >= src's ply) equal to ``src``."""
     rows = src[1][M_PLY] + 1
+    for row in range(1, dst[1][M_PLY] + 1):
+        dst[9][dst[10][row]] = 0
     dst[0][:] = src[0]
     dst[1][:] = src[1]
     dst[2][:rows] = src[2][:rows]
     dst[3][:rows, :] = src[3][:rows, :]
     dst[4][:rows, :] = src[4][:rows, :]
     dst[5][:rows] = src[5][:rows]
+    if dst[8].shape[0] == src[8].shape[0]:
+        for row in range(1, rows):
+            slot = src[10][row]
+            dst[8][slot] = src[8][slot]
+            dst[9][slot] = row
+            dst[10][row] = slot
+    else:
+        for row in range(1, rows):
+            table_insert(dst, row)
 
 
 @njit(cache=True)
 def repeats(st, h, extra_slot):
     """Whether the position just made by the player to move (board ``st[0]``, hash ``h``)
     equals the position at the end of one of their earlier turns. Turns alternate, so
-    those are history rows ply-1, ply-3, ... >= 1. A hash match is confirmed on the board
+    those are history rows ply-1, ply-3, ... >= 1, found through the position table.
+    A hash match is confirmed on the board
     (and, if ``extra_slot`` >= 0, on whether that meta slot is non-zero: Keil's button)."""
-    board, meta, hh, hb, hm = st[0], st[1], st[2], st[3], st[4]
+    board, meta, hb, hm = st[0], st[1], st[3], st[4]
+    keys, rows = st[8], st[9]
     P = board.shape[0]
-    t = meta[M_PLY] - 1
-    while t >= 1:
-        if hh[t] == h:
+    parity = (meta[M_PLY] + 1) & 1
+    mask = keys.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    while rows[i] != 0:
+        t = rows[i]
+        if keys[i] == h and (t & 1) == parity:
             same = True
             if extra_slot >= 0:
                 same = (hm[t, extra_slot] != 0) == (meta[extra_slot] != 0)
             if same:
-                for i in range(P):
-                    if hb[t, i] != board[i]:
+                for k in range(P):
+                    if hb[t, k] != board[k]:
                         same = False
                         break
             if same:
                 return True
-        t -= 2
+        i = (i + 1) & mask
     return False
 
 

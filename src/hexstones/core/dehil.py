@@ -303,7 +303,8 @@ def fills_own_eye(board, nbr, p, X):
 @njit(cache=True)
 def playout(geo, st, rng, max_ply):
     """Random play to the end under the playout policy (a uniformly random legal placement
-    that does not fill an own eye, else pass). Returns the winner, 0 if ``max_ply`` hit."""
+    that does not fill an own eye, else pass). Returns the winner, 0 if ``max_ply`` was
+    reached, -1 if the history is full."""
     nbr = geo[0]
     board, meta = st[0], st[1]
     P = board.shape[0]
@@ -330,8 +331,8 @@ def playout(geo, st, rng, max_ply):
                 placed = True
                 break
             if code == R_FULL:
-                return 0
+                return -1
         if not placed:
-            if play(geo, st, P) != OK:
-                return 0
+            if play(geo, st, P) != OK:  # only R_FULL can refuse the special move here
+                return -1
     return winner(geo, st)

@@ -255,19 +255,15 @@ def is_over(geo, st):
     if meta[M_PRISON + (3 - meta[M_TO_MOVE]) - 1] > 0:
         over = False
     else:
-        hb, hm = st[3], st[4]
         for p in range(P):
             if board[p] == 0:
                 code = play(geo, st, p)
                 if code == OK:
-                    ply = meta[M_PLY] - 1
-                    board[:] = hb[ply]
-                    meta[:] = hm[ply]
+                    undo(geo, st)
                     over = False
                     break
                 if code == R_FULL:
-                    over = False  # undecided: history full; the caller grows it
-                    break
+                    return False  # undecided (not cached): the caller grows the history
     meta[M_OVER] = 1 if over else 0
     return over
 
@@ -277,15 +273,12 @@ def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
     board, meta = st[0], st[1]
     P = board.shape[0]
-    hb, hm = st[3], st[4]
     n = 0
     for p in range(P):
         if board[p] == 0 and play(geo, st, p) == OK:
             out[n] = p
             n += 1
-            ply = meta[M_PLY] - 1
-            board[:] = hb[ply]
-            meta[:] = hm[ply]
+            undo(geo, st)
     if meta[M_PRISON + (3 - meta[M_TO_MOVE]) - 1] > 0:
         out[n] = P
         n += 1
@@ -312,7 +305,8 @@ def score(geo, st, out):
 @njit(cache=True)
 def playout(geo, st, rng, max_ply):
     """Uniformly random legal actions (placements and release alike) until the player to
-    move has none. Returns the winner, 0 if ``max_ply`` was reached."""
+    move has none. Returns the winner, 0 if ``max_ply`` was reached, -1 if the history is
+    full."""
     board, meta = st[0], st[1]
     P = board.shape[0]
     cand = np.empty(P + 1, np.int32)
@@ -339,7 +333,7 @@ def playout(geo, st, rng, max_ply):
                 moved = True
                 break
             if code == R_FULL:
-                return 0
+                return -1
         if not moved:
             meta[M_OVER] = 1
             return 3 - X

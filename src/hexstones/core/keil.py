@@ -174,15 +174,12 @@ def legal_moves(geo, st, out):
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
-    hb, hm = st[3], st[4]
     n = 0
     for p in range(P):
         if board[p] == 0 and play(geo, st, p) == OK:
             out[n] = p
             n += 1
-            ply = meta[M_PLY] - 1
-            board[:] = hb[ply]
-            meta[:] = hm[ply]
+            undo(geo, st)
     out[n] = P
     return n + 1
 
@@ -287,7 +284,8 @@ def fills_own_eye(board, nbr, p, X):
 def playout(geo, st, rng, max_ply):
     """Play uniformly random moves to the end under the playout policy (see core docs):
     a uniformly random legal placement that does not fill one's own eye, else move P
-    (button, then pass). Returns the winner (1/2), or 0 if ``max_ply`` was reached."""
+    (button, then pass). Returns the winner (1/2), 0 if ``max_ply`` was reached, -1
+    if the history is full (grow the state and call again: the game continues)."""
     nbr = geo[0]
     board, meta = st[0], st[1]
     P = board.shape[0]
@@ -314,8 +312,8 @@ def playout(geo, st, rng, max_ply):
                 placed = True
                 break
             if code == R_FULL:
-                return 0
+                return -1
         if not placed:
-            if play(geo, st, P) != OK:
-                return 0
+            if play(geo, st, P) != OK:  # only R_FULL can refuse the special move here
+                return -1
     return winner(geo, st)

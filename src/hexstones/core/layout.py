@@ -53,7 +53,8 @@ REASON_NAMES = {
 }
 
 # -- state tuple positions ----------------------------------------------------------
-S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP = range(8)
+(S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
+ S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT) = range(11)
 # rows of the int32 work array (scratch, never part of the position)
 W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK = range(5)
 WORK_ROWS = 5
@@ -115,9 +116,15 @@ def default_capacity(size: int) -> int:
     return 8 * P + 64
 
 
+def table_size(capacity: int) -> int:
+    """Slots of the position table: a power of two, at least twice the history rows."""
+    return 1 << max(6, (2 * (capacity + 1) - 1).bit_length())
+
+
 def allocate_state(size: int, capacity: int):
     """An empty state tuple for side ``size`` with room for ``capacity`` moves."""
     P = 3 * size * (size - 1) + 1
+    slots = table_size(capacity)
     return (
         np.zeros(P, np.int8),                       # board
         np.zeros(META_SIZE, np.int64),              # meta
@@ -127,6 +134,9 @@ def allocate_state(size: int, capacity: int):
         np.full(capacity + 1, -1, np.int32),        # hist_move[t]: the t-th move (row 0 unused)
         np.zeros((WORK_ROWS, P + 8), np.int32),     # scratch
         np.zeros(1, np.int64),                      # flood-fill stamp counter
+        np.zeros(slots, np.uint64),                 # position table: hash of history row ...
+        np.zeros(slots, np.int32),                  # ... and the row (0 = free slot)
+        np.zeros(capacity + 1, np.int32),           # hist_slot[t]: row t's table slot
     )
 
 
@@ -140,6 +150,9 @@ def grow_state(state, capacity: int):
     bigger[S_META][:] = state[S_META]
     for k in (S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE):
         bigger[k][:rows] = state[k][:rows]
+    from hexstones.core.common import rebuild_table
+
+    rebuild_table(bigger)
     return bigger
 
 
