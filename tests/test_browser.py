@@ -23,7 +23,7 @@ import hexstones
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-WAIT_MS = 180_000  # bound for conditions (an AI move, a server start): generous on purpose
+WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
 
 if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there is nothing to drive
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)

@@ -21,7 +21,7 @@ import hexstones  # noqa: E402
 from hexstones.svg import board_svg  # noqa: E402
 from hexstones.web import create_app  # noqa: E402
 
-WAIT = 120  # seconds: generous, only a bound for a condition that should come much sooner
+WAIT = 300  # seconds: generous, only a bound for a condition that should come much sooner
 
 
 @pytest.fixture
