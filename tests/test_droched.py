@@ -451,3 +451,22 @@ def test_copy_is_independent():
     assert twin.stone_at("b2") == BLACK and game.legal_moves() != twin.legal_moves()
     twin.undo()
     assert snapshot(twin) == snapshot(game)
+
+
+def test_placement_may_bring_back_the_handicap_board():
+    # Side 3, handicap c1: after these moves Black c1 sends all 13 white stones to the
+    # prison and leaves exactly the handicap board. The start was nobody's turn, and no
+    # earlier black turn ended on that board, so the placement is legal.
+    moves = ["e4", "a1", "e5", "b1", "d2", "d5", "c4", "a2", "c2", "e3", "a3", "d3", "b4", "c3",
+             "b2", "c1", "e3", "b1", "release", "d4", "a2", "b1", "d5", "c1", "c5", "c1", "b1"]
+    game = hexstones.new_game("droched", size=3, handicap=["c1"])
+    start = game.stones()
+    play_all(game, moves)
+    assert game.to_move == BLACK and "c1" in game.legal_moves()
+    counted = game.copy()
+    counted._history[BLACK][(game._states[0].black, game._states[0].white)] += 1
+    counted._legal_cache.clear()
+    assert "c1" not in counted.legal_moves()  # what counting the start would change
+    game.play("c1")
+    assert game.stones() == start
+    assert len(game.last_imprisoned) == 13 and game.prison[WHITE] == 13

@@ -416,7 +416,7 @@ class DrochedGame(Game):
         return None  # Droched has no score, only a last action
 
     def copy(self) -> "DrochedGame":
-        twin = object.__new__(DrochedGame)
+        twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.moves = list(self.moves)
         twin._states = list(self._states)  # states are immutable: share them
