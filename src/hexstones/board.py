@@ -84,7 +84,8 @@ class Board:
 
     def _edge_label(self, k: int) -> str:
         inner = sorted(self.sides[k] - set(self.corners), key=lambda i: self.coords[i])
-        return f"{self.names[inner[0]]}-{self.names[inner[-1]]}"
+        first, last = self.names[inner[0]], self.names[inner[-1]]
+        return first if first == last else f"{first}-{last}"
 
     # -- points ---------------------------------------------------------------------
 
