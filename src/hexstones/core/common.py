@@ -17,7 +17,7 @@ _U32 = np.uint64(32)
 _MULT = np.uint64(2685821657736338717)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def reserve_stamps(st, count):
     """Make sure ``count`` more stamps fit before the limit (clearing marks if not): stamps
     then only grow within a move, so "marked since stamp s" is ``marks >= s``."""
@@ -27,7 +27,7 @@ def reserve_stamps(st, count):
         stamp[0] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def new_stamp(st):
     """A fresh mark value for the work marks row (no clearing needed between floods)."""
     stamp = st[7]
@@ -35,7 +35,7 @@ def new_stamp(st):
     return np.int32(stamp[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def table_insert(st, row):
     """Enter history row ``row`` (its hash) in the position table (linear probing)."""
     keys, rows = st[8], st[9]
@@ -49,7 +49,7 @@ def table_insert(st, row):
     st[10][row] = i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rebuild_table(st):
     """Refill the position table from history rows 1..ply (after growing a state)."""
     st[9][:] = 0
@@ -57,7 +57,7 @@ def rebuild_table(st):
         table_insert(st, row)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def commit(st, move, h):
     """Record the move just made: the board and meta are already updated, except the ply,
     side to move and last move, which this sets; ``h`` is the new position hash."""
@@ -67,13 +67,16 @@ def commit(st, move, h):
     meta[M_TO_MOVE] = 3 - meta[M_TO_MOVE]
     meta[M_LAST] = move
     hh[ply] = h
-    hb[ply, :] = board
-    hm[ply, :] = meta
+    # Element loops: numba's slice assignment is several times slower on short rows.
+    for i in range(board.shape[0]):
+        hb[ply, i] = board[i]
+    for i in range(meta.shape[0]):
+        hm[ply, i] = meta[i]
     hmv[ply] = move
     table_insert(st, ply)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def undo(geo, st):
     """Take back the last move; returns it, or -1 if no move was played."""
     meta = st[1]
@@ -83,23 +86,33 @@ def undo(geo, st):
     move = st[5][ply]
     # The newest table entry: freeing its slot keeps every older probe chain intact.
     st[9][st[10][ply]] = 0
-    st[0][:] = st[3][ply - 1]
-    meta[:] = st[4][ply - 1]
+    board, hb, hm = st[0], st[3], st[4]
+    for i in range(board.shape[0]):
+        board[i] = hb[ply - 1, i]
+    for i in range(meta.shape[0]):
+        meta[i] = hm[ply - 1, i]
     return move
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_into(dst, src):
     """Make ``dst`` (a state of the same side, capacity >= src's ply) equal to ``src``."""
     rows = src[1][M_PLY] + 1
     for row in range(1, dst[1][M_PLY] + 1):
         dst[9][dst[10][row]] = 0
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
-    dst[2][:rows] = src[2][:rows]
-    dst[3][:rows, :] = src[3][:rows, :]
-    dst[4][:rows, :] = src[4][:rows, :]
-    dst[5][:rows] = src[5][:rows]
+    P = src[0].shape[0]
+    for i in range(P):
+        dst[0][i] = src[0][i]
+    M = src[1].shape[0]
+    for i in range(M):
+        dst[1][i] = src[1][i]
+    for row in range(rows):
+        dst[2][row] = src[2][row]
+        dst[5][row] = src[5][row]
+        for i in range(P):
+            dst[3][row, i] = src[3][row, i]
+        for i in range(M):
+            dst[4][row, i] = src[4][row, i]
     if dst[8].shape[0] == src[8].shape[0]:
         for row in range(1, rows):
             slot = src[10][row]
@@ -111,7 +124,7 @@ def copy_into(dst, src):
             table_insert(dst, row)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def repeats(st, h, extra_slot):
     """Whether the position just made by the player to move (board ``st[0]``, hash ``h``)
     equals the position at the end of one of their earlier turns. Turns alternate, so
@@ -141,7 +154,7 @@ def repeats(st, h, extra_slot):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def rand_below(rng, n):
     """Uniform integer in [0, n) from the xorshift64* generator whose state is ``rng[0]``."""
     x = rng[0]

@@ -11,11 +11,11 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
 from hexstones.core.layout import (
     M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_TRIANGLE,
-    W_BUF, W_BUF2, W_LABEL, W_MARKS,
+    W_BUF, W_BUF2, W_CAND, W_LABEL, W_MARKS,
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def in_triangle(board, nbr, f, X):
     """Whether the X stone on ``f`` belongs to a triangle pattern of X."""
     for d in range(6):
@@ -26,7 +26,7 @@ def in_triangle(board, nbr, f, X):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def is_hourglass_center(board, nbr, f, X):
     """Whether the X stone on ``f`` is the centre of an hourglass: two opposite X triangles
     (f with neighbours d, d+1 and with d+3, d+4)."""
@@ -41,7 +41,7 @@ def is_hourglass_center(board, nbr, f, X):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def supported(board, nbr, v, X):
     """Whether ``v`` is adjacent to an X stone in no triangle or at an hourglass centre."""
     for d in range(6):
@@ -52,7 +52,7 @@ def supported(board, nbr, v, X):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def triangle_allowed(board, nbr, on_edge, a, b, c, X):
     """The reading of RULES.md 3.4 for the X triangle a, b, c."""
     edge = on_edge[a] + on_edge[b] + on_edge[c]
@@ -67,7 +67,7 @@ def triangle_allowed(board, nbr, on_edge, a, b, c, X):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def placement_allowed(geo, board, p, X):
     """With X's stone already on ``p``: whether every X triangle is allowed. Only triangles
     with a point within distance 2 of ``p`` can have changed (all were allowed before)."""
@@ -85,7 +85,7 @@ def placement_allowed(geo, board, p, X):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     board, meta, hh = st[0], st[1], st[2]
@@ -118,12 +118,12 @@ def play(geo, st, move):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(geo, st):
     return st[1][M_PASSES] >= 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
     board, meta = st[0], st[1]
@@ -290,7 +290,7 @@ def winner(geo, st):
     return 1 if s[0] > s[1] else 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def fills_own_eye(board, nbr, p, X):
     """Playout policy: every neighbour of ``p`` holds an X stone."""
     for d in range(6):
@@ -300,7 +300,7 @@ def fills_own_eye(board, nbr, p, X):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(geo, st, rng, max_ply):
     """Random play to the end under the playout policy (a uniformly random legal placement
     that does not fill an own eye, else pass). Returns the winner, 0 if ``max_ply`` was
@@ -308,7 +308,7 @@ def playout(geo, st, rng, max_ply):
     nbr = geo[0]
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P, np.int32)
+    cand = st[6][W_CAND]
     while meta[M_PASSES] < 2:
         if meta[M_PLY] >= max_ply:
             return 0

@@ -12,16 +12,16 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
 from hexstones.core.layout import (
     M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
-    W_BUF, W_BUF2, W_LABEL, W_MARKS, W_MASK,
+    W_BUF, W_BUF2, W_CAND, W_LABEL, W_MARKS, W_MASK,
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def two_features(mask):
     return (mask & (mask - 1)) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
     """Walk the group on ``start`` and the empty cells reachable from it through empty
     cells, listing them in ``buf`` from ``off``. Returns -1 as soon as cells of two border
@@ -65,7 +65,7 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
     return tail
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
     """Number the empty regions (``label[e]`` for empty ``e``, marked with ``stamp``) and
     give each its set of border features (bit mask). Returns the region count."""
@@ -97,7 +97,7 @@ def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
     return regions
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off):
     """Append to ``out`` (from ``off``) every stone of ``color`` whose group is on a broken
     bridge, given fresh region labels; return the new end."""
@@ -133,7 +133,7 @@ def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off)
     return end
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, feature, zob = geo[0], geo[2], geo[3]
@@ -244,7 +244,7 @@ def play(geo, st, move):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(geo, st):
     """No legal action for the player to move (cached in meta until the next move)."""
     board, meta = st[0], st[1]
@@ -268,7 +268,7 @@ def is_over(geo, st):
     return over
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
     board, meta = st[0], st[1]
@@ -286,7 +286,7 @@ def legal_moves(geo, st, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winner(geo, st):
     """The player who took the last action, once the player to move has none; else 0."""
     if not is_over(geo, st):
@@ -294,7 +294,7 @@ def winner(geo, st):
     return 3 - st[1][M_TO_MOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def score(geo, st, out):
     """Droched has no score: writes zeros and returns False."""
     out[0] = 0.0
@@ -302,14 +302,14 @@ def score(geo, st, out):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(geo, st, rng, max_ply):
     """Uniformly random legal actions (placements and release alike) until the player to
     move has none. Returns the winner, 0 if ``max_ply`` was reached, -1 if the history is
     full."""
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P + 1, np.int32)
+    cand = st[6][W_CAND]
     while True:
         if meta[M_PLY] >= max_ply:
             return 0

@@ -12,11 +12,11 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
 from hexstones.core.layout import (
     M_DEAD, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_REPETITION, R_SUICIDE,
-    W_BUF, W_MARKS,
+    W_BUF, W_CAND, W_LABEL, W_MARKS, W_MASK,
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def linked(board, nbr, p, d):
     """Whether ``p`` and its neighbour in direction ``d`` are linked: a common neighbour
     holds the same content as one of them."""
@@ -36,7 +36,7 @@ def linked(board, nbr, p, d):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flood_group(board, nbr, marks, base, stamp, buf, off, start):
     """Walk the group of the stone on ``start`` (marking stones with ``stamp``, listing
     them in ``buf`` from ``off``). Returns -1 as soon as a liberty shows up, else the end
@@ -74,7 +74,7 @@ def flood_group(board, nbr, marks, base, stamp, buf, off, start):
     return tail
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, zob, zextra = geo[0], geo[3], geo[4]
@@ -162,12 +162,12 @@ def play(geo, st, move):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_over(geo, st):
     return st[1][M_PASSES] >= 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
     board, meta = st[0], st[1]
@@ -184,7 +184,7 @@ def legal_moves(geo, st, out):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def territories(geo, st, region_of, owner_of_region):
     """Label territories: ``region_of[p]`` region number of empty ``p`` (-1 for stones),
     ``owner_of_region[r]`` 0 nobody, 1 black, 2 white. Returns the region count."""
@@ -223,13 +223,13 @@ def territories(geo, st, region_of, owner_of_region):
     return regions
 
 
-@njit(cache=True)
-def score(geo, st, out):
-    """Write the score (black, white) into ``out[0:2]``; returns True (Keil has a score)."""
+@njit(cache=True, _nrt=False)
+def score_pair(geo, st):
+    """(black, white) scores as if the game ended now."""
     board, meta = st[0], st[1]
     P = board.shape[0]
-    region_of = np.empty(P, np.int32)
-    owner = np.empty(P, np.int32)
+    region_of = st[6][W_LABEL]
+    owner = st[6][W_MASK]
     territories(geo, st, region_of, owner)
     black = 0.0
     white = 0.0
@@ -250,22 +250,28 @@ def score(geo, st, out):
         black += 0.5
     elif meta[M_SPECIAL] == 2:
         white += 0.5
+    return black, white
+
+
+@njit(cache=True, _nrt=False)
+def score(geo, st, out):
+    """Write the score (black, white) into ``out[0:2]``; returns True (Keil has a score)."""
+    black, white = score_pair(geo, st)
     out[0] = black
     out[1] = white
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winner(geo, st):
     """1 black, 2 white once the game is over, else 0."""
     if st[1][M_PASSES] < 2:
         return 0
-    s = np.empty(2, np.float64)
-    score(geo, st, s)
-    return 1 if s[0] > s[1] else 2
+    black, white = score_pair(geo, st)
+    return 1 if black > white else 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def fills_own_eye(board, nbr, p, X):
     """Playout policy: ``p`` is a one-point territory of ``X`` (no empty point linked to it,
     every linked stone X's, at least one)."""
@@ -280,7 +286,7 @@ def fills_own_eye(board, nbr, p, X):
     return any_stone
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(geo, st, rng, max_ply):
     """Play uniformly random moves to the end under the playout policy (see core docs):
     a uniformly random legal placement that does not fill one's own eye, else move P
@@ -289,7 +295,7 @@ def playout(geo, st, rng, max_ply):
     nbr = geo[0]
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P, np.int32)
+    cand = st[6][W_CAND]
     while meta[M_PASSES] < 2:
         if meta[M_PLY] >= max_ply:
             return 0

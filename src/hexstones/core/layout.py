@@ -56,8 +56,8 @@ REASON_NAMES = {
 (S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
  S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT) = range(11)
 # rows of the int32 work array (scratch, never part of the position)
-W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK = range(5)
-WORK_ROWS = 5
+W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND = range(6)
+WORK_ROWS = 6
 
 _ZOBRIST_SEED = 0x4E5A_0B57
 
