@@ -62,7 +62,7 @@ function render(s) {
   if (overlays === null) {
     const saved = localStorage.getItem("hexstones-overlays-" + s.game);
     overlays = new Set(saved ? saved.split(",").filter((o) => s.overlays_available.includes(o)) : []);
-    if (overlays.size) { load(s.at); return; }
+    if (overlays.size) { load(s.at === s.move_count ? null : s.at); return; }
   }
   if (!$("#overlay-boxes").children.length) renderOverlayBoxes();
   const past = viewing() !== null;
