@@ -3,7 +3,7 @@
 ``playouts(game, count, seed=0)`` plays ``count`` uniformly random games to the end from a
 position and returns statistics. The playout policy (what "uniformly random" means when
 a pass or the button is available) is documented in :mod:`hexstones.core` and
-``docs/engine.md``.
+``docs/engine.md``. Also reachable as ``hexstones.playouts``.
 """
 
 from __future__ import annotations
