@@ -22,6 +22,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seconds", type=float, help="search time per genmove, overriding the level's")
     p.add_argument("--iterations", type=int, help="search iterations per genmove, overriding the level's")
     p.add_argument("--seed", type=int, help="random seed, for repeatable play")
+    p.add_argument("--player", choices=("ai", "random"), default="ai",
+                   help="who answers genmove: the AI (default) or uniformly random legal moves")
 
 
 def make_engine(args: argparse.Namespace, command: str):
@@ -41,7 +43,8 @@ def make_engine(args: argparse.Namespace, command: str):
             return None
     try:
         return Engine(args.game, size=args.size, komi=args.komi, prison=args.prison, level=args.level,
-                      seconds=args.seconds, iterations=args.iterations, seed=args.seed)
+                      seconds=args.seconds, iterations=args.iterations, seed=args.seed,
+                      player=args.player)
     except ValueError as exc:
         print(f"hexstones {command}: {exc}", file=sys.stderr)
         return None

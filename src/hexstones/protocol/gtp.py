@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import queue
+import random
 import re
 import sys
 import threading
@@ -23,6 +24,8 @@ PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexstones"
 _COLORS = {"b": "black", "black": "black", "w": "white", "white": "white"}
 _ID = re.compile(r"^(\d+)\s*(.*)$")
+# Who answers genmove: the AI, or uniformly random legal moves (a baseline opponent).
+PLAYERS = ("ai", "random")
 
 
 class GTPError(Exception):
@@ -53,7 +56,10 @@ class Engine:
 
     def __init__(self, game: str = "keil", *, size: int | None = None, komi: int | None = None,
                  prison: int | None = None, level: int | None = None, seconds: float | None = None,
-                 iterations: int | None = None, seed: int | None = None):
+                 iterations: int | None = None, seed: int | None = None, player: str = "ai"):
+        if player not in PLAYERS:
+            raise ValueError(f"player must be one of {', '.join(PLAYERS)}, not {player!r}")
+        self.player = player
         options: dict[str, Any] = {}
         if size is not None:
             options["size"] = size
@@ -167,10 +173,13 @@ class Engine:
             raise GTPError("the game is over: there is no move to generate")
         if color != self.game.to_move:
             raise GTPError(f"it is {self.game.to_move}'s turn, not {color}'s")
-        from hexstones import ai
+        if self.player == "random":
+            move = random.Random(self._next_seed()).choice(self.game.legal_moves())
+        else:
+            from hexstones import ai
 
-        move = ai.choose_move(self.game, seconds=self.seconds, iterations=self.iterations,
-                              seed=self._next_seed(), level=self.level)
+            move = ai.choose_move(self.game, seconds=self.seconds, iterations=self.iterations,
+                                  seed=self._next_seed(), level=self.level)
         self.game.play(move)
         return move
 

@@ -1,0 +1,259 @@
+"""``hexstones play GAME``: play in the terminal against the AI or a second person."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+from typing import Callable
+
+from hexstones.games import Game, IllegalMove, other
+
+HELP = """\
+Type a move in RULES.md notation: a point like e5, or {specials}.
+  undo     take back your last move (and the AI's answer to it)
+  resign   give up the game
+  legal    list the legal moves
+  board    show the board again
+  help     this text
+  quit     leave without a result"""
+
+# ANSI styles for the coloured board; plain letters when colour is off.
+RESET = "\033[0m"
+STYLE = {"black": "\033[1;31m", "white": "\033[1;36m"}
+LAST = "\033[7m"  # reverse video marks the last move
+CHARS = {"black": "X", "white": "O"}
+
+
+def add_parser(sub) -> None:
+    from hexstones.games import GAME_NAMES
+
+    p = sub.add_parser(
+        "play", help="play a game in the terminal",
+        description="Play Keil, Dehil or Droched in the terminal against the AI, or against a "
+                    "second person at the same keyboard (--color both). Type 'help' during the "
+                    "game for the commands.")
+    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
+    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil (default: the game's)")
+    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    p.add_argument("--level", type=int, default=3, help="AI strength 1-10 (default 3)")
+    p.add_argument("--color", choices=("black", "white", "both"), default="black",
+                   help="the colour you play; 'both' for two people (default black)")
+    p.add_argument("--pie", choices=("propose", "choose"),
+                   help="komi pie against the AI: you propose the balance and the AI picks a "
+                        "colour, or the AI proposes and you pick (overrides --color)")
+    p.add_argument("--seconds", type=float, help="AI search time per move, overriding the level's")
+    p.add_argument("--iterations", type=int, help="AI search iterations per move, overriding the level's")
+    p.add_argument("--seed", type=int, help="random seed for the AI")
+    p.add_argument("--save", type=pathlib.Path, help="write the game's SGF record here at the end")
+    p.add_argument("--no-color", action="store_true", help="plain text board (also NO_COLOR)")
+
+
+def picture(game: Game, colored: bool) -> str:
+    """The board in the RULES.md layout, stones coloured and the last move marked."""
+    last = game.moves[-1] if game.moves and game.board.is_point(game.moves[-1]) else None
+    marks = {}
+    for point, color in game.stones().items():
+        char = CHARS[color]
+        if colored:
+            char = STYLE[color] + (LAST if point == last else "") + char + RESET
+        marks[game.board.index[point]] = char
+    return game.board.render(marks)
+
+
+def state_line(game: Game) -> str:
+    parts = [f"{game.name.capitalize()} side {game.size}, move {len(game.moves)}"]
+    if game.moves:
+        parts.append(f"last {game.moves[-1]}")
+    button = getattr(game, "button", None)
+    if game.name == "keil":
+        parts.append(f"button: {button or 'free'}")
+    if game.name == "droched":
+        prison = game.prison
+        parts.append(f"prison: {prison['black']} black, {prison['white']} white")
+    if "komi" in game.options:
+        parts.append(f"komi {game.options['komi']}")
+    parts.append(game.status())
+    return "; ".join(parts)
+
+
+class Session:
+    def __init__(self, game: Game, humans: set[str], *, ai_move: Callable[[Game], str],
+                 read: Callable[[str], str], write: Callable[[str], None], colored: bool):
+        self.game, self.humans = game, humans
+        self.ai_move, self.read, self.write, self.colored = ai_move, read, write, colored
+        self.resigned: str | None = None
+
+    def show(self) -> None:
+        self.write(picture(self.game, self.colored))
+        self.write(state_line(self.game))
+
+    def run(self) -> bool:
+        """Play until the end; False if the player quit without a result."""
+        game = self.game
+        self.show()
+        while not game.is_over:
+            color = game.to_move
+            if color not in self.humans:
+                move = self.ai_move(game)
+                game.play(move)
+                self.write(f"AI ({color}) plays {move}")
+                self.show()
+                continue
+            try:
+                text = self.read(f"{color}> ").strip().lower()
+            except EOFError:
+                self.write("")
+                return False
+            if not text:
+                continue
+            if text in ("quit", "exit"):
+                return False
+            if text in ("help", "?"):
+                specials = ", ".join(game.special_moves) or "no other moves"
+                self.write(HELP.format(specials=specials))
+            elif text == "legal":
+                self.write(" ".join(game.legal_moves()))
+            elif text == "board":
+                self.show()
+            elif text == "undo":
+                self.undo()
+            elif text == "resign":
+                self.resigned = color
+                self.write(f"{color} resigns: {other(color)} wins")
+                return True
+            else:
+                try:
+                    game.play(text)
+                except IllegalMove as exc:
+                    self.write(f"illegal: {exc}")
+                    continue
+                self.show()
+        self.write(f"Game over: {game.status()}")
+        return True
+
+    def undo(self) -> None:
+        game = self.game
+        # Take back moves until it is a person's turn again, at least one move.
+        if not game.moves:
+            self.write("nothing to undo")
+            return
+        taken = [game.undo()]
+        while game.moves and game.to_move not in self.humans:
+            taken.append(game.undo())
+        self.write(f"took back {' '.join(reversed(taken))}")
+        self.show()
+
+
+def run(args: argparse.Namespace) -> int:
+    import hexstones
+    from hexstones import ai
+
+    def fail(message: str) -> int:
+        print(f"hexstones play: {message}", file=sys.stderr)
+        return 2
+
+    if args.komi is not None and args.game == "droched":
+        return fail("Droched has no komi: use --prison")
+    if args.prison is not None and args.game != "droched":
+        return fail("--prison is for Droched only")
+    if args.pie and args.color == "both":
+        return fail("--pie is for play against the AI; two people agree the balance with --komi/--prison")
+    if args.pie and (args.komi is not None or args.prison is not None):
+        return fail("--pie decides the balance: leave out --komi/--prison")
+    try:
+        ai.get_level(args.level)
+    except ValueError as exc:
+        return fail(str(exc))
+    for name in ("seconds", "iterations"):
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            return fail(f"--{name} must be positive, not {value}")
+    options = {"size": args.size} if args.size is not None else {}
+    if args.komi is not None:
+        options["komi"] = args.komi
+    if args.prison is not None:
+        options["prison"] = args.prison
+    try:
+        game = hexstones.new_game(args.game, **options)
+    except ValueError as exc:
+        return fail(str(exc))
+
+    colored = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    write = print
+
+    def read(prompt: str) -> str:
+        return input(prompt)
+
+    humans = {"black", "white"} if args.color == "both" else {args.color}
+    if args.pie:
+        try:
+            chosen = pie(args, game, read, write)
+        except EOFError:
+            return 0
+        if chosen is None:
+            return 0
+        game, humans = chosen
+
+    def ai_move(current: Game) -> str:
+        seed = None if args.seed is None else args.seed + len(current.moves)
+        return ai.choose_move(current, seconds=args.seconds, iterations=args.iterations,
+                              seed=seed, level=args.level)
+
+    session = Session(game, humans, ai_move=ai_move, read=read, write=write, colored=colored)
+    try:
+        finished = session.run()
+    except KeyboardInterrupt:
+        write("")
+        finished = False
+    if args.save is not None:
+        from hexstones.records import write_sgf
+
+        players = {c: ("you" if c in humans else f"hexstones AI level {args.level}") for c in ("black", "white")}
+        if args.color == "both":
+            players = {"black": "black", "white": "white"}
+        try:
+            args.save.write_text(write_sgf(game, black=players["black"], white=players["white"],
+                                           resigned=session.resigned), encoding="utf-8")
+        except OSError as exc:
+            print(f"hexstones play: cannot save {args.save}: {exc}", file=sys.stderr)
+            return 1
+        write(f"record saved to {args.save}")
+    return 0
+
+
+def pie(args: argparse.Namespace, game: Game, read, write):
+    """The komi pie (RULES.md section 5); returns (game, humans) or None if the player quits."""
+    import hexstones
+    from hexstones import ai
+
+    option = "prison" if game.name == "droched" else "komi"
+    what = "black stones in the prison" if option == "prison" else "komi for White"
+    if args.pie == "propose":
+        while True:
+            text = read(f"propose the balance ({what}): ").strip()
+            if text in ("quit", "exit"):
+                return None
+            try:
+                balance = int(text)
+                proposed = hexstones.new_game(game.name, **{**game.options, option: balance})
+                break
+            except ValueError as exc:
+                write(f"not a balance: {exc}" if text.lstrip("-").isdigit() else
+                      f"not a balance: {text!r} is not a whole number")
+        side = ai.choose_side(game.name, game.size, balance, iterations=args.iterations)
+        write(f"the AI takes {side}; you play {other(side)}")
+        return proposed, {other(side)}
+    balance = ai.propose_komi(game.name, game.size, iterations=args.iterations)
+    proposed = hexstones.new_game(game.name, **{**game.options, option: balance})
+    write(f"the AI proposes {balance} ({what})")
+    while True:
+        text = read("choose your colour (black or white): ").strip().lower()
+        if text in ("quit", "exit"):
+            return None
+        if text in ("b", "black", "w", "white"):
+            mine = "black" if text.startswith("b") else "white"
+            return proposed, {mine}
+        write("type black or white")
