@@ -82,6 +82,13 @@ def test_schedule_is_a_balanced_round_robin():
     assert len({x["seed"] for x in tasks}) == len(tasks)
 
 
+def test_ladder_schedule_meets_only_neighbours():
+    tasks = t.schedule(["level:1", "level:2", "level:3"], ["keil"], games_per_pair=2, ladder=True)
+    pairs = {frozenset((x["black"], x["white"])) for x in tasks}
+    assert pairs == {frozenset(("level:1", "level:2")), frozenset(("level:2", "level:3"))}
+    assert len(tasks) == 4
+
+
 def test_schedule_rejects_bad_input_before_playing():
     with pytest.raises(ValueError, match="once"):
         t.schedule(["random", "random"], ["keil"], games_per_pair=1)

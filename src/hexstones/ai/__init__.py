@@ -37,10 +37,13 @@ def _check_budget(seconds, iterations) -> None:
 
 
 def search(game: Game, *, seconds: float | None = None, iterations: int | None = None,
-           seed: int | None = None, knowledge: bool = True, reuse: bool = True):
+           seed: int | None = None, knowledge: bool = True, reuse: bool = True,
+           reuse_key=None):
     """Run the best available search on ``game``; return a ``SearchResult``.
 
     ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE).
+    With ``reuse`` the compiled search keeps its tree for the next move of the same game;
+    ``reuse_key`` names the player, so that two AIs in one process never share a tree.
     """
     if not isinstance(game, Game):
         raise TypeError(f"expected a hexstones game, not {type(game).__name__}")
@@ -54,7 +57,7 @@ def search(game: Game, *, seconds: float | None = None, iterations: int | None =
 
     if mcts.supports(game):
         return mcts.search(game, seconds=seconds, iterations=iterations, seed=seed,
-                           knowledge=knowledge, reuse=reuse)
+                           knowledge=knowledge, reuse=reuse, reuse_key=reuse_key)
     from hexstones.ai import pysearch
 
     return pysearch.search(game, seconds=seconds, iterations=iterations, seed=seed)
@@ -85,7 +88,8 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         return legal[0]
     secs, iters = _budget_for(lv, seconds, iterations)
     result = search(game, seconds=secs, iterations=iters, seed=seed,
-                    knowledge=lv.knowledge if lv else True)
+                    knowledge=lv.knowledge if lv else True,
+                    reuse_key=("choose_move", level, secs, iters))
     if not result.children:
         return random.Random(seed).choice(legal)
     temperature = lv.temperature if lv else 0.0
@@ -106,7 +110,7 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
     of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black).
     """
     _check_budget(seconds, iterations)
-    result = search(game, seconds=seconds, iterations=iterations, seed=seed)
+    result = search(game, seconds=seconds, iterations=iterations, seed=seed, reuse=False)
     out: dict[str, Any] = {
         "game": game.name,
         "size": game.size,

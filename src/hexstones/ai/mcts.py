@@ -1,15 +1,243 @@
-"""Compiled Monte-Carlo tree search (placeholder until the core kernels land)."""
+"""The search driver: budgets, tree reuse between moves, and results.
+
+The compiled part (tree arrays, selection, RAVE, playouts) is :mod:`hexstones.ai.tree`.
+A batch of iterations runs in one compiled call; Python only checks the clock between
+batches.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import time
+
+import numpy as np
+
+# tree first: importing it drops numba cache files made stale by edited kernels.
+from hexstones.ai.tree import (  # isort: skip
+    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, S_BLACK, S_SCORED, S_SIMS, S_WHITE,
+    advance_root, allocate_tree, reset_tree, run_iterations,
+)
+from hexstones.ai import kernels as K  # isort: skip
+from hexstones.core.common import seed_rng
+from hexstones.core.layout import GAME_IDS, M_PLY, OK, default_capacity, geometry
+from hexstones.core.state import start_state
+
+MAX_NODES = 1_500_000
+
 
 def supports(game) -> bool:
-    return False
+    gid = GAME_IDS.get(getattr(game, "name", None))
+    return gid is not None and K.available(gid)
 
 
-def search(game, **kwargs):
-    raise NotImplementedError
+def move_index(game, move: str) -> int:
+    P = game.board.num_points
+    return P if move in game.special_moves else game.board.index[move]
+
+
+def move_name(game, index: int) -> str:
+    P = game.board.num_points
+    if index < P:
+        return game.board.names[index]
+    return _special_now(game)
+
+
+def _special_now(game) -> str:
+    specials = game.special_moves
+    if len(specials) == 1:
+        return specials[0]
+    # Keil: move P is the button while nobody has it, a pass afterwards.
+    return "button" if getattr(game, "button", None) is None else "pass"
+
+
+def state_for(game):
+    """The kernel state of ``game``'s current position (replayed move by move)."""
+    opts = game.options
+    gid_name = game.name
+    kwargs = {}
+    if "komi" in opts:
+        kwargs["komi"] = int(opts["komi"])
+    if "prison" in opts:
+        kwargs["prison"] = int(opts["prison"])
+    if opts.get("handicap"):
+        kwargs["handicap"] = tuple(game.board.point(p) if isinstance(p, str) else int(p)
+                                   for p in opts["handicap"])
+    capacity = max(default_capacity(game.size), 2 * len(game.moves) + 4 * game.board.num_points)
+    st = start_state(gid_name, game.size, capacity=capacity, **kwargs)
+    geo = geometry(game.size)
+    gid = GAME_IDS[gid_name]
+    for i, move in enumerate(game.moves):
+        code = K.play(gid, geo, st, move_index(game, move))
+        if code != OK:
+            raise RuntimeError(f"the compiled {gid_name} kernel refused move {i + 1} ({move}) "
+                               f"that the game accepted (code {code})")
+    return st
+
+
+class TreeCache:
+    """A search tree kept for the next move of the same game by the same player."""
+
+    def __init__(self, game, capacity: int):
+        self.gid = GAME_IDS[game.name]
+        self.size = game.size
+        self.options = dict(game.options)
+        self.moves: list[str] = list(game.moves)
+        self.tree = allocate_tree(capacity)
+        reset_tree(self.tree)
+
+    def reusable_for(self, game) -> bool:
+        if GAME_IDS[game.name] != self.gid or game.options != self.options:
+            return False
+        # Only a game that has moved on (a later position of the same game) reuses the
+        # tree: searching the same position again starts afresh, so that a given seed
+        # and budget always give the same answer for the same game history.
+        if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
+            return False
+        for move in game.moves[len(self.moves):]:
+            if not advance_root(self.tree, move_index(game, move)):
+                return False
+        self.moves = list(game.moves)
+        # Most of a full tree belongs to abandoned branches: start afresh then.
+        return self.tree[8][C_USED] < 0.6 * len(self.tree[0])
+
+
+# Kept trees, most recent last: two, so that two AIs playing each other in one
+# process (a tournament game) both keep theirs.
+_CACHE: dict = {}
+KEPT_TREES = 2
+_WARM: set = set()
 
 
 def warm_up(game) -> None:
-    """Compile the search for ``game``'s kind (no-op when it is not compiled)."""
+    """Compile the search (first call in a process) so that later budgets are honest."""
+    if not supports(game) or game.name in _WARM:
+        return
+    import hexstones
+
+    fresh = hexstones.new_game(game.name, size=3)
+    for knowledge in (True, False):
+        search(fresh, iterations=2, seed=0, knowledge=knowledge, reuse=False)
+    _WARM.add(game.name)
+
+
+def _capacity(game, iterations, seconds) -> int:
+    P1 = game.board.num_points + 1
+    if iterations is not None:
+        want = (iterations // max(int(DEFAULT_PARAMS[P_EXPAND]), 1) + 2) * P1 + P1
+        return int(min(MAX_NODES, want))
+    return MAX_NODES
+
+
+def cache_key(game, knowledge, reuse_key):
+    """Which kept tree a search may reuse: same game and options, same player."""
+    return (game.name, json.dumps(game.options, sort_keys=True), bool(knowledge), repr(reuse_key))
+
+
+def kept_tree(game, knowledge=True, reuse_key=None):
+    """The tree kept for this game and player, or None."""
+    return _CACHE.get(cache_key(game, knowledge, reuse_key))
+
+
+def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, reuse=True,
+           reuse_key=None, params=None):
+    """Search ``game``'s position; returns a :class:`hexstones.ai.pysearch.SearchResult`."""
+    if not supports(game):
+        raise ValueError(f"no compiled kernels for {game.name}")
+    gid = GAME_IDS[game.name]
+    geo = geometry(game.size)
+    root_st = state_for(game)
+    work = start_state(game.name, game.size, capacity=root_st[2].shape[0] - 1)
+    P = game.board.num_points
+    key = cache_key(game, knowledge, reuse_key)
+    cache = _CACHE.pop(key, None) if reuse else None
+    if cache is None or not cache.reusable_for(game):
+        cache = TreeCache(game, _capacity(game, iterations, seconds))
+    if reuse:
+        while len(_CACHE) >= KEPT_TREES:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = cache
+    tree = cache.tree
+    if seed is None:
+        seed = int.from_bytes(os.urandom(8), "little")
+    rng = seed_rng(seed)
+    params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
+    capacity_rows = work[2].shape[0] - 1
+    max_ply = min(capacity_rows - 1, int(root_st[1][M_PLY]) + 4 * P + 40)
+    stats = np.zeros(4, np.float64)
+    own = np.zeros(P, np.float64)
+    path = np.zeros(capacity_rows + 2, np.int32)
+    first_seen = np.full((2, P + 1), -1, np.int32)
+    start = time.perf_counter()
+    done = 0
+    chunk = 8
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        elapsed = time.perf_counter() - start
+        if seconds is not None and done > 0 and elapsed >= seconds:
+            break
+        n = chunk if iterations is None else min(chunk, iterations - done)
+        run_iterations(gid, geo, root_st, work, tree, rng, n, knowledge, params, max_ply,
+                       stats, True, own, path, first_seen)
+        done += n
+        if seconds is not None:
+            # Batches of about 1/20 of the budget keep the overrun small.
+            rate = done / max(time.perf_counter() - start, 1e-6)
+            chunk = max(8, min(100_000, int(rate * seconds / 20)))
+        else:
+            chunk = 256
+    elapsed = time.perf_counter() - start
+    return _result(game, tree, stats, own, done, elapsed)
+
+
+def _children(tree, node):
+    first, count = tree[1][node], tree[2][node]
+    if first < 0:
+        return []
+    out = []
+    for c in range(first, first + count):
+        if tree[7][c] & ILLEGAL or tree[3][c] == 0:
+            continue
+        out.append((int(tree[0][c]), int(tree[3][c]), float(tree[4][c]) / int(tree[3][c]), c))
+    out.sort(key=lambda t: (-t[1], -t[2]))
+    return out
+
+
+def _result(game, tree, stats, own, done, elapsed):
+    from hexstones.ai.pysearch import SearchResult
+
+    root = int(tree[8][C_ROOT])
+    children = _children(tree, root)
+    named = [(move_name(game, m), v, w) for m, v, w, _ in children]
+    total = sum(v for _, v, _, _ in children)
+    root_win = sum(w * v for _, v, w, _ in children) / total if total else 0.5
+    # Principal variation: follow the most visited child, naming moves on a scratch game.
+    pv = []
+    scratch = game.copy()
+    node = root
+    while True:
+        kids = _children(tree, node)
+        if not kids:
+            break
+        m, v, _, c = kids[0]
+        name = move_name(scratch, m)
+        try:
+            scratch.play(name)
+        except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
+            break
+        pv.append(name)
+        node = c
+        if len(pv) >= 30:
+            break
+    sims = max(stats[S_SIMS], 1)
+    scored = stats[S_SCORED]
+    result = SearchResult(
+        root_to_move=game.to_move, children=named, pv=pv, iterations=done,
+        playouts=int(stats[S_SIMS]), seconds=elapsed, root_win_rate=root_win,
+        black_score=stats[S_BLACK] / scored if scored else None,
+        white_score=stats[S_WHITE] / scored if scored else None,
+        ownership=[float(x) / sims for x in own],
+    )
+    result.engine = "compiled"
+    return result

@@ -78,7 +78,7 @@ def player_move(player: PlayerSpec, game, seed: int) -> str:
     if len(legal) == 1:
         return legal[0]
     result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
-                       knowledge=player.kind == "mcts")
+                       knowledge=player.kind == "mcts", reuse_key=player.spec)
     return result.children[0][0] if result.children else legal[0]
 
 
@@ -114,8 +114,13 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
 
 
 def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, seed: int = 0,
-             options: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Every pair meets ``games_per_pair`` times in each game, colours alternating."""
+             options: dict[str, dict[str, Any]] | None = None,
+             ladder: bool = False) -> list[dict[str, Any]]:
+    """Every pair meets ``games_per_pair`` times in each game, colours alternating.
+
+    ``ladder``: only neighbours in the list meet (1-2, 2-3, ...), to compare each level
+    with the one below at a fraction of a round-robin's cost.
+    """
     specs = [parse_player(p).spec for p in players]
     if len(set(specs)) != len(specs):
         raise ValueError("each player may appear once in a round-robin")
@@ -130,7 +135,9 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
         opts = dict((options or {}).get(name, {}))
         new_game(name, **opts)  # bad options fail here, before any game is played
         for i in range(len(specs)):
-            for j in range(i + 1, len(specs)):
+            for j in range(i + 1, i + 2 if ladder else len(specs)):
+                if j >= len(specs):
+                    continue
                 for k in range(games_per_pair):
                     black, white = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
                     tasks.append({"game": name, "options": opts, "black": black, "white": white,

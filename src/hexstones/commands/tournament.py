@@ -26,6 +26,8 @@ def add_parser(sub) -> None:
                    help="local process pool (default), serial, or a Ray cluster")
     p.add_argument("--workers", type=int, help="parallel games (default: all local cores)")
     p.add_argument("--ray-address", help="address of a running Ray cluster (default: start a local one)")
+    p.add_argument("--ladder", action="store_true",
+                   help="only neighbours in the player list meet (e.g. each level and the next)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     options = {g: ({"size": args.size} if args.size is not None else {}) for g in games}
     try:
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
-                           seed=args.seed, options=options)
+                           seed=args.seed, options=options, ladder=args.ladder)
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
     except ValueError as exc:

@@ -1,0 +1,150 @@
+"""Game-aware playout policies for the full-strength search.
+
+These choose among moves; whether a move is legal, and what it does, is always the
+kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
+
+* Keil: the core playout, which never fills one's own eye (one-point territory).
+* Dehil: never fill one's own eye (the core's test), and prefer partition-making moves:
+  a placement that joins walls (own stones or the board's edge) so that the points around
+  it fall into two or more separate arcs. Such a point is where a group can cut the
+  board; a lone stone without partitions scores against its owner.
+* Droched: avoid self-imprisonment: a placement after which own stones go to the prison
+  is taken back and another tried; it is played only when nothing else is legal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hexstones.ai import kernels as K
+from hexstones.core.common import rand_below, undo
+from hexstones.core.layout import M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
+
+# Dehil: how many random non-cut candidates to pass over while looking for a cut move.
+DEHIL_LOOK = 8
+
+
+@njit(cache=True, inline="always")
+def dehil_eye(board, nbr, p, X):
+    return K.dehil_fills_own_eye(board, nbr, p, X)
+
+
+@njit(cache=True)
+def makes_cut(board, nbr, p, X):
+    """Whether the neighbours of ``p`` that are neither X stones nor off the board form two
+    or more separate arcs around ``p`` (so a stone on ``p`` joins separate walls)."""
+    runs = 0
+    last = nbr[p, 5]
+    prev_wall = last < 0 or board[last] == X
+    for d in range(6):
+        q = nbr[p, d]
+        wall = q < 0 or board[q] == X
+        if not wall and prev_wall:
+            runs += 1
+        prev_wall = wall
+    return runs >= 2
+
+
+@njit(cache=True)
+def dehil_playout(geo, st, rng, max_ply):
+    gid = K.DEHIL
+    nbr = geo[0]
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    cand = np.empty(P, np.int32)
+    deferred = np.empty(DEHIL_LOOK, np.int32)
+    while not K.is_over(gid, geo, st):
+        if meta[M_PLY] >= max_ply:
+            return 0
+        X = meta[M_TO_MOVE]
+        n = 0
+        for p in range(P):
+            if board[p] == 0:
+                cand[n] = p
+                n += 1
+        placed = False
+        nd = 0
+        while n > 0:
+            i = rand_below(rng, n)
+            p = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            if dehil_eye(board, nbr, p, X):
+                continue
+            if nd < DEHIL_LOOK and not makes_cut(board, nbr, p, X):
+                deferred[nd] = p
+                nd += 1
+                continue
+            code = K.play(gid, geo, st, p)
+            if code == OK:
+                placed = True
+                break
+            if code == R_FULL:
+                return 0
+        for k in range(nd):
+            if placed:
+                break
+            code = K.play(gid, geo, st, deferred[k])
+            if code == OK:
+                placed = True
+            elif code == R_FULL:
+                return 0
+        if not placed:
+            if K.play(gid, geo, st, P) != OK:
+                return 0
+    return K.winner(gid, geo, st)
+
+
+@njit(cache=True)
+def droched_playout(geo, st, rng, max_ply):
+    gid = K.DROCHED
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    cand = np.empty(P + 1, np.int32)
+    while not K.is_over(gid, geo, st):
+        if meta[M_PLY] >= max_ply:
+            return 0
+        X = meta[M_TO_MOVE]
+        own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
+        n = 0
+        for p in range(P):
+            if board[p] == 0:
+                cand[n] = p
+                n += 1
+        cand[n] = P
+        n += 1
+        fallback = -1
+        moved = False
+        while n > 0:
+            i = rand_below(rng, n)
+            m = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            code = K.play(gid, geo, st, m)
+            if code == R_FULL:
+                return 0
+            if code != OK:
+                continue
+            if m < P and meta[M_PRISON + X - 1] > own_prison:
+                # Own stones went to the prison: keep it only as a last resort.
+                if fallback < 0:
+                    fallback = m
+                undo(geo, st)
+                continue
+            moved = True
+            break
+        if not moved:
+            if fallback < 0 or K.play(gid, geo, st, fallback) != OK:
+                break
+    return K.winner(gid, geo, st)
+
+
+@njit(cache=True)
+def policy_playout(gid, geo, st, rng, max_ply):
+    """The full-strength playout for game ``gid``: 1/2 the winner, 0 at ``max_ply``."""
+    if gid == K.KEIL:
+        return K.keil_playout(geo, st, rng, max_ply)
+    if gid == K.DEHIL:
+        return dehil_playout(geo, st, rng, max_ply)
+    return droched_playout(geo, st, rng, max_ply)

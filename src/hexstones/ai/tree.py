@@ -1,0 +1,309 @@
+"""Compiled Monte-Carlo tree search on the game kernels of :mod:`hexstones.core`.
+
+(The Python driver, budgets, tree reuse and results, is :mod:`hexstones.ai.mcts`; this
+file holds only compiled code, so that editing the driver never forces a recompile.)
+
+The tree lives in flat arrays (one slot per node; a node's children are a contiguous
+block), and whole batches of iterations run in one compiled call: no Python runs per
+simulation. Each iteration
+
+1. rewinds a work state to the root (one row copy from the state's own history),
+2. descends by UCT, or with knowledge by UCT blended with RAVE (all-moves-as-first
+   values shared between sibling moves), playing each move with the kernel; a child
+   whose move the kernel refuses is marked illegal and skipped from then on (children are
+   created for every empty point and the special move, and checked lazily: cheaper than
+   computing all legal moves at every expansion),
+3. expands a leaf once it has been visited ``expand_visits`` times,
+4. plays out: with knowledge the game's own policy playout (:mod:`hexstones.ai.policies`:
+   Keil no eye filling, Dehil partition-making moves, Droched no self-imprisonment), else uniformly random legal moves (the plain UCT baseline),
+5. backs up the result (and RAVE statistics for every move of the simulation).
+
+Between moves the tree is kept: when the game has advanced by moves that are in the
+tree, their node becomes the new root (:func:`advance_root`, driven by
+:class:`hexstones.ai.mcts.TreeCache`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pathlib
+
+import numpy as np
+from numba import njit
+
+
+def _invalidate_stale_cache() -> None:
+    """Numba's disk cache only watches a function's own file, but this search compiles
+    the core kernels into itself: drop our cached machine code whenever any of the
+    sources it is built from has changed."""
+    here = pathlib.Path(__file__).resolve().parent
+    core = here.parent / "core"
+    sources = sorted(core.glob("*.py")) + [here / n for n in ("kernels.py", "policies.py", "tree.py")]
+    digest = hashlib.sha256()
+    for path in sources:
+        try:
+            digest.update(path.name.encode() + path.read_bytes())
+        except OSError:
+            pass
+    cache_dir = here / "__pycache__"
+    stamp = cache_dir / "tree-sources.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        cache_dir.mkdir(exist_ok=True)
+        for pattern in ("tree.*.nb[ic]", "kernels.*.nb[ic]", "policies.*.nb[ic]"):
+            for old in cache_dir.glob(pattern):
+                old.unlink(missing_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass  # read-only install: numba falls back to compiling in memory
+
+
+_invalidate_stale_cache()
+
+from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
+from hexstones.ai.policies import policy_playout  # noqa: E402
+from hexstones.core.common import copy_into, rand_below  # noqa: E402
+from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
+
+# Node flags.
+ILLEGAL = 1
+TERMINAL = 2
+
+# params slots
+P_C_UCT, P_C_RAVE, P_RAVE_BIAS, P_EXPAND, P_FPU = range(5)
+DEFAULT_PARAMS = np.array([0.7, 0.15, 0.02, 2.0, 1.1])
+# stats slots: score sums and counts, and simulations done
+S_BLACK, S_WHITE, S_SCORED, S_SIMS = range(4)
+# counters slots
+C_USED, C_ROOT = range(2)
+
+
+def allocate_tree(capacity: int):
+    return (
+        np.zeros(capacity, np.int32),    # 0 move (0..P)
+        np.zeros(capacity, np.int32),    # 1 first child (-1: not expanded)
+        np.zeros(capacity, np.int32),    # 2 number of children
+        np.zeros(capacity, np.int32),    # 3 visits
+        np.zeros(capacity, np.float32),  # 4 wins for the player who made the move
+        np.zeros(capacity, np.int32),    # 5 RAVE visits
+        np.zeros(capacity, np.float32),  # 6 RAVE wins
+        np.zeros(capacity, np.int8),     # 7 flags
+        np.zeros(4, np.int64),           # 8 counters
+    )
+
+
+@njit(cache=True)
+def reset_tree(tree):
+    tree[1][0] = -1
+    tree[2][0] = 0
+    tree[3][0] = 0
+    tree[4][0] = 0.0
+    tree[7][0] = 0
+    tree[8][C_USED] = 1
+    tree[8][C_ROOT] = 0
+
+
+@njit(cache=True)
+def uniform_playout(gid, geo, st, rng, max_ply):
+    """Uniformly random legal moves to the end: the first legal move of a random order
+    of (empty points + the special move) is uniform over the legal moves."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    cand = np.empty(P + 1, np.int32)
+    while not K.is_over(gid, geo, st):
+        if meta[M_PLY] >= max_ply:
+            return 0
+        n = 0
+        for p in range(P):
+            if board[p] == 0:
+                cand[n] = p
+                n += 1
+        cand[n] = P
+        n += 1
+        moved = False
+        while n > 0:
+            i = rand_below(rng, n)
+            m = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            code = K.play(gid, geo, st, m)
+            if code == OK:
+                moved = True
+                break
+            if code == R_FULL:
+                return 0
+        if not moved:
+            break
+    return K.winner(gid, geo, st)
+
+
+@njit(cache=True)
+def _select(tree, node, rng, knowledge, params):
+    first, nchild = tree[1][node], tree[2][node]
+    visits, wins, rvisits, rwins, flags = tree[3], tree[4], tree[5], tree[6], tree[7]
+    log_n = math.log(visits[node] + 1.0)
+    best = -1e300
+    chosen = -1
+    start = rand_below(rng, nchild) if nchild > 0 else 0
+    for k in range(nchild):
+        c = first + (start + k) % nchild
+        if flags[c] & ILLEGAL:
+            continue
+        n = visits[c]
+        if knowledge:
+            rv = rvisits[c]
+            q = wins[c] / n if n > 0 else params[P_FPU]
+            if rv > 0:
+                beta = rv / (rv + n + rv * n * params[P_RAVE_BIAS])
+                q = (1.0 - beta) * q + beta * (rwins[c] / rv)
+            val = q + params[P_C_RAVE] * math.sqrt(log_n / (n + 1.0))
+        elif n == 0:
+            val = 1e200
+        else:
+            val = wins[c] / n + params[P_C_UCT] * math.sqrt(log_n / n)
+        if val > best:
+            best = val
+            chosen = c
+    return chosen
+
+
+@njit(cache=True)
+def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
+    """Play the best legal child of ``node``; -1 if it has none (or history is full)."""
+    while True:
+        c = _select(tree, node, rng, knowledge, params)
+        if c < 0:
+            return -1
+        code = K.play(gid, geo, work, tree[0][c])
+        if code == OK:
+            return c
+        if code == R_FULL:
+            return -1
+        tree[7][c] |= ILLEGAL
+
+
+@njit(cache=True)
+def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, params, max_ply,
+                   stats, collect, own, path, first_seen):
+    """Run ``iterations`` MCTS iterations from ``root_st`` (unchanged)."""
+    moves, firsts, counts, visits, wins = tree[0], tree[1], tree[2], tree[3], tree[4]
+    rvisits, rwins, flags, counters = tree[5], tree[6], tree[7], tree[8]
+    capacity = moves.shape[0]
+    P = root_st[0].shape[0]
+    root = counters[C_ROOT]
+    root_ply = root_st[1][M_PLY]
+    R = root_st[1][M_TO_MOVE]
+    expand_visits = params[P_EXPAND]
+    score_buf = np.zeros(2, np.float64)
+    region_of = np.empty(P, np.int32)
+    owner_of_region = np.empty(P + 1, np.int32)
+    copy_into(work, root_st)
+    for _ in range(iterations):
+        work[0][:] = work[3][root_ply]
+        work[1][:] = work[4][root_ply]
+        node = root
+        depth = 0
+        path[0] = node
+        # Selection.
+        while firsts[node] >= 0 and not (flags[node] & TERMINAL):
+            c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+            if c < 0:
+                flags[node] |= TERMINAL
+                break
+            node = c
+            depth += 1
+            path[depth] = node
+        # Expansion.
+        if firsts[node] < 0 and not (flags[node] & TERMINAL) and visits[node] >= expand_visits:
+            if K.is_over(gid, geo, work):
+                flags[node] |= TERMINAL
+            elif counters[C_USED] + P + 1 <= capacity and depth + 2 < path.shape[0]:
+                board = work[0]
+                base = counters[C_USED]
+                n = 0
+                for p in range(P + 1):
+                    if p == P or board[p] == 0:
+                        c = base + n
+                        moves[c] = p
+                        firsts[c] = -1
+                        counts[c] = 0
+                        visits[c] = 0
+                        wins[c] = 0.0
+                        rvisits[c] = 0
+                        rwins[c] = 0.0
+                        flags[c] = 0
+                        n += 1
+                firsts[node] = base
+                counts[node] = n
+                counters[C_USED] = base + n
+                c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+                if c < 0:
+                    flags[node] |= TERMINAL
+                else:
+                    node = c
+                    depth += 1
+                    path[depth] = node
+        # Simulation.
+        if knowledge:
+            w = policy_playout(gid, geo, work, rng, max_ply)
+        else:
+            w = uniform_playout(gid, geo, work, rng, max_ply)
+        has_score = K.score(gid, geo, work, score_buf)
+        if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
+            w = 1 if score_buf[0] > score_buf[1] else 2
+        stats[S_SIMS] += 1
+        if collect:
+            if has_score:
+                stats[S_BLACK] += score_buf[0]
+                stats[S_WHITE] += score_buf[1]
+                stats[S_SCORED] += 1
+            K.add_ownership(gid, geo, work, own, region_of, owner_of_region)
+        # Backpropagation: the node at depth d was entered by R's move if d is odd.
+        visits[root] += 1
+        for d in range(1, depth + 1):
+            c = path[d]
+            mover = R if d % 2 == 1 else 3 - R
+            visits[c] += 1
+            wins[c] += 1.0 if w == mover else (0.5 if w == 0 else 0.0)
+        if knowledge:
+            # RAVE: a child's move counts if its player played it at or after that point.
+            hmv = work[5]
+            length = work[1][M_PLY] - root_ply
+            for i in range(length):
+                m = hmv[root_ply + 1 + i]
+                color = R if i % 2 == 0 else 3 - R
+                if m < P and first_seen[color - 1, m] < 0:
+                    first_seen[color - 1, m] = i
+            for d in range(depth + 1):
+                n0 = path[d]
+                if firsts[n0] < 0:
+                    continue
+                color = R if d % 2 == 0 else 3 - R
+                value = 1.0 if w == color else (0.5 if w == 0 else 0.0)
+                for c in range(firsts[n0], firsts[n0] + counts[n0]):
+                    m = moves[c]
+                    if m < P and first_seen[color - 1, m] >= d:
+                        rvisits[c] += 1
+                        rwins[c] += value
+            for i in range(length):
+                m = hmv[root_ply + 1 + i]
+                if m < P:
+                    first_seen[0, m] = -1
+                    first_seen[1, m] = -1
+    return counters[C_USED]
+
+
+@njit(cache=True)
+def advance_root(tree, move):
+    """Make the child of the root for ``move`` the root; False if there is none."""
+    root = tree[8][C_ROOT]
+    first = tree[1][root]
+    if first < 0:
+        return False
+    for c in range(first, first + tree[2][root]):
+        if tree[0][c] == move and not (tree[7][c] & ILLEGAL):
+            tree[8][C_ROOT] = c
+            return True
+    return False

@@ -1,0 +1,206 @@
+"""The AI: compiled MCTS on the core kernels, analysis, levels, tree reuse, komi pie.
+
+Budgets are iterations (never seconds), boards small, so results do not depend on timing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hexstones
+from hexstones import ai
+from hexstones.ai import mcts, pysearch
+from hexstones.ai.levels import LEVELS
+from hexstones.core.layout import geometry
+
+GAMES = ("keil", "dehil", "droched")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled():
+    # The first call in a process compiles the search (or loads it from numba's cache).
+    for name in GAMES:
+        mcts.warm_up(hexstones.new_game(name, size=3))
+
+
+def play_out(game, moves):
+    for m in moves:
+        game.play(m)
+    return game
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_compiled_search_is_used_and_chooses_legal_moves(name):
+    game = hexstones.new_game(name, size=4)
+    assert mcts.supports(game)
+    for seed in range(6):
+        move = ai.choose_move(game, iterations=60, seed=seed)
+        assert move in game.legal_moves()
+        game.play(move)
+        if game.is_over:
+            break
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_analysis_structure_and_consistency(name):
+    game = hexstones.new_game(name, size=4)
+    game.play(game.legal_moves()[5])
+    result = ai.analyze(game, iterations=400, seed=3)
+    assert result["engine"] == "compiled"
+    assert result["to_move"] == game.to_move
+    assert result["iterations"] == 400 and result["playouts"] == 400
+    assert 0.0 <= result["win_rate"] <= 1.0
+    visits = [m["visits"] for m in result["moves"]]
+    assert visits == sorted(visits, reverse=True) and sum(visits) <= 400
+    legal = set(game.legal_moves())
+    assert all(m["move"] in legal for m in result["moves"])
+    assert result["pv"][0] == result["moves"][0]["move"]
+    # The principal variation is a playable line.
+    play_out(game.copy(), result["pv"])
+    if name == "droched":
+        assert "expected_score" not in result and "ownership" not in result
+    else:
+        score = result["expected_score"]
+        assert set(score) == {"black", "white"}
+        assert set(result["ownership"]) == set(game.board.names)
+        assert all(-1.0 <= v <= 1.0 for v in result["ownership"].values())
+
+
+def test_same_seed_same_answer_and_analysis_leaves_game_unchanged():
+    game = play_out(hexstones.new_game("keil", size=4), ["d4", "e4"])
+    before = (list(game.moves), game.stones())
+    a = ai.analyze(game, iterations=300, seed=7)
+    b = ai.analyze(game, iterations=300, seed=7)
+    assert a["moves"] == b["moves"] and a["pv"] == b["pv"]
+    assert ai.choose_move(game, iterations=200, seed=2) == ai.choose_move(game, iterations=200, seed=2)
+    assert (list(game.moves), game.stones()) == before
+
+
+def test_keil_ownership_and_score_follow_a_won_position():
+    # Side 3: Black owns the board apart from a lone white stone Black can capture.
+    game = play_out(hexstones.new_game("keil", size=3, komi=0),
+                    ["c3", "a1", "b2", "button", "d3", "pass", "c2", "pass", "d4"])
+    result = ai.analyze(game, iterations=500, seed=1)
+    score = result["expected_score"]
+    assert score["black"] > score["white"]
+    assert result["ownership"]["c3"] > 0.5 and result["ownership"]["d4"] > 0.5
+
+
+@pytest.mark.parametrize("komi, pass_value", [(18, 1.0), (20, 0.0)])
+def test_a_game_ending_pass_is_valued_exactly(komi, pass_value):
+    # White has just passed: Black's pass ends the game at 19 to komi + 0.5 (the button).
+    game = play_out(hexstones.new_game("keil", size=3, komi=komi),
+                    ["c3", "button", "b2", "pass", "d3", "pass", "c2", "pass"])
+    result = mcts.search(game, iterations=400, seed=0, reuse=False)
+    values = {move: rate for move, _, rate in result.children}
+    assert values["pass"] == pass_value
+
+
+def test_tree_is_reused_after_the_game_moves_on():
+    game = hexstones.new_game("keil", size=4)
+    first = mcts.search(game, iterations=1500, seed=1, reuse_key="t")
+    reply = first.pv[:2]
+    assert len(reply) == 2
+    kept = mcts.kept_tree(game, reuse_key="t")
+    tree = kept.tree
+    node = 0
+    for move in reply:  # walk the arrays to the node the two moves lead to
+        idx = mcts.move_index(game, move)
+        start, count = int(tree[1][node]), int(tree[2][node])
+        node = next(c for c in range(start, start + count) if tree[0][c] == idx)
+    visits_before = int(tree[3][node])
+    assert visits_before > 0
+    play_out(game, reply)
+    mcts.search(game, iterations=100, seed=1, reuse_key="t")
+    again = mcts.kept_tree(game, reuse_key="t")
+    assert again is kept and int(tree[8][mcts.C_ROOT]) == node
+    assert int(tree[3][node]) == visits_before + 100
+    # The same position again, or a different game, starts a fresh tree.
+    assert not again.reusable_for(game)
+    assert not again.reusable_for(play_out(hexstones.new_game("keil", size=4), ["a1", "b1", "c1"]))
+
+
+def test_bad_arguments_are_refused():
+    game = hexstones.new_game("keil", size=3)
+    for kwargs in ({"level": 0}, {"level": 11}, {"level": "3"}, {"iterations": 0},
+                   {"seconds": -1.0}, {"iterations": 2.5}):
+        with pytest.raises(ValueError):
+            ai.choose_move(game, **kwargs)
+    with pytest.raises(TypeError):
+        ai.choose_move("keil")
+    over = play_out(hexstones.new_game("keil", size=3), ["button", "pass", "pass"])
+    with pytest.raises(ValueError, match="over"):
+        ai.choose_move(over)
+    with pytest.raises(ValueError, match="over"):
+        ai.analyze(over, iterations=10)
+
+
+def test_levels_are_ordered_and_playable():
+    budgets = [LEVELS[k].iterations for k in range(1, 11)]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 10
+    game = hexstones.new_game("droched", size=3)
+    for level in (1, 2, 3, 4):
+        assert ai.choose_move(game, level=level, seed=level) in game.legal_moves()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_search_beats_random_play(name):
+    from hexstones.ai.tournament import play_game
+
+    wins = 0
+    for k in range(4):
+        colours = ("mcts:150", "random") if k % 2 == 0 else ("random", "mcts:150")
+        rec = play_game({"game": name, "options": {"size": 3}, "black": colours[0],
+                         "white": colours[1], "seed": 100 + k})
+        wins += (rec["winner"] == "black") == (k % 2 == 0)
+    assert wins >= 3
+
+
+def test_dehil_cut_test_sees_walls_on_two_sides():
+    board_obj = hexstones.new_game("dehil", size=4).board
+    geo = geometry(4)
+    board = np.zeros(board_obj.num_points, np.int8)
+    d4 = board_obj.index["d4"]
+    assert not mcts_policies().makes_cut(board, geo[0], d4, 1)  # open centre
+    board[board_obj.index["e4"]] = 1
+    board[board_obj.index["c4"]] = 1  # opposite neighbours: two arcs between them
+    assert mcts_policies().makes_cut(board, geo[0], d4, 1)
+    board[board_obj.index["c4"]] = 0
+    board[board_obj.index["e5"]] = 1  # adjacent neighbours: still one arc
+    assert not mcts_policies().makes_cut(board, geo[0], d4, 1)
+    # An edge point next to one own stone along the edge joins the stone and the edge.
+    b1 = board_obj.index["b1"]
+    board[:] = 0
+    board[board_obj.index["b2"]] = 1
+    assert mcts_policies().makes_cut(board, geo[0], b1, 1)
+
+
+def mcts_policies():
+    from hexstones.ai import policies
+
+    return policies
+
+
+def test_komi_pie_from_the_ais_estimates():
+    fair = ai.propose_komi("keil", 3, iterations=400)
+    assert isinstance(fair, int)
+    assert ai.choose_side("keil", 3, fair + 20, iterations=400) == "white"
+    assert ai.choose_side("keil", 3, fair - 20, iterations=400) == "black"
+    k = ai.propose_komi("droched", 3, iterations=300)
+    assert isinstance(k, int) and k >= 0
+    assert ai.choose_side("droched", 3, 12, iterations=300) == "white"
+    with pytest.raises(ValueError):
+        ai.propose_komi("go", 9)
+    with pytest.raises(ValueError):
+        ai.choose_side("keil", 99, 0)
+    with pytest.raises(ValueError):
+        ai.choose_side("droched", 3, -1)
+
+
+def test_python_reference_search_plays_legal_moves():
+    game = hexstones.new_game("dehil", size=3)
+    result = pysearch.search(game, iterations=40, seed=1)
+    assert result.iterations == 40
+    assert result.children[0][0] in game.legal_moves()
+    assert sum(v for _, v, _ in result.children) == 40
