@@ -17,11 +17,14 @@ from hexstones.records import read_record, read_sgf
 ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
 # No wall-clock budget anywhere: answers never depend on timing.
 FAST = ["--iterations", "3", "--seed", "7"]
+# The first search in a fresh checkout compiles the AI (numba): allow for it.
+AI_TIMEOUT = 400
 
 
 @pytest.fixture(scope="module")
 def keil_process():
-    client = GTPClient(ENGINE + ["--game", "keil", "--size", "4", "--komi", "3"] + FAST, timeout=120)
+    client = GTPClient(ENGINE + ["--game", "keil", "--size", "4", "--komi", "3"] + FAST,
+                       timeout=AI_TIMEOUT)
     yield client
     client.close()
 
@@ -104,7 +107,7 @@ def test_malformed_commands_get_error_answers_and_the_engine_carries_on(keil, co
 def test_raw_protocol_framing_ids_comments_and_quit():
     script = "1 name\n# a comment line\n\n2 play b d4 # trailing comment\n\t3 showboard\n4 foo\n5 quit\nname\n"
     done = subprocess.run(ENGINE + ["--size", "4"], input=script, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=AI_TIMEOUT)
     assert done.returncode == 0
     answers = done.stdout.split("\n\n")
     assert answers[0] == "=1 hexstones"
@@ -157,7 +160,8 @@ def test_printsgf_and_loadsgf_round_trip(keil, tmp_path):
 
 
 def test_droched_engine_speaks_release_and_prison_komi():
-    client = GTPClient(ENGINE + ["--game", "droched", "--size", "3", "--prison", "1"] + FAST, timeout=120)
+    client = GTPClient(ENGINE + ["--game", "droched", "--size", "3", "--prison", "1"] + FAST,
+                       timeout=AI_TIMEOUT)
     try:
         assert client.send("gogui-rules_game_id") == "droched"
         assert "release" not in client.send("gogui-rules_legal_moves").split()
@@ -222,7 +226,7 @@ def test_clean_line_drops_control_characters_and_comments():
 
 def test_bad_command_line_exits_2():
     for argv in (["--size", "99"], ["--game", "go"], ["--game", "droched", "--komi", "3"],
-                 ["--level", "11"], ["--iterations", "0"]):
+                 ["--level", "11"], ["--iterations", "0"], ["--player", "oracle"]):
         done = subprocess.run(ENGINE + argv, input="", capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, argv
         assert done.stderr.strip() and "Traceback" not in done.stderr
@@ -232,9 +236,10 @@ def test_bad_command_line_exits_2():
 
 
 def test_match_between_two_of_our_engines(tmp_path):
-    engine = ENGINE + ["--game", "keil", "--size", "3", "--iterations", "2"]
-    match = play_match((" ".join(engine + ["--seed", "1"]), " ".join(engine + ["--seed", "2"])),
-                       game="keil", games=2, options={"size": 3}, timeout=120)
+    engine = ENGINE + ["--game", "keil", "--size", "3"]
+    ai = " ".join(engine + ["--iterations", "2", "--seed", "1"])
+    randomly = " ".join(engine + ["--player", "random", "--seed", "2"])
+    match = play_match((ai, randomly), game="keil", games=2, options={"size": 3}, timeout=AI_TIMEOUT)
     assert len(match.games) == 2
     assert [g.black for g in match.games] == [0, 1]  # colours alternate
     for outcome in match.games:
@@ -246,11 +251,11 @@ def test_match_between_two_of_our_engines(tmp_path):
 
 
 def test_match_command_reports_and_writes_records(tmp_path):
-    engine = " ".join(ENGINE + ["--game", "dehil", "--size", "3", "--iterations", "2"])
+    engine = " ".join(ENGINE + ["--game", "dehil", "--size", "3", "--player", "random"])
     done = subprocess.run(
         [sys.executable, "-m", "hexstones.cli", "match", engine + " --seed 3", engine + " --seed 4",
          "--game", "dehil", "--size", "3", "--games", "2", "--json", "--sgf-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300)
+        capture_output=True, text=True, timeout=AI_TIMEOUT)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert sum(report["wins"]) + report["unfinished"] == 2
@@ -262,7 +267,7 @@ def test_match_command_reports_and_writes_records(tmp_path):
 
 def test_an_engine_that_breaks_the_protocol_forfeits():
     # `cat` echoes commands back: not GTP answers, so it loses every game by forfeit.
-    good = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--iterations", "2"])
+    good = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     match = play_match((good, "cat"), game="keil", games=2, options={"size": 3}, timeout=30)
     assert match.wins(0) == 2
     assert all(g.reason.startswith("forfeit") and g.result.endswith("+F") for g in match.games)

@@ -1,0 +1,179 @@
+"""The play, render, gtp and match subcommands as a user runs them: real processes."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import hexstones
+from hexstones.records import read_record, write_sgf
+
+CLI = [sys.executable, "-m", "hexstones.cli"]
+# The first AI search in a fresh checkout compiles the AI (numba): allow for it.
+AI_TIMEOUT = 400
+
+
+def hexstones_cli(*argv: str, stdin: str = "", timeout: float = 120, env=None):
+    return subprocess.run(CLI + list(argv), input=stdin, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("command", ["play", "render", "gtp", "match"])
+def test_every_subcommand_has_help(command):
+    done = hexstones_cli(command, "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: hexstones " + command)
+
+
+@pytest.mark.parametrize("argv", [
+    ["play"],                                        # missing game
+    ["play", "go"],                                  # unknown game
+    ["play", "keil", "--size", "99"],
+    ["play", "keil", "--size", "x"],
+    ["play", "keil", "--level", "0"],
+    ["play", "keil", "--prison", "2"],
+    ["play", "droched", "--komi", "2"],
+    ["play", "keil", "--color", "both", "--pie", "propose"],
+    ["render"],
+    ["render", "/nonexistent/record.sgf"],
+    ["render", "RECORD", "-o", "board.gif"],
+    ["render", "RECORD", "--move", "99"],
+    ["render", "RECORD", "--overlay", "sparkles"],
+    ["gtp", "--size", "2"],
+    ["match", "a"],
+    ["match", "a", "b", "--games", "0"],
+])
+def test_bad_arguments_exit_2_with_a_short_message(argv, tmp_path):
+    record = tmp_path / "record.sgf"
+    record.write_text("(;HG[keil]SZ[4];B[d4])")
+    argv = [str(record) if a == "RECORD" else a for a in argv]
+    done = hexstones_cli(*argv)
+    assert done.returncode == 2, (argv, done.stderr)
+    message = done.stderr.strip().splitlines()
+    assert message and len(message) <= 10 and "Traceback" not in done.stderr  # usage at most
+    assert message[-1].startswith("hexstones")
+
+
+def test_render_reports_a_malformed_record_with_its_place(tmp_path):
+    record = tmp_path / "bad.sgf"
+    record.write_text("(;HG[keil]SZ[4]\n;B[d4];W[d4])")
+    done = hexstones_cli("render", str(record))
+    assert done.returncode == 2
+    assert "line 2" in done.stderr and "move 2" in done.stderr
+
+
+# -- play --------------------------------------------------------------------------------
+
+
+def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
+    save = tmp_path / "game.sgf"
+    script = "help\nd4\nd4\nzz\ne5\nundo\ne5\nlegal\nbutton\nresign\n"
+    done = hexstones_cli("play", "keil", "--size", "4", "--color", "both", "--save", str(save),
+                         stdin=script, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "undo" in out and "resign" in out  # the help text
+    assert "illegal: d4 is occupied" in out
+    assert "illegal: 'zz' is not a move" in out
+    assert "took back e5" in out
+    assert "\x1b[" not in out  # no colour codes when colour is off
+    reference = hexstones.new_game("keil", size=4)
+    for move in ("d4", "e5", "button"):
+        reference.play(move)
+    assert " ".join(reference.legal_moves()) not in out  # 'legal' came before button
+    before_button = hexstones.new_game("keil", size=4)
+    for move in ("d4", "e5"):
+        before_button.play(move)
+    assert " ".join(before_button.legal_moves()) in out
+    assert "white resigns: black wins" in out
+    assert before_button.picture() in out  # the board as RULES.md draws it
+    record = read_record(save.read_text())
+    assert record.game.moves == ["d4", "e5", "button"]
+    assert record.info["result"] == "B+R"
+
+
+def test_two_people_play_a_dehil_game_to_the_end():
+    done = hexstones_cli("play", "dehil", "--size", "3", "--komi", "2", "--color", "both",
+                         stdin="a1\npass\npass\n", env={**os.environ, "NO_COLOR": "1"})
+    reference = hexstones.new_game("dehil", size=3, komi=2)
+    for move in ("a1", "pass", "pass"):
+        reference.play(move)
+    assert done.returncode == 0
+    assert f"Game over: {reference.status()}" in done.stdout
+
+
+def test_play_against_the_ai_shows_its_moves_and_undo_takes_back_both():
+    script = "d4\nundo\nquit\n"
+    done = hexstones_cli("play", "keil", "--size", "4", "--iterations", "2", "--seed", "3",
+                         stdin=script, timeout=AI_TIMEOUT, env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    match = re.search(r"AI \(white\) plays (\S+)", done.stdout)
+    assert match
+    reference = hexstones.new_game("keil", size=4)
+    reference.play("d4")
+    assert match.group(1) in reference.legal_moves()
+    assert f"took back d4 {match.group(1)}" in done.stdout
+    assert "move 0;" in done.stdout.split("took back")[1]  # back at the start
+
+
+def test_play_board_uses_ansi_colour_only_when_asked():
+    from hexstones.commands.play import picture
+
+    game = hexstones.new_game("keil", size=3)
+    game.play("c3")
+    plain = picture(game, colored=False)
+    assert plain == game.picture()
+    coloured = picture(game, colored=True)
+    assert "\x1b[" in coloured and re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+
+
+# -- render ------------------------------------------------------------------------------
+
+
+def _record(tmp_path):
+    game = hexstones.new_game("keil", size=4)
+    for move in ("d4", "e5", "c3", "d5"):
+        game.play(move)
+    path = tmp_path / "game.sgf"
+    path.write_text(write_sgf(game))
+    return game, path
+
+
+def test_render_svg_is_the_apps_drawing(tmp_path):
+    from hexstones.svg import board_svg
+
+    game, path = _record(tmp_path)
+    out = tmp_path / "board.svg"
+    done = hexstones_cli("render", str(path), "--move", "2", "--overlay", "territory", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().strip() == board_svg(game, overlays=("territory",), move_number=2)
+    stdout = hexstones_cli("render", str(path), "--no-coordinates")
+    assert stdout.stdout.strip() == board_svg(game, coordinates=False)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="PNG output needs Chromium (.ci/run installs it)")
+def test_render_png(tmp_path):
+    _, path = _record(tmp_path)
+    out = tmp_path / "board.png"
+    done = hexstones_cli("render", str(path), "-o", str(out), timeout=180)
+    assert done.returncode == 0, done.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    svg = hexstones_cli("render", str(path)).stdout
+    svg_width = float(re.search(r'width="([\d.]+)"', svg).group(1))
+    assert width == int(-(-svg_width // 1)) and height > 100
+
+
+def test_render_png_without_a_browser_fails_clearly(tmp_path):
+    _, path = _record(tmp_path)
+    done = hexstones_cli("render", str(path), "-o", str(tmp_path / "x.png"),
+                         env={**os.environ, "HEXSTONES_CHROMIUM": str(tmp_path / "no-such-browser")})
+    assert done.returncode == 1
+    assert "no-such-browser" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.png").exists()
