@@ -1,0 +1,125 @@
+"""Random-playout speed of the compiled core, against OpenSpiel's Go in the same run.
+
+    python benchmarks/playouts.py [--seconds 3] [--no-openspiel]
+
+Prints one JSON line per game and side (Keil 5/7/9, Dehil 7/9/11, Droched 7/9/11), then
+OpenSpiel Go 9x9 and 11x11 random playouts driven through its Python API (``pip install
+open_spiel``, the ``bench`` extra), then the ratios. Rates are per second of this
+process's CPU time, pinned to one core, after a warm-up (compile time is not counted:
+the first-run compile and the import time are printed separately).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+CONFIGS = [("keil", 5), ("keil", 7), ("keil", 9), ("dehil", 7), ("dehil", 9), ("dehil", 11),
+           ("droched", 7), ("droched", 9), ("droched", 11)]
+
+
+def pin_to_one_core() -> int | None:
+    try:
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        return cpu
+    except (AttributeError, OSError):
+        return None
+
+
+def measure_hexstones(playouts, game: str, size: int, seconds: float) -> dict:
+    games = moves = 0
+    spent = 0.0
+    batch, seed = 1, 0
+    while spent < seconds:
+        start = time.process_time()
+        stats = playouts(game, batch, seed=seed, size=size)
+        spent += time.process_time() - start
+        games += stats["games"]
+        moves += stats["moves"]
+        seed += 1
+        batch = min(batch * 2, 4096)
+    return {"engine": "hexstones", "game": game, "size": size, "games": games, "moves": moves,
+            "cpu_seconds": round(spent, 3), "moves_per_s": round(moves / spent),
+            "playouts_per_s": round(games / spent, 2), "mean_length": round(moves / games, 1)}
+
+
+def measure_openspiel(size: int, seconds: float) -> dict | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    rng = random.Random(0)
+    games = moves = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        games += 1
+    spent = time.process_time() - start
+    return {"engine": "open_spiel " + getattr(pyspiel, "__version__", ""), "game": "go",
+            "size": size, "games": games, "moves": moves, "cpu_seconds": round(spent, 3),
+            "moves_per_s": round(moves / spent), "playouts_per_s": round(games / spent, 2),
+            "mean_length": round(moves / games, 1),
+            "note": "uniformly random legal actions (pass included) via the Python API"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per line")
+    parser.add_argument("--no-openspiel", action="store_true")
+    args = parser.parse_args()
+    cpu = pin_to_one_core()
+
+    start = time.perf_counter()
+    import hexstones
+    from hexstones.core.playouts import playouts
+    import_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for game in ("keil", "dehil", "droched"):
+        playouts(game, 1, seed=0, size=5)  # compiles, or loads the cache
+    warm_s = time.perf_counter() - start
+    print(json.dumps({"hexstones": hexstones.__version__, "python": sys.version.split()[0],
+                      "cpu": cpu, "import_seconds": round(import_s, 3),
+                      "first_playouts_seconds": round(warm_s, 3),
+                      "note": "first_playouts_seconds includes compiling unless cached"}),
+          flush=True)
+
+    results = {}
+    for game, size in CONFIGS:
+        line = measure_hexstones(playouts, game, size, args.seconds)
+        results[(game, size)] = line
+        print(json.dumps(line), flush=True)
+    peers = {}
+    if not args.no_openspiel:
+        for size in (9, 11):
+            line = measure_openspiel(size, args.seconds)
+            if line is None:
+                print(json.dumps({"engine": "open_spiel", "error": "pyspiel not installed "
+                                  "(pip install open_spiel)"}), flush=True)
+                break
+            peers[size] = line
+            print(json.dumps(line), flush=True)
+    if peers:
+        ratios = {f"{g}{s}_vs_go{p}": round(r["moves_per_s"] / peers[p]["moves_per_s"], 2)
+                  for (g, s), r in results.items() for p in peers}
+        print(json.dumps({"ratios_moves_per_s": ratios}), flush=True)
+    same_side = {}
+    for game in ("dehil", "droched"):
+        for size in (7, 9):
+            if ("keil", size) in results:
+                same_side[f"{game}{size}_vs_keil{size}"] = round(
+                    results[(game, size)]["moves_per_s"] / results[("keil", size)]["moves_per_s"], 2)
+    print(json.dumps({"ratios_to_keil_same_side": same_side}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

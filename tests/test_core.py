@@ -1,0 +1,380 @@
+"""The compiled core (hexstones.core): conformance, agreement with the plain-Python rules
+on thousands of random positions, reason codes, history, and the playouts API."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hexstones.board import get_board
+from hexstones.core import dehil, droched, keil
+from hexstones.core.common import copy_into, seed_rng, undo
+from hexstones.core.layout import (
+    M_PLY, M_PRISON, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED,
+    R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, capacity_of, geometry, grow_state,
+)
+from hexstones.core.playouts import core_state_of, playouts
+from hexstones.core.state import start_state
+
+KERNELS = {"keil": keil, "dehil": dehil, "droched": droched}
+CONFORMANCE = Path(__file__).parent / "conformance"
+SPECIAL = {"keil": ("button", "pass"), "dehil": ("pass",), "droched": ("release",)}
+
+
+def oracle_game(name, **options):
+    """The plain-Python rules: tests/oracle once the games run on the core, else the
+    plain engines in hexstones.games."""
+    try:
+        import importlib
+
+        module = importlib.import_module(f"oracle.{name}")
+        cls = next(v for k, v in vars(module).items() if k.lower() == f"{name}game")
+        return cls(**options)
+    except ImportError:
+        from hexstones.games import new_game
+
+        return new_game(name, **options)
+
+
+def move_names(name, board, st, moves):
+    """Core move numbers as the API spells them (Keil's move P: button until taken)."""
+    P = board.num_points
+    out = []
+    for m in moves:
+        if m < P:
+            out.append(board.names[m])
+        elif name == "keil":
+            out.append("button" if st[1][3] == 0 else "pass")
+        else:
+            out.append(SPECIAL[name][0])
+    return out
+
+
+def move_number(board, move):
+    return board.index[move] if move in board.index else board.num_points
+
+
+def core_legal(name, st, size):
+    board = get_board(size)
+    out = np.empty(board.num_points + 1, np.int32)
+    k = KERNELS[name].legal_moves(geometry(size), st, out)
+    return move_names(name, board, st, out[:k])
+
+
+def records(name):
+    with open(CONFORMANCE / f"{name}.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+# -- conformance through the kernels alone ------------------------------------------------
+
+@pytest.mark.parametrize("name", ["keil", "dehil", "droched"])
+def test_kernels_replay_every_conformance_record(name):
+    kern = KERNELS[name]
+    for rec in records(name):
+        size, opts = rec["size"], rec["options"]
+        board, geo = get_board(size), geometry(size)
+        st = start_state(name, size, komi=opts.get("komi", 0), prison=opts.get("prison", 0),
+                         handicap=tuple(board.point(p) for p in opts.get("handicap", ())))
+        for i, move in enumerate(rec["moves"] + [None]):
+            assert sorted(core_legal(name, st, size)) == rec["legal"][i], (name, size, i)
+            if move is not None:
+                assert kern.play(geo, st, move_number(board, move)) == OK
+        result = rec.get("result")
+        assert bool(kern.is_over(geo, st)) == (result is not None)
+        if result is not None:
+            assert kern.winner(geo, st) == (1 if result["winner"] == "black" else 2)
+            score = np.zeros(2)
+            if kern.score(geo, st, score):
+                assert {"black": score[0], "white": score[1]} == result["score"]
+
+
+# -- core versus the plain-Python rules ----------------------------------------------------
+
+def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
+    """Random games played in the core and the oracle side by side: at every position the
+    legal moves, stones, game end, winner and score must agree; some moves are undone."""
+    r = random.Random(seed)
+    compared = 0
+    kern = KERNELS[name]
+    while compared < positions:
+        size = r.choice(sizes)
+        opts = options(r)
+        game = oracle_game(name, size=size, **opts)
+        board, geo = get_board(size), geometry(size)
+        st = start_state(name, size, komi=opts.get("komi", 0), prison=opts.get("prison", 0))
+        for _ in range(120):
+            legal = game.legal_moves()
+            assert core_legal(name, st, size) == legal, (size, game.moves)
+            core_stones = {board.names[p]: ("black" if c == 1 else "white")
+                           for p, c in enumerate(st[0]) if c}
+            assert core_stones == game.stones()
+            assert bool(kern.is_over(geo, st)) == game.is_over
+            if name != "droched":
+                s = np.zeros(2)
+                kern.score(geo, st, s)
+                assert {"black": s[0], "white": s[1]} == game.score()
+            compared += 1
+            if game.is_over:
+                assert kern.winner(geo, st) == (1 if game.result()["winner"] == "black" else 2)
+                break
+            if game.moves and r.random() < 0.06:
+                assert move_names(name, board, st, [undo(geo, st)]) == [game.undo()]
+                continue
+            move = r.choice(legal)
+            game.play(move)
+            assert kern.play(geo, st, move_number(board, move)) == OK
+    return compared
+
+
+def test_keil_core_agrees_with_plain_rules_on_random_positions():
+    n = compare_random_walks("keil", [3, 4, 4, 5], 2000, seed=11,
+                             options=lambda r: {"komi": r.randint(-3, 8)})
+    assert n >= 2000
+
+
+def test_dehil_core_agrees_with_plain_rules_on_random_positions():
+    n = compare_random_walks("dehil", [3, 4, 5, 6], 2500, seed=12,
+                             options=lambda r: {"komi": r.randint(-3, 3)})
+    assert n >= 2500
+
+
+def test_droched_core_agrees_with_plain_rules_on_random_positions():
+    n = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
+                             options=lambda r: {"prison": r.randint(0, 3)})
+    assert n >= 2500
+
+
+def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason():
+    """Every empty point the oracle refuses is refused by the core with the same kind of
+    reason (suicide vs repetition), on positions from random games."""
+    r = random.Random(5)
+    kinds = {R_SUICIDE: "suicide", R_REPETITION: "repeats"}
+    seen = set()
+    for _ in range(6):
+        game = oracle_game("keil", size=4)
+        board, geo = get_board(4), geometry(4)
+        st = start_state("keil", 4, komi=6)
+        for _ in range(50):
+            legal = game.legal_moves()
+            if not legal or game.is_over:
+                break
+            for p, name in enumerate(board.names):
+                if st[0][p] == 0 and name not in legal:
+                    code = keil.play(geo, st, p)
+                    assert code in kinds
+                    seen.add(code)
+                    try:
+                        game.copy().play(name)
+                    except Exception as exc:  # noqa: BLE001 - the message is what we compare
+                        assert kinds[code] in str(exc)
+            move = r.choice(legal)
+            game.play(move)
+            assert keil.play(geo, st, move_number(board, move)) == OK
+    assert R_SUICIDE in seen
+
+
+# -- reason codes and RULES.md examples -----------------------------------------------------
+
+def play_names(name, size, moves, **opts):
+    board, geo = get_board(size), geometry(size)
+    st = start_state(name, size, **opts)
+    for m in moves:
+        assert KERNELS[name].play(geo, st, move_number(board, m)) == OK, m
+    return st, board, geo
+
+
+def test_keil_reasons():
+    st, board, geo = play_names("keil", 4, ["a1", "c3"])
+    assert keil.play(geo, st, board.point("c3")) == R_OCCUPIED
+    assert keil.play(geo, st, board.num_points + 1) == R_NOT_A_MOVE
+    assert keil.play(geo, st, -1) == R_NOT_A_MOVE
+    # RULES.md: a black stone on a1 has no liberty once white holds b2 -> captured by b2.
+    st, board, geo = play_names("keil", 4, ["a1", "c3", "d4", "b2"])
+    assert st[0][board.point("a1")] == 0
+    st, board, geo = play_names("keil", 4, ["button", "pass", "pass"])
+    assert keil.is_over(geo, st)
+    assert keil.play(geo, st, board.point("d4")) == R_GAME_OVER
+
+
+def test_dehil_reasons_follow_the_rules_examples():
+    # b1 c1 c2: a triangle with two stones on the edge is never allowed.
+    st, board, geo = play_names("dehil", 4, ["b1", "g7", "c1", "g6"])
+    assert dehil.play(geo, st, board.point("c2")) == R_TRIANGLE
+    # c2 d2 d3 alone: not allowed; with b2, e2 and e4 black as well, it is.
+    st, board, geo = play_names("dehil", 4, ["c2", "a4", "d2", "g7"])
+    assert dehil.play(geo, st, board.point("d3")) == R_TRIANGLE
+    st, board, geo = play_names("dehil", 4, ["b2", "a4", "e2", "g7", "e4", "g6",
+                                             "c2", "a3", "d2", "d7"])
+    assert dehil.play(geo, st, board.point("d3")) == OK
+
+
+def test_droched_reasons():
+    st, board, geo = play_names("droched", 4, ["d4"])
+    assert droched.play(geo, st, board.num_points) == R_PRISON_EMPTY
+    st, board, geo = play_names("droched", 4, [], prison=2)
+    assert droched.play(geo, st, board.num_points) == R_PRISON_EMPTY  # black to move
+    assert droched.play(geo, st, board.point("d4")) == OK
+    assert droched.play(geo, st, board.num_points) == OK  # white releases a black stone
+    assert st[1][M_PRISON] == 1
+    # A white ring around d4, black to move: d4 would be the only prisoner.
+    ring = ["e4", "e5", "d5", "c4", "c3", "d3"]
+    moves = []
+    for w in ring:
+        moves += [{"e4": "a1", "e5": "g7", "d5": "a4", "c4": "d1", "c3": "g4", "d3": "d7"}[w], w]
+    st, board, geo = play_names("droched", 4, moves)
+    assert droched.play(geo, st, board.point("d4")) == R_LONE_PRISONER
+
+
+# -- history: undo, copy, growth -------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["keil", "dehil", "droched"])
+def test_undo_copy_and_grow_keep_the_game(name):
+    size = 5
+    geo = geometry(size)
+    root = start_state(name, size, capacity=40)
+    rng = seed_rng(3)
+    KERNELS[name].playout(geo, root, rng, 30)
+    assert root[1][M_PLY] == 30
+    out_a = np.empty(70, np.int32)
+    out_b = np.empty(70, np.int32)
+    bigger = grow_state(root, 500)
+    assert capacity_of(bigger) == 500
+    copy = start_state(name, size, capacity=40)
+    copy_into(copy, root)
+    for st in (bigger, copy):
+        assert np.array_equal(st[0], root[0])
+        ka = KERNELS[name].legal_moves(geo, root, out_a)
+        kb = KERNELS[name].legal_moves(geo, st, out_b)
+        assert list(out_a[:ka]) == list(out_b[:kb])
+    board_10 = root[3][10].copy()
+    for _ in range(20):
+        undo(geo, bigger)
+    assert bigger[1][M_PLY] == 10 and np.array_equal(bigger[0], board_10)
+
+
+def test_repetition_is_seen_after_growing_and_copying():
+    # Keil side 3: black a1 is captured by white b2; black cannot retake at once if that
+    # repeats its own earlier position. Build a real repetition with the oracle's help.
+    game = oracle_game("keil", size=4)
+    r = random.Random(2)
+    board, geo = get_board(4), geometry(4)
+    st = start_state("keil", 4)
+    found = False
+    for _ in range(400):
+        legal = game.legal_moves()
+        if game.is_over:
+            game = oracle_game("keil", size=4)
+            st = start_state("keil", 4)
+            continue
+        for p, nm in enumerate(board.names):
+            if st[0][p] == 0 and nm not in legal and keil.play(geo, st, p) == R_REPETITION:
+                grown = grow_state(st, capacity_of(st) * 2)
+                assert keil.play(geo, grown, p) == R_REPETITION
+                fresh = start_state("keil", 4, capacity=capacity_of(st) * 3)
+                copy_into(fresh, st)
+                assert keil.play(geo, fresh, p) == R_REPETITION
+                found = True
+        if found:
+            break
+        move = r.choice(legal)
+        game.play(move)
+        assert keil.play(geo, st, move_number(board, move)) == OK
+    assert found
+
+
+# -- playouts ------------------------------------------------------------------------------
+
+def test_playouts_same_seed_same_result_and_consistent_counts():
+    a = playouts("keil", 40, seed=7, size=5)
+    b = playouts("keil", 40, seed=7, size=5)
+    c = playouts("keil", 40, seed=8, size=5)
+    assert a == b
+    assert a != c
+    assert a["games"] == 40 == a["wins"]["black"] + a["wins"]["white"]
+    assert a["mean_length"] == a["moves"] / 40
+    assert a["mean_score"]["black"] > 0 and a["mean_score"]["white"] > 0
+
+
+@pytest.mark.parametrize("name,size", [("keil", 4), ("dehil", 4), ("droched", 3)])
+def test_playout_games_are_legal_games_with_the_reported_winner(name, size):
+    """Replay playouts move by move in the plain rules: every move legal, same winner, and
+    the policy held (Keil/Dehil: the special move only when no placement was left that
+    does not fill an own eye)."""
+    geo = geometry(size)
+    board = get_board(size)
+    rng = seed_rng(21)
+    for _ in range(8):
+        game = oracle_game(name, size=size)
+        komi = game.options.get("komi", 0)
+        st = start_state(name, size, komi=komi, capacity=20000)
+        w = KERNELS[name].playout(geo, st, rng, 20000)
+        assert w in (1, 2)
+        replay = start_state(name, size, komi=komi, capacity=20000)
+        for ply in range(1, st[1][M_PLY] + 1):
+            m = int(st[5][ply])
+            (move,) = move_names(name, board, replay, [m])
+            if name != "droched" and m == board.num_points:
+                placements = [x for x in game.legal_moves() if x in board.index]
+                assert all(eye_of(name, board, replay, board.index[x]) for x in placements)
+            game.play(move)  # raises IllegalMove if the playout broke a rule
+            assert KERNELS[name].play(geo, replay, m) == OK
+        assert game.is_over
+        assert game.result()["winner"] == ("black" if w == 1 else "white")
+
+
+def eye_of(name, board, st, p):
+    X = st[1][1]
+    if name == "keil":
+        return keil.fills_own_eye(st[0], geometry(board.size)[0], p, X)
+    return dehil.fills_own_eye(st[0], geometry(board.size)[0], p, X)
+
+
+def test_playouts_start_from_a_game_object_position():
+    from hexstones.games import new_game
+
+    game = new_game("keil", size=4, komi=2)
+    for m in ["d4", "e5", "button"]:
+        game.play(m)
+    st = core_state_of(game)
+    assert st[1][M_PLY] == 3
+    stats = playouts(game, 30, seed=1)
+    assert stats["games"] == 30 and stats["size"] == 4
+    assert game.moves == ["d4", "e5", "button"]  # the game object is untouched
+
+
+def test_playouts_refuse_bad_input():
+    with pytest.raises(ValueError, match="count"):
+        playouts("keil", -1)
+    with pytest.raises(ValueError, match="unknown game"):
+        playouts("chess", 3)
+    with pytest.raises(ValueError, match="option"):
+        playouts("keil", 3, colour="red")
+    from hexstones.games import new_game
+
+    with pytest.raises(ValueError, match="options go with a game name"):
+        playouts(new_game("keil", size=4), 3, size=5)
+
+
+def test_a_second_process_loads_compiled_kernels_from_the_cache():
+    code = (
+        "from hexstones.core import keil, dehil, droched\n"
+        "from hexstones.core.state import start_state\n"
+        "from hexstones.core.layout import geometry\n"
+        "for m, g in ((keil, 'keil'), (dehil, 'dehil'), (droched, 'droched')):\n"
+        "    m.play(geometry(4), start_state(g, 4), 0)\n"
+        "    s = m.play.stats\n"
+        "    print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))\n"
+    )
+    exec(code, {})  # compiles here (writing the cache) unless already cached
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split("\n")
+    for line in filter(None, out):
+        hits, misses = line.split()
+        assert int(hits) >= 1 and int(misses) == 0
