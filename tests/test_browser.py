@@ -30,6 +30,8 @@ if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there 
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+expect.set_options(timeout=WAIT_MS)
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -215,6 +217,7 @@ def test_undo_and_stepping_through_the_moves(page, server):
 def test_stop_and_restart_the_server_mid_game(page, server):
     open_new(page, server, "game=keil&size=4&opponent=ai&level=1&color=black")
     page.click('[data-point="d4"]')
+    page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 2")
     wait_for_person_or_end(page)
     position = stones(page)
     assert len(position) == 2 and position["d4"] == "black"
