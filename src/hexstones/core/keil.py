@@ -323,3 +323,41 @@ def playout(geo, st, rng, max_ply):
             if play(geo, st, P) != OK:  # only R_FULL can refuse the special move here
                 return -1
     return winner(geo, st)
+
+
+@njit(cache=True, _nrt=False)
+def groups_and_liberties(geo, st, group_of, liberties):
+    """Number the groups in board order of their first stone: ``group_of[p]`` (-1 for an
+    empty point); ``liberties[g, q]`` = 1 iff empty ``q`` is linked to a stone of group
+    ``g`` (``liberties`` zeroed by the caller). Returns the group count."""
+    nbr = geo[0]
+    board = st[0]
+    P = board.shape[0]
+    buf = st[6][W_BUF]
+    for p in range(P):
+        group_of[p] = -1
+    groups = 0
+    for p in range(P):
+        color = board[p]
+        if color == 0 or group_of[p] >= 0:
+            continue
+        group_of[p] = groups
+        buf[0] = p
+        head = 0
+        tail = 1
+        while head < tail:
+            x = buf[head]
+            head += 1
+            for d in range(6):
+                q = nbr[x, d]
+                if q < 0 or not linked(board, nbr, x, d):
+                    continue
+                bq = board[q]
+                if bq == 0:
+                    liberties[groups, q] = 1
+                elif bq == color and group_of[q] < 0:
+                    group_of[q] = groups
+                    buf[tail] = q
+                    tail += 1
+        groups += 1
+    return groups

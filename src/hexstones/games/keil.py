@@ -2,6 +2,8 @@
 
 Two adjacent points are linked iff one of their common neighbours has the same content
 as one of them. Groups, liberties and territories all follow links, not plain adjacency.
+The rules run in the compiled kernels of :mod:`hexstones.core.keil`; this module is the
+game API around them (names, messages, analysis).
 """
 
 from __future__ import annotations
@@ -9,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
+import numpy as np
+
+from hexstones.core import keil as kernels
+from hexstones.core.backed import COLOR_NAME, CoreBacked
+from hexstones.core.layout import (
+    M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
+)
+from hexstones.core.state import start_state
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
 
 EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
 STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
@@ -25,10 +35,11 @@ class KeilState:
     captured: tuple[int, ...] = ()  # points emptied by the last move
 
 
-class KeilGame(Game):
+class KeilGame(CoreBacked, Game):
     name = "keil"
     default_size = 7
     special_moves = ("button", "pass")
+    kernels = kernels
 
     def __init__(self, size: int = 7, komi: int = 6):
         super().__init__(size)
@@ -38,161 +49,95 @@ class KeilGame(Game):
             else:
                 raise ValueError(f"Keil's komi must be a whole number, not {komi!r}")
         self.komi = komi
-        self._states = [KeilState((EMPTY,) * self.board.num_points, BLACK, None, 0)]
+        self._attach(start_state("keil", self.size, komi=komi))
 
-    # -- rules: linking ------------------------------------------------------------
-
-    def _linked(self, cells, p: int, q: int) -> bool:
-        cp, cq = cells[p], cells[q]
-        return any(cells[k] == cp or cells[k] == cq for k in self.board.common_neighbours(p, q))
-
-    def _group(self, cells, start: int) -> set[int]:
-        color = cells[start]
-        group, todo = {start}, [start]
-        while todo:
-            p = todo.pop()
-            for q in self.board.neighbours[p]:
-                if q not in group and cells[q] == color and self._linked(cells, p, q):
-                    group.add(q)
-                    todo.append(q)
-        return group
-
-    def _liberties(self, cells, group) -> set[int]:
-        return {
-            q
-            for p in group
-            for q in self.board.neighbours[p]
-            if cells[q] == EMPTY and self._linked(cells, p, q)
-        }
-
-    def _groups(self, cells, color_code: int | None = None) -> list[set[int]]:
-        seen: set[int] = set()
-        groups = []
-        for p, c in enumerate(cells):
-            if c != EMPTY and p not in seen and (color_code is None or c == color_code):
-                g = self._group(cells, p)
-                seen |= g
-                groups.append(g)
-        return groups
-
-    def _territories(self, cells) -> list[tuple[set[int], str | None]]:
-        seen: set[int] = set()
-        found = []
-        for p, c in enumerate(cells):
-            if c != EMPTY or p in seen:
-                continue
-            region = self._group(cells, p)  # empty points link through empty neighbours
-            seen |= region
-            bordering = {
-                cells[q]
-                for e in region
-                for q in self.board.neighbours[e]
-                if cells[q] != EMPTY and self._linked(cells, e, q)
-            }
-            owner = COLOR[bordering.pop()] if len(bordering) == 1 else None
-            found.append((region, owner))
-        return found
-
-    # -- rules: turns --------------------------------------------------------------
-
-    @property
-    def state(self) -> KeilState:
-        return self._states[-1]
-
-    @property
-    def to_move(self) -> str:
-        return self.state.to_move
+    # -- turns ---------------------------------------------------------------------
 
     @property
     def is_over(self) -> bool:
-        return self.state.passes >= 2
+        return int(self._meta[M_PASSES]) >= 2
 
-    def _repeats(self, mover: str, cells, button_taken: bool) -> bool:
-        # Positions at the end of each of mover's earlier turns: states after their moves.
-        for before, after in zip(self._states, self._states[1:]):
-            if before.to_move == mover and after.cells == cells and (after.button is not None) == button_taken:
-                return True
-        return False
-
-    def _place(self, point: int) -> KeilState:
-        s = self.state
-        if s.cells[point] != EMPTY:
-            raise IllegalMove(f"{self.board.names[point]} is occupied")
-        mine = STONE[s.to_move]
-        cells = list(s.cells)
-        cells[point] = mine
-        captured = [
-            p
-            for g in self._groups(cells, 3 - mine)
-            if not self._liberties(cells, g)
-            for p in g
-        ]
-        for p in captured:
-            cells[p] = EMPTY
-        if not self._liberties(cells, self._group(cells, point)):
-            raise IllegalMove(
-                f"{self.board.names[point]} is suicide: after captures the placed stone's "
-                "group would have no liberty"
-            )
-        new_cells = tuple(cells)
-        if self._repeats(s.to_move, new_cells, s.button is not None):
-            raise IllegalMove(
-                f"{self.board.names[point]} repeats a position {s.to_move} had at the end of "
-                "an earlier turn (repetition rule)"
-            )
-        return KeilState(new_cells, other(s.to_move), s.button, 0, tuple(sorted(captured)))
-
-    def _next_state(self, move: str) -> KeilState:
-        s = self.state
-        if self.is_over:
-            raise IllegalMove(f"the game is over (two passes in a row); {move!r} cannot be played")
-        if move == "button":
-            if s.button is not None:
-                raise IllegalMove(f"the button was already taken by {s.button}")
-            return KeilState(s.cells, other(s.to_move), s.to_move, 0)
-        if move == "pass":
-            if s.button is None:
-                raise IllegalMove("no pass before the button is taken: take the button or place a stone")
-            return KeilState(s.cells, other(s.to_move), s.button, s.passes + 1)
-        return self._place(self.board.index[move])
+    @property
+    def button(self) -> str | None:
+        """Who took the button, or None."""
+        return COLOR_NAME.get(int(self._meta[M_SPECIAL]))
 
     def play(self, move: str) -> None:
         move = self.normalize_move(move)
-        self._states.append(self._next_state(move))
+        if self.is_over:
+            raise IllegalMove(f"the game is over (two passes in a row); {move!r} cannot be played")
+        if move == "button" and self.button is not None:
+            raise IllegalMove(f"the button was already taken by {self.button}")
+        if move == "pass" and self.button is None:
+            raise IllegalMove("no pass before the button is taken: take the button or place a stone")
+        number = self.board.index.get(move, self.board.num_points)
+        code = self._core_play(number)
+        if code:
+            raise IllegalMove(self._reason(move, code))
         self.moves.append(move)
+
+    def _reason(self, move: str, code: int) -> str:
+        if code == R_OCCUPIED:
+            return f"{move} is occupied"
+        if code == R_SUICIDE:
+            return f"{move} is suicide: after captures the placed stone's group would have no liberty"
+        if code == R_REPETITION:
+            return (f"{move} repeats a position {self.to_move} had at the end of an earlier turn "
+                    "(repetition rule)")
+        if code == R_GAME_OVER:
+            return f"the game is over (two passes in a row); {move!r} cannot be played"
+        return f"{move} cannot be played (core reason {code})"
 
     def undo(self) -> str:
         if not self.moves:
             raise IllegalMove("no move to take back")
-        self._states.pop()
+        self._core_undo()
         return self.moves.pop()
 
     def legal_moves(self) -> list[str]:
         if self.is_over:
             return []
-        legal = []
-        for p, name in enumerate(self.board.names):
-            if self.state.cells[p] == EMPTY:
-                try:
-                    self._place(p)
-                except IllegalMove:
-                    continue
-                legal.append(name)
-        legal.append("button" if self.state.button is None else "pass")
-        return legal
+        P = self.board.num_points
+        names = self.board.names
+        special = "button" if self.button is None else "pass"
+        return [names[m] if m < P else special for m in self._core_legal()]
 
-    # -- score and analysis --------------------------------------------------------
+    # -- state, score and analysis --------------------------------------------------
+
+    @property
+    def state(self) -> KeilState:
+        """The position as plain values (a snapshot)."""
+        return KeilState(tuple(int(c) for c in self._board_cells), self.to_move, self.button,
+                         int(self._meta[M_PASSES]), tuple(self._captured()))
+
+    def _captured(self) -> list[int]:
+        ply = int(self._meta[M_PLY])
+        if ply == 0:
+            return []
+        before, after = self._row(ply - 1), self._row(ply)
+        return [int(p) for p in np.flatnonzero((before != 0) & (after == 0))]
+
+    def _territories(self) -> list[tuple[list[int], str | None]]:
+        P = self.board.num_points
+        region_of = np.empty(P, np.int32)
+        owner = np.empty(P, np.int32)
+        count = kernels.territories(self._geo, self._st, region_of, owner)
+        regions: list[list[int]] = [[] for _ in range(count)]
+        for p in range(P):
+            if region_of[p] >= 0:
+                regions[region_of[p]].append(p)
+        return [(points, COLOR_NAME.get(int(owner[r]))) for r, points in enumerate(regions)]
 
     def score_details(self) -> dict[str, dict[str, float]]:
         """Each player's score split into stones, territory, komi and button."""
-        cells = self.state.cells
+        cells = self._board_cells
         details = {
-            color: {"stones": sum(1 for c in cells if c == STONE[color]), "territory": 0,
+            color: {"stones": int(np.count_nonzero(cells == STONE[color])), "territory": 0,
                     "komi": self.komi if color == WHITE else 0,
-                    "button": 0.5 if self.state.button == color else 0}
+                    "button": 0.5 if self.button == color else 0}
             for color in (BLACK, WHITE)
         }
-        for region, owner in self._territories(cells):
+        for region, owner in self._territories():
             if owner is not None:
                 details[owner]["territory"] += len(region)
         return details
@@ -207,41 +152,35 @@ class KeilGame(Game):
         winner = BLACK if score[BLACK] > score[WHITE] else WHITE
         return {"winner": winner, "score": score}
 
-    def stone_at(self, point: str) -> str | None:
-        return COLOR.get(self.state.cells[self.board.point(point)])
-
     @property
     def options(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi}
 
     @property
-    def button(self) -> str | None:
-        """Who took the button, or None."""
-        return self.state.button
-
-    @property
     def last_captured(self) -> list[str]:
         """Points whose stones the last move captured."""
-        return [self.board.names[p] for p in self.state.captured]
+        return [self.board.names[p] for p in self._captured()]
 
     def groups(self) -> list[dict[str, Any]]:
         """Every group: its colour, points and liberties (point names)."""
+        P = self.board.num_points
         names = self.board.names
-        cells = self.state.cells
-        return [
-            {"color": COLOR[cells[min(g)]],
-             "points": [names[p] for p in sorted(g)],
-             "liberties": [names[p] for p in sorted(self._liberties(cells, g))]}
-            for g in self._groups(cells)
-        ]
+        group_of = np.empty(P, np.int32)
+        liberties = np.zeros((P, P), np.int8)
+        count = kernels.groups_and_liberties(self._geo, self._st, group_of, liberties)
+        found = []
+        for g in range(count):
+            points = np.flatnonzero(group_of == g)
+            found.append({"color": COLOR_NAME[int(self._board_cells[points[0]])],
+                          "points": [names[p] for p in points],
+                          "liberties": [names[p] for p in np.flatnonzero(liberties[g])]})
+        return found
 
     def territories(self) -> list[dict[str, Any]]:
         """Every territory: its points and owner (None when neutral)."""
         names = self.board.names
-        return [
-            {"points": [names[p] for p in sorted(region)], "owner": owner}
-            for region, owner in self._territories(self.state.cells)
-        ]
+        return [{"points": [names[p] for p in region], "owner": owner}
+                for region, owner in self._territories()]
 
     def analysis(self) -> dict[str, Any]:
         return {
