@@ -68,6 +68,42 @@ def triangle_allowed(board, nbr, on_edge, a, b, c, X):
 
 
 @njit(cache=True, _nrt=False)
+def placement_violation(geo, st, p, out):
+    """Why a placement of the player to move on empty ``p`` breaks the triangle rule: 0 it
+    does not, 1 a triangle would have two or more stones on the edge, 2 a triangle has
+    unsupported stones. ``out[0:3]`` the first such triangle (in triangle order), ``out[3:6]``
+    1 for each of its stones that is unsupported and not on the edge."""
+    nbr, on_edge, tri, near = geo[0], geo[1], geo[5], geo[6]
+    board = st[0]
+    X = st[1][M_TO_MOVE]
+    board[p] = X
+    kind = 0
+    for k in range(near.shape[1]):
+        t = near[p, k]
+        if t < 0:
+            break
+        a = tri[t, 0]
+        b = tri[t, 1]
+        c = tri[t, 2]
+        if board[a] != X or board[b] != X or board[c] != X:
+            continue
+        out[0] = a
+        out[1] = b
+        out[2] = c
+        if on_edge[a] + on_edge[b] + on_edge[c] > 1:
+            kind = 1
+            break
+        for i in range(3):
+            v = out[i]
+            out[3 + i] = 1 if on_edge[v] == 0 and not supported(board, nbr, v, X) else 0
+        if out[3] + out[4] + out[5] > 0:
+            kind = 2
+            break
+    board[p] = 0
+    return kind
+
+
+@njit(cache=True, _nrt=False)
 def placement_allowed(geo, board, p, X):
     """With X's stone already on ``p``: whether every X triangle is allowed. Only triangles
     with a point within distance 2 of ``p`` can have changed (all were allowed before)."""
@@ -144,8 +180,9 @@ def legal_moves(geo, st, out):
 
 
 @njit(cache=True)
-def group_partitions(geo, st, group_of, has_partitions):
-    """Label groups (``group_of[p]``, -1 empty) and say which have partitions.
+def group_partitions(geo, st, group_of, areas):
+    """Label groups (``group_of[p]``, -1 empty) and count each one's areas: the connected
+    parts the rest of the board falls into without it (2 or more: it has partitions).
 
     Every group, every other group and every empty region is contracted to one node (each
     is connected, so this keeps the connectivity of whatever is left when a group is taken
@@ -198,7 +235,7 @@ def group_partitions(geo, st, group_of, has_partitions):
                 fill[label[p]] += 1
     disc = np.full(nodes, -1, np.int64)
     low = np.zeros(nodes, np.int64)
-    cut = np.zeros(nodes, np.bool_)
+    split = np.zeros(nodes, np.int64)
     stack_node = np.empty(nodes, np.int64)
     stack_edge = np.empty(nodes, np.int64)
     time = 0
@@ -206,7 +243,6 @@ def group_partitions(geo, st, group_of, has_partitions):
     disc[0] = 0
     low[0] = 0
     time = 1
-    root_children = 0
     top = 0
     stack_node[0] = 0
     stack_edge[0] = deg[0]
@@ -220,8 +256,6 @@ def group_partitions(geo, st, group_of, has_partitions):
                 disc[u] = time
                 low[u] = time
                 time += 1
-                if v == 0:
-                    root_children += 1
                 top += 1
                 stack_node[top] = u
                 stack_edge[top] = deg[u]
@@ -233,10 +267,8 @@ def group_partitions(geo, st, group_of, has_partitions):
                 parent = stack_node[top]
                 if low[v] < low[parent]:
                     low[parent] = low[v]
-                if parent != 0 and low[v] >= disc[parent]:
-                    cut[parent] = True
-    if root_children >= 2:
-        cut[0] = True
+                if low[v] >= disc[parent]:
+                    split[parent] += 1
     # Renumber: groups only (empty regions are not groups).
     node_group = np.full(nodes, -1, np.int64)
     for p in range(P):
@@ -244,7 +276,8 @@ def group_partitions(geo, st, group_of, has_partitions):
             node = label[p]
             if node_group[node] < 0:
                 node_group[node] = groups
-                has_partitions[groups] = cut[node]
+                # Children cut off by the node, plus (below the root) the part above it.
+                areas[groups] = split[node] + (1 if node != 0 else 0)
                 groups += 1
             group_of[p] = node_group[node]
         else:
@@ -258,15 +291,15 @@ def score(geo, st, out):
     board, meta = st[0], st[1]
     P = board.shape[0]
     group_of = np.empty(P, np.int64)
-    has_part = np.zeros(P, np.bool_)
-    group_partitions(geo, st, group_of, has_part)
+    areas = np.zeros(P, np.int64)
+    group_partitions(geo, st, group_of, areas)
     black = 0.0
     white = 0.0
     for p in range(P):
         b = board[p]
         if b == 0:
             continue
-        v = 1.0 if has_part[group_of[p]] else -1.0
+        v = 1.0 if areas[group_of[p]] >= 2 else -1.0
         if b == 1:
             black += v
         else:

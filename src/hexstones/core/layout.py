@@ -85,13 +85,15 @@ def geometry(size: int):
     zobrist = (zobrist << np.uint64(1)) ^ rng.integers(0, 2, size=(3, P), dtype=np.int64).astype(np.uint64)
     zobrist[0, :] = 0
     zextra = rng.integers(1, 2**63, size=4, dtype=np.int64).astype(np.uint64)
-    # Triangles: {p, p+(1,0), p+(1,1)} and {p, p+(1,1), p+(0,1)} cover each exactly once.
+    # Triangles: {p, p+(1,0), p+(1,1)} and {p, p+(1,1), p+(0,1)} cover each exactly once;
+    # each stored as sorted points, in sorted order (the order violations are reported in).
     tris = []
     for p in range(P):
         for d in (0, 1):
             a, b = nbr[p, d], nbr[p, d + 1]
             if a >= 0 and b >= 0:
-                tris.append((p, a, b))
+                tris.append(tuple(sorted((p, int(a), int(b)))))
+    tris.sort()
     tri = np.array(tris, dtype=np.int32).reshape(len(tris), 3)
     tris_of = [[] for _ in range(P)]
     for t, pts in enumerate(tris):
