@@ -378,3 +378,38 @@ def test_a_second_process_loads_compiled_kernels_from_the_cache():
     for line in filter(None, out):
         hits, misses = line.split()
         assert int(hits) >= 1 and int(misses) == 0
+
+
+@pytest.mark.parametrize("name,sizes", [("keil", [3, 4, 4]), ("dehil", [3, 4, 5])])
+def test_game_objects_on_the_core_match_the_oracle_api(name, sizes):
+    """The public game objects (now on the core) and the plain oracles agree on analysis,
+    result and every refusal message, along random games with undos."""
+    from hexstones.games import IllegalMove, new_game
+
+    r = random.Random(31)
+    positions = 0
+    while positions < 200:
+        size = r.choice(sizes)
+        komi = r.randint(-2, 6)
+        game, plain = new_game(name, size=size, komi=komi), oracle_game(name, size=size, komi=komi)
+        for _ in range(60):
+            assert game.legal_moves() == plain.legal_moves()
+            assert game.analysis() == plain.analysis()
+            assert game.result() == plain.result()
+            assert (game.to_move, game.is_over) == (plain.to_move, plain.is_over)
+            positions += 1
+            legal = plain.legal_moves()
+            for move in [m for m in list(game.board.names) + list(game.special_moves) if m not in legal]:
+                with pytest.raises(IllegalMove) as ours:
+                    game.play(move)
+                with pytest.raises(IllegalMove) as theirs:
+                    plain.play(move)
+                assert str(ours.value) == str(theirs.value)
+            if not legal:
+                break
+            if game.moves and r.random() < 0.1:
+                assert game.undo() == plain.undo()
+                continue
+            move = r.choice(legal)
+            game.play(move)
+            plain.play(move)
