@@ -64,8 +64,10 @@ def test_parse_player_specs():
     assert t.parse_player("level:3") == t.PlayerSpec("level:3", "level", level=3)
     assert t.parse_player("UCT:500").iterations == 500
     assert t.parse_player("mcts:2s").seconds == 2.0
+    assert t.parse_player("uct:0.25s").seconds == 0.25
     assert t.parse_player("random").kind == "random"
-    for bad in ("level:11", "level:0", "uct", "mcts:0", "alpha:3", "", "uct:-5"):
+    for bad in ("level:11", "level:0", "uct", "mcts:0", "alpha:3", "", "uct:-5",
+                "uct:1.5", "mcts:0s", "mcts:0.0s"):
         with pytest.raises(ValueError):
             t.parse_player(bad)
 

@@ -20,7 +20,9 @@ from hexstones.ai.tree import (  # isort: skip
 )
 from hexstones.ai import kernels as K  # isort: skip
 from hexstones.core.common import seed_rng
-from hexstones.core.layout import GAME_IDS, M_PLY, OK, default_capacity, geometry
+from hexstones.core.layout import (
+    GAME_IDS, M_PLY, capacity_of, default_capacity, geometry, grow_state,
+)
 from hexstones.core.state import start_state
 
 MAX_NODES = 1_500_000
@@ -52,27 +54,12 @@ def _special_now(game) -> str:
 
 
 def state_for(game):
-    """The kernel state of ``game``'s current position (replayed move by move)."""
-    opts = game.options
-    gid_name = game.name
-    kwargs = {}
-    if "komi" in opts:
-        kwargs["komi"] = int(opts["komi"])
-    if "prison" in opts:
-        kwargs["prison"] = int(opts["prison"])
-    if opts.get("handicap"):
-        kwargs["handicap"] = tuple(game.board.point(p) if isinstance(p, str) else int(p)
-                                   for p in opts["handicap"])
-    capacity = max(default_capacity(game.size), 2 * len(game.moves) + 4 * game.board.num_points)
-    st = start_state(gid_name, game.size, capacity=capacity, **kwargs)
-    geo = geometry(game.size)
-    gid = GAME_IDS[gid_name]
-    for i, move in enumerate(game.moves):
-        code = K.play(gid, geo, st, move_index(game, move))
-        if code != OK:
-            raise RuntimeError(f"the compiled {gid_name} kernel refused move {i + 1} ({move}) "
-                               f"that the game accepted (code {code})")
-    return st
+    """The core state of ``game``'s position and history, with room for long playouts."""
+    from hexstones.core.playouts import core_state_of
+
+    st = core_state_of(game)
+    room = max(default_capacity(game.size), len(game.moves) + 4 * game.board.num_points + 64)
+    return grow_state(st, room) if capacity_of(st) < room else st
 
 
 class TreeCache:

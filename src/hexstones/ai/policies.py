@@ -14,11 +14,10 @@ kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from hexstones.ai import kernels as K
-from hexstones.core.common import rand_below, undo
+from hexstones.core.common import rand_below
 from hexstones.core.layout import M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
@@ -47,13 +46,12 @@ def makes_cut(board, nbr, p, X):
 
 
 @njit(cache=True)
-def dehil_playout(geo, st, rng, max_ply):
+def dehil_playout(geo, st, rng, max_ply, cand):
     gid = K.DEHIL
     nbr = geo[0]
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P, np.int32)
-    deferred = np.empty(DEHIL_LOOK, np.int32)
+    deferred = cand[P + 1:]  # the buffer holds P + 1 + DEHIL_LOOK slots
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
             return 0
@@ -97,11 +95,10 @@ def dehil_playout(geo, st, rng, max_ply):
 
 
 @njit(cache=True)
-def droched_playout(geo, st, rng, max_ply):
+def droched_playout(geo, st, rng, max_ply, cand):
     gid = K.DROCHED
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P + 1, np.int32)
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
             return 0
@@ -130,7 +127,7 @@ def droched_playout(geo, st, rng, max_ply):
                 # Own stones went to the prison: keep it only as a last resort.
                 if fallback < 0:
                     fallback = m
-                undo(geo, st)
+                K.undo(gid, geo, st)
                 continue
             moved = True
             break
@@ -141,10 +138,15 @@ def droched_playout(geo, st, rng, max_ply):
 
 
 @njit(cache=True)
-def policy_playout(gid, geo, st, rng, max_ply):
-    """The full-strength playout for game ``gid``: 1/2 the winner, 0 at ``max_ply``."""
+def policy_playout(gid, geo, st, rng, max_ply, cand):
+    """The full-strength playout for game ``gid``: 1/2 the winner, 0 at ``max_ply``.
+    ``cand`` is a scratch int32 buffer of at least :func:`buffer_size` slots."""
     if gid == K.KEIL:
         return K.keil_playout(geo, st, rng, max_ply)
     if gid == K.DEHIL:
-        return dehil_playout(geo, st, rng, max_ply)
-    return droched_playout(geo, st, rng, max_ply)
+        return dehil_playout(geo, st, rng, max_ply, cand)
+    return droched_playout(geo, st, rng, max_ply, cand)
+
+
+def buffer_size(num_points: int) -> int:
+    return num_points + 1 + DEHIL_LOOK

@@ -3,8 +3,8 @@
 A player is written as a short spec:
 
 * ``level:N`` -- strength level N (1-10) with its own budget;
-* ``mcts:1000`` / ``mcts:2s`` -- full-knowledge search with 1000 iterations / 2 seconds;
-* ``uct:1000`` / ``uct:2s`` -- the plain UCT baseline (uniform random playouts, no RAVE);
+* ``mcts:1000`` / ``mcts:0.5s`` -- full-knowledge search with 1000 iterations / 0.5 s a move;
+* ``uct:1000`` / ``uct:0.5s`` -- the plain UCT baseline (uniform random playouts, no RAVE);
 * ``random`` -- a uniformly random legal move.
 
 Games are independent tasks (a dict in, a dict out) so that any backend can run them:
@@ -31,7 +31,7 @@ BACKENDS = ("local", "serial", "ray")
 # A game longer than this many moves per board point is stopped and decided by its score.
 MAX_MOVES_PER_POINT = 6
 
-_SPEC = re.compile(r"^(?:(level):(\d+)|(mcts|uct):(\d+)(s?)|(random))$")
+_SPEC = re.compile(r"^(?:(level):(\d+)|(mcts|uct):(\d+(?:\.\d+)?)(s?)|(random))$")
 
 
 @dataclass(frozen=True)
@@ -58,12 +58,14 @@ def parse_player(text: str) -> PlayerSpec:
         get_level(level)
         return PlayerSpec(spec, "level", level=level)
     if m.group(3):
-        amount = int(m.group(4))
-        if amount < 1:
-            raise ValueError(f"bad player {text!r}: the budget must be at least 1")
         if m.group(5):
-            return PlayerSpec(spec, m.group(3), seconds=float(amount))
-        return PlayerSpec(spec, m.group(3), iterations=amount)
+            seconds = float(m.group(4))
+            if not seconds > 0:
+                raise ValueError(f"bad player {text!r}: the time per move must be positive")
+            return PlayerSpec(spec, m.group(3), seconds=seconds)
+        if "." in m.group(4) or int(m.group(4)) < 1:
+            raise ValueError(f"bad player {text!r}: iterations are a whole number of at least 1")
+        return PlayerSpec(spec, m.group(3), iterations=int(m.group(4)))
     return PlayerSpec(spec, "random")
 
 

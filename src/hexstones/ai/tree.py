@@ -7,7 +7,7 @@ The tree lives in flat arrays (one slot per node; a node's children are a contig
 block), and whole batches of iterations run in one compiled call: no Python runs per
 simulation. Each iteration
 
-1. rewinds a work state to the root (one row copy from the state's own history),
+1. rewinds a work state to the root (the kernel's undo, move by move),
 2. descends by UCT, or with knowledge by UCT blended with RAVE (all-moves-as-first
    values shared between sibling moves), playing each move with the kernel; a child
    whose move the kernel refuses is marked illegal and skipped from then on (children are
@@ -40,6 +40,7 @@ def _invalidate_stale_cache() -> None:
     here = pathlib.Path(__file__).resolve().parent
     core = here.parent / "core"
     sources = sorted(core.glob("*.py")) + [here / n for n in ("kernels.py", "policies.py", "tree.py")]
+    # (a game-rule edit in the core changes the search's machine code too)
     digest = hashlib.sha256()
     for path in sources:
         try:
@@ -106,12 +107,12 @@ def reset_tree(tree):
 
 
 @njit(cache=True)
-def uniform_playout(gid, geo, st, rng, max_ply):
+def uniform_playout(gid, geo, st, rng, max_ply, cand):
     """Uniformly random legal moves to the end: the first legal move of a random order
-    of (empty points + the special move) is uniform over the legal moves."""
+    of (empty points + the special move) is uniform over the legal moves. ``cand`` is
+    scratch space for P + 1 moves."""
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = np.empty(P + 1, np.int32)
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
             return 0
@@ -199,10 +200,13 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
     owner_of_region = np.empty(P + 1, np.int32)
+    cand = np.empty(P + 16, np.int32)  # playout scratch (policies.buffer_size fits)
     copy_into(work, root_st)
     for _ in range(iterations):
-        work[0][:] = work[3][root_ply]
-        work[1][:] = work[4][root_ply]
+        # Back to the root through the kernel's own undo (it also keeps the state's
+        # position table right); costs one row copy per move of the last simulation.
+        while work[1][M_PLY] > root_ply:
+            K.undo(gid, geo, work)
         node = root
         depth = 0
         path[0] = node
@@ -247,9 +251,9 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     path[depth] = node
         # Simulation.
         if knowledge:
-            w = policy_playout(gid, geo, work, rng, max_ply)
+            w = policy_playout(gid, geo, work, rng, max_ply, cand)
         else:
-            w = uniform_playout(gid, geo, work, rng, max_ply)
+            w = uniform_playout(gid, geo, work, rng, max_ply, cand)
         has_score = K.score(gid, geo, work, score_buf)
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
