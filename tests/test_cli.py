@@ -188,3 +188,26 @@ def test_render_png_without_a_browser_fails_clearly(tmp_path):
     assert done.returncode == 1
     assert "no-such-browser" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_komi_pie_you_propose_and_the_ai_picks_a_colour():
+    done = hexstones_cli("play", "droched", "--size", "3", "--pie", "propose", "--iterations", "5",
+                         "--seed", "1", stdin="lots\n-1\n2\nquit\n", timeout=AI_TIMEOUT,
+                         env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "not a balance: 'lots' is not a whole number" in done.stdout
+    assert "not a balance: Droched's prison" in done.stdout  # -1 stones: the game says why
+    match = re.search(r"the AI takes (black|white); you play (black|white)", done.stdout)
+    assert match and match.group(1) != match.group(2)
+    assert "prison: 2 black, 0 white" in done.stdout
+
+
+def test_komi_pie_the_ai_proposes_and_you_pick_a_colour():
+    done = hexstones_cli("play", "keil", "--size", "3", "--pie", "choose", "--iterations", "5",
+                         "--seed", "1", stdin="green\nwhite\nquit\n", timeout=AI_TIMEOUT,
+                         env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    komi = int(re.search(r"the AI proposes (-?\d+) \(komi for White\)", done.stdout).group(1))
+    assert "type black or white" in done.stdout
+    assert f"komi {komi}; black to move" in done.stdout
+    assert "AI (black) plays" in done.stdout  # you took white, so the AI moves first
