@@ -283,3 +283,38 @@ def test_match_refuses_an_engine_for_another_game():
     dehil = " ".join(ENGINE + ["--game", "dehil", "--size", "3"])
     with pytest.raises(ValueError, match="plays keil, not dehil"):
         play_match((dehil, keil), game="dehil", games=1, options={"size": 3}, timeout=60)
+
+
+# -- fuzzing: every line gets exactly one answer, and the engine never stops -------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+COMMAND_WORDS = ["protocol_version", "name", "known_command", "list_commands", "boardsize",
+                 "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score",
+                 "loadsgf", "printsgf", "gogui-rules_legal_moves", "gogui-rules_side_to_move",
+                 "gogui-rules_final_result", "gogui-rules_board", "nonsense", "17"]
+ARGUMENT_WORDS = ["b", "w", "black", "white", "x", "a1", "b2", "c3", "d4", "e5", "pass", "button",
+                  "release", "resign", "3", "4", "-2", "6.5", "1e309", "nan", "", "#", "\t", "\x00"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(COMMAND_WORDS),
+                          st.lists(st.sampled_from(ARGUMENT_WORDS), max_size=3)), max_size=25),
+       st.sampled_from(["keil", "dehil", "droched"]))
+def test_fuzz_command_lines_each_get_one_answer(commands, game):
+    import io
+
+    from hexstones.protocol.gtp import Engine, Server, clean_line
+
+    lines = [" ".join([name] + args) for name, args in commands]
+    # printsgf/loadsgf with an argument would touch files: keep them bare.
+    lines = [line.split()[0] if line.split()[0] in ("printsgf", "loadsgf") else line for line in lines]
+    out = io.StringIO()
+    engine = Engine(game, size=3, seed=1, player="random")
+    assert Server(engine, io.StringIO("\n".join(lines) + "\n"), out).serve() == 0
+    expected = sum(1 for line in lines if clean_line(line))
+    answers = [a for a in out.getvalue().split("\n\n") if a]
+    assert len(answers) == expected
+    assert all(a[0] in "=?" for a in answers)
+    assert "internal error" not in out.getvalue()

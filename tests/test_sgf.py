@@ -244,18 +244,20 @@ def test_fuzz_arbitrary_text_raises_only_sgf_error(text):
         pass
 
 
-KEIL_RECORD = write_sgf(random_game("keil", seed=11, max_moves=30, size=3), players=("A", "B"),
-                        comments={0: "c", 2: "d"})
+RECORDS = [write_sgf(random_game(name, seed=11, max_moves=30, size=3), players=("A", "B"),
+                     comments={0: "c", 1: "d"})
+           for name in AVAILABLE_GAMES]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_fuzz_mutated_records_raise_only_sgf_error(data):
-    text = KEIL_RECORD
+    text = data.draw(st.sampled_from(RECORDS))
     for _ in range(data.draw(st.integers(1, 4))):
         pos = data.draw(st.integers(0, len(text)))
         kind = data.draw(st.sampled_from(["delete", "insert", "replace"]))
-        piece = data.draw(st.sampled_from(list("();[]\\ BW1a9") + ["pass", "button", "KM[2]", "SZ[9]"]))
+        piece = data.draw(st.sampled_from(list("();[]\\ BW1a9") + ["pass", "button", "release", "KM[2]",
+                                                                    "SZ[9]", "PR[1]", "AB[b2]", "HA[1]"]))
         if kind == "delete":
             text = text[:pos] + text[pos + 1:]
         elif kind == "insert":
