@@ -281,3 +281,22 @@ def test_deeply_nested_variations_are_read_without_recursion():
         read_sgf(text)  # the main line B a1, B a1 ... breaks at move 2, not at the stack
     good = "(;HG[keil]SZ[3]" + "".join(f"(;{c}[{p}]" for c, p in zip("BWB", ["a1", "e5", "c3"])) + ")" * 3 + ")"
     assert read_sgf(good).moves == ["a1", "e5", "c3"]
+
+
+@pytest.mark.skipif(not _available("droched"), reason="games/droched.py has not landed yet")
+def test_droched_handicap_round_trip_and_checks():
+    game = hexstones.new_game("droched", size=4, handicap=["d4", "b2"], prison=1)
+    assert game.to_move == "white"
+    for _ in range(2):
+        game.play(game.legal_moves()[0])
+    text = write_sgf(game)
+    assert "HA[2]AB[b2][d4]PL[W]" in text and ";W[" in text.split("\n")[1][:3]
+    again = read_sgf(text)
+    assert again.options == game.options and again.moves == game.moves
+    assert write_sgf(again) == text
+    with pytest.raises(SGFError, match="white plays first"):
+        read_sgf(text.replace("PL[W]", "PL[B]"))
+    with pytest.raises(SGFError, match="HA\\[3\\] but AB lists 2"):
+        read_sgf(text.replace("HA[2]", "HA[3]"))
+    with pytest.raises(SGFError, match="bad handicap point"):
+        read_sgf(text.replace("AB[b2]", "AB[z9]"))
