@@ -14,25 +14,26 @@ import argparse
 import json
 import time
 
+import numpy as np
 from numba import njit
 
 import hexstones
 from hexstones.ai import mcts
-from hexstones.ai.policies import policy_playout
+from hexstones.ai.policies import buffer_size, policy_playout
 from hexstones.ai.tree import uniform_playout
 from hexstones.core.common import copy_into, seed_rng
 from hexstones.core.layout import GAME_IDS, M_PLY, geometry
 
 
 @njit(cache=True)
-def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply):
+def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
     for _ in range(n):
         copy_into(work, root)
         if knowledge:
-            policy_playout(gid, geo, work, rng, max_ply)
+            policy_playout(gid, geo, work, rng, max_ply, cand)
         else:
-            uniform_playout(gid, geo, work, rng, max_ply)
+            uniform_playout(gid, geo, work, rng, max_ply, cand)
         moves += work[1][M_PLY]
     return moves
 
@@ -44,11 +45,12 @@ def bare_rate(game, knowledge: bool, seconds: float) -> tuple[float, float]:
     work = mcts.state_for(game)
     max_ply = work[2].shape[0] - 2
     rng = seed_rng(1)
-    _bare_playouts(gid, geo, root, work, rng, 2, knowledge, max_ply)  # compile
+    cand = np.empty(buffer_size(game.board.num_points), np.int32)
+    _bare_playouts(gid, geo, root, work, rng, 2, knowledge, max_ply, cand)  # compile
     done, moves, start = 0, 0, time.perf_counter()
     batch = 16
     while time.perf_counter() - start < seconds:
-        moves += _bare_playouts(gid, geo, root, work, rng, batch, knowledge, max_ply)
+        moves += _bare_playouts(gid, geo, root, work, rng, batch, knowledge, max_ply, cand)
         done += batch
     elapsed = time.perf_counter() - start
     return done / elapsed, moves / done

@@ -38,7 +38,7 @@ def _check_budget(seconds, iterations) -> None:
 
 def search(game: Game, *, seconds: float | None = None, iterations: int | None = None,
            seed: int | None = None, knowledge: bool = True, reuse: bool = True,
-           reuse_key=None):
+           reuse_key=None, analysis: bool = True):
     """Run the best available search on ``game``; return a ``SearchResult``.
 
     ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE).
@@ -57,7 +57,8 @@ def search(game: Game, *, seconds: float | None = None, iterations: int | None =
 
     if mcts.supports(game):
         return mcts.search(game, seconds=seconds, iterations=iterations, seed=seed,
-                           knowledge=knowledge, reuse=reuse, reuse_key=reuse_key)
+                           knowledge=knowledge, reuse=reuse, reuse_key=reuse_key,
+                           analysis=analysis)
     from hexstones.ai import pysearch
 
     return pysearch.search(game, seconds=seconds, iterations=iterations, seed=seed)
@@ -89,7 +90,7 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
     secs, iters = _budget_for(lv, seconds, iterations)
     result = search(game, seconds=secs, iterations=iters, seed=seed,
                     knowledge=lv.knowledge if lv else True,
-                    reuse_key=("choose_move", level, secs, iters))
+                    reuse_key=("choose_move", level, secs, iters), analysis=False)
     if not result.children:
         return random.Random(seed).choice(legal)
     temperature = lv.temperature if lv else 0.0

@@ -127,8 +127,11 @@ def kept_tree(game, knowledge=True, reuse_key=None):
 
 
 def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, reuse=True,
-           reuse_key=None, params=None):
-    """Search ``game``'s position; returns a :class:`hexstones.ai.pysearch.SearchResult`."""
+           reuse_key=None, params=None, analysis=True):
+    """Search ``game``'s position; returns a :class:`hexstones.ai.pysearch.SearchResult`.
+
+    ``analysis=False`` skips the expected score and ownership (a little faster: for
+    choosing a move)."""
     if not supports(game):
         raise ValueError(f"no compiled kernels for {game.name}")
     gid = GAME_IDS[game.name]
@@ -166,7 +169,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
             break
         n = chunk if iterations is None else min(chunk, iterations - done)
         run_iterations(gid, geo, root_st, work, tree, rng, n, knowledge, params, max_ply,
-                       stats, True, own, path, first_seen)
+                       stats, analysis, own, path, first_seen)
         done += n
         if seconds is not None:
             # Batches of about 1/20 of the budget keep the overrun small.

@@ -80,7 +80,8 @@ def player_move(player: PlayerSpec, game, seed: int) -> str:
     if len(legal) == 1:
         return legal[0]
     result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
-                       knowledge=player.kind == "mcts", reuse_key=player.spec)
+                       knowledge=player.kind == "mcts", reuse_key=player.spec,
+                       analysis=False)
     return result.children[0][0] if result.children else legal[0]
 
 

@@ -254,7 +254,10 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             w = policy_playout(gid, geo, work, rng, max_ply, cand)
         else:
             w = uniform_playout(gid, geo, work, rng, max_ply, cand)
-        has_score = K.score(gid, geo, work, score_buf)
+        # The score is needed to settle a simulation stopped at max_ply, and for analysis.
+        has_score = False
+        if w == 0 or collect:
+            has_score = K.score(gid, geo, work, score_buf)
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
         stats[S_SIMS] += 1
