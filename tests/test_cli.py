@@ -211,3 +211,12 @@ def test_komi_pie_the_ai_proposes_and_you_pick_a_colour():
     assert "type black or white" in done.stdout
     assert f"komi {komi}; black to move" in done.stdout
     assert "AI (black) plays" in done.stdout  # you took white, so the AI moves first
+
+
+def test_undo_never_takes_back_only_the_ais_moves():
+    done = hexstones_cli("play", "keil", "--size", "3", "--color", "white", "--iterations", "2",
+                         "--seed", "1", stdin="undo\nquit\n", timeout=AI_TIMEOUT,
+                         env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "AI (black) plays" in done.stdout
+    assert "nothing of yours to undo" in done.stdout and "took back" not in done.stdout

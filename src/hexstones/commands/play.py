@@ -135,16 +135,18 @@ class Session:
         return True
 
     def undo(self) -> None:
+        """Take back moves up to and including the last one a person made."""
         game = self.game
-        # Take back moves until it is a person's turn again, at least one move.
-        if not game.moves:
-            self.write("nothing to undo")
-            return
-        taken = [game.undo()]
-        while game.moves and game.to_move not in self.humans:
+        taken = []
+        while game.moves:
             taken.append(game.undo())
-        self.write(f"took back {' '.join(reversed(taken))}")
-        self.show()
+            if game.to_move in self.humans:  # that was a person's move: their turn again
+                self.write(f"took back {' '.join(reversed(taken))}")
+                self.show()
+                return
+        for move in reversed(taken):  # only the AI has moved: put its moves back
+            game.play(move)
+        self.write("nothing of yours to undo")
 
 
 def run(args: argparse.Namespace) -> int:

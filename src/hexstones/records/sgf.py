@@ -173,10 +173,11 @@ def _write(record: GameRecord) -> str:
 
     lines = ["(;" + "".join(format_property(k, v) for k, v in root)]
     nodes = []
-    replay = new_game(game.name, **game.options)
+    # Every move of all three games is one turn, so colours alternate from the first player.
+    color = new_game(game.name, **game.options).to_move
     for number, move in enumerate(game.moves, start=1):
-        props = [(PROPERTY_OF_COLOR[replay.to_move], [move])]
-        replay.play(move)
+        props = [(PROPERTY_OF_COLOR[color], [move])]
+        color = "white" if color == "black" else "black"
         if number in record.comments:
             props.append(("C", [record.comments[number]]))
         props += list(record.extra.get(number, {}).items())
