@@ -8,6 +8,7 @@ the AI's work to a thread pool: no page request ever waits for the AI.
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import threading
@@ -482,8 +483,9 @@ class Tables:
                 "options": dict(live.record.options),
                 "opponent": live.setup.get("opponent"),
                 "level": live.setup.get("level"),
-                "players": live.setup.get("players"),
-                "pie": live.pie,
+                # Copies: the answer is serialized after the lock is released.
+                "players": copy.deepcopy(live.setup.get("players")),
+                "pie": copy.deepcopy(live.pie),
                 "moves": list(game.moves),
                 "move_count": total,
                 "version": live.version,
