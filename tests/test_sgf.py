@@ -300,3 +300,12 @@ def test_droched_handicap_round_trip_and_checks():
         read_sgf(text.replace("HA[2]", "HA[3]"))
     with pytest.raises(SGFError, match="bad handicap point"):
         read_sgf(text.replace("AB[b2]", "AB[z9]"))
+
+
+def test_players_as_a_mapping_and_unknown_information_left_out():
+    game = hexstones.new_game("keil", size=3)
+    text = write_sgf(game, players={"black": "Ann", "white": "Bo"}, date=None, event="Cup")
+    record = read_record(text)
+    assert record.info == {"black": "Ann", "white": "Bo", "event": "Cup"}
+    with pytest.raises(ValueError, match="players"):
+        write_sgf(game, players="Ann and Bo")

@@ -112,11 +112,17 @@ def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=Non
     ``event``, ``result``, ...). ``players``: ``(black, white)`` names. ``resigned``:
     the colour that resigned (result ``B+R``/``W+R``). ``comments``: move number -> text
     (0: before the first move). The result of a finished game comes from the rules.
+    Information given as None is left out.
     """
+    info = {k: v for k, v in info.items() if v is not None}  # None: not known, not written
     if players is not None:
-        black, white = players
-        info.setdefault("black", black)
-        info.setdefault("white", white)
+        if isinstance(players, dict):
+            players = (players.get("black"), players.get("white"))
+        if isinstance(players, str) or len(players) != 2:
+            raise ValueError(f"players must be (black, white) names, not {players!r}")
+        for key, name in zip(("black", "white"), players):
+            if name is not None:
+                info.setdefault(key, name)
     if resigned is not None:
         if resigned not in PROPERTY_OF_COLOR:
             raise ValueError(f"resigned must be 'black' or 'white', not {resigned!r}")
