@@ -27,7 +27,7 @@ numbers are :class:`hexstones.board.Board`'s indices (``P = board.num_points``).
  3    hist_board int8[C+1, P]   board after t moves
  4    hist_meta  int64[C+1, 16] meta after t moves
  5    hist_move  int32[C+1]     the t-th move
- 6    work   int32[6, P+8]      scratch (not part of the position)
+ 6    work   int32[17, 6P+8]    scratch (not part of the position)
  7    stamp  int64[1]           scratch counter
 ====  ================  ==============================================================
 

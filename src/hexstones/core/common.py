@@ -17,7 +17,7 @@ _U32 = np.uint64(32)
 _MULT = np.uint64(2685821657736338717)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def reserve_stamps(st, count):
     """Make sure ``count`` more stamps fit before the limit (clearing marks if not): stamps
     then only grow within a move, so "marked since stamp s" is ``marks >= s``."""
@@ -27,7 +27,7 @@ def reserve_stamps(st, count):
         stamp[0] = 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def new_stamp(st):
     """A fresh mark value for the work marks row (no clearing needed between floods)."""
     stamp = st[7]
@@ -35,7 +35,7 @@ def new_stamp(st):
     return np.int32(stamp[0])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def table_insert(st, row):
     """Enter history row ``row`` (its hash) in the position table (linear probing)."""
     keys, rows = st[8], st[9]
@@ -57,7 +57,7 @@ def rebuild_table(st):
         table_insert(st, row)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def commit(st, move, h):
     """Record the move just made: the board and meta are already updated, except the ply,
     side to move and last move, which this sets; ``h`` is the new position hash."""
@@ -154,7 +154,7 @@ def repeats(st, h, extra_slot):
     return False
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def rand_below(rng, n):
     """Uniform integer in [0, n) from the xorshift64* generator whose state is ``rng[0]``."""
     x = rng[0]

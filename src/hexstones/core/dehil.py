@@ -11,11 +11,12 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
 from hexstones.core.layout import (
     M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_TRIANGLE,
-    W_BUF, W_BUF2, W_CAND, W_LABEL, W_MARKS,
+    W_ADJ, W_AREAS, W_BUF, W_CAND, W_DEG, W_DISC, W_FILL, W_GROUP, W_LABEL, W_LOW, W_NODEG,
+    W_SEDGE, W_SNODE, W_SPLIT,
 )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def in_triangle(board, nbr, f, X):
     """Whether the X stone on ``f`` belongs to a triangle pattern of X."""
     for d in range(6):
@@ -26,7 +27,7 @@ def in_triangle(board, nbr, f, X):
     return False
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def is_hourglass_center(board, nbr, f, X):
     """Whether the X stone on ``f`` is the centre of an hourglass: two opposite X triangles
     (f with neighbours d, d+1 and with d+3, d+4)."""
@@ -179,7 +180,7 @@ def legal_moves(geo, st, out):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def group_partitions(geo, st, group_of, areas):
     """Label groups (``group_of[p]``, -1 empty) and count each one's areas: the connected
     parts the rest of the board falls into without it (2 or more: it has partitions).
@@ -216,8 +217,11 @@ def group_partitions(geo, st, group_of, areas):
                     queue[tail] = q
                     tail += 1
         nodes += 1
-    # Adjacency between nodes (CSR, duplicates harmless for cut vertices).
-    deg = np.zeros(nodes + 1, np.int64)
+    # Adjacency between nodes (CSR, duplicates harmless for cut vertices). All arrays
+    # are work rows: the kernel allocates nothing (it runs inside NRT-free playouts).
+    deg = work[W_DEG]
+    for i in range(nodes + 1):
+        deg[i] = 0
     for p in range(P):
         for d in range(6):
             q = nbr[p, d]
@@ -225,20 +229,25 @@ def group_partitions(geo, st, group_of, areas):
                 deg[label[p] + 1] += 1
     for i in range(nodes):
         deg[i + 1] += deg[i]
-    adj = np.empty(deg[nodes], np.int64)
-    fill = deg[:nodes].copy()
+    adj = work[W_ADJ]
+    fill = work[W_FILL]
+    for i in range(nodes):
+        fill[i] = deg[i]
     for p in range(P):
         for d in range(6):
             q = nbr[p, d]
             if q >= 0 and label[q] != label[p]:
                 adj[fill[label[p]]] = label[q]
                 fill[label[p]] += 1
-    disc = np.full(nodes, -1, np.int64)
-    low = np.zeros(nodes, np.int64)
-    split = np.zeros(nodes, np.int64)
-    stack_node = np.empty(nodes, np.int64)
-    stack_edge = np.empty(nodes, np.int64)
-    time = 0
+    disc = work[W_DISC]
+    low = work[W_LOW]
+    split = work[W_SPLIT]
+    stack_node = work[W_SNODE]
+    stack_edge = work[W_SEDGE]
+    for i in range(nodes):
+        disc[i] = -1
+        low[i] = 0
+        split[i] = 0
     # The board is connected: one DFS from node 0 reaches every node.
     disc[0] = 0
     low[0] = 0
@@ -270,7 +279,9 @@ def group_partitions(geo, st, group_of, areas):
                 if low[v] >= disc[parent]:
                     split[parent] += 1
     # Renumber: groups only (empty regions are not groups).
-    node_group = np.full(nodes, -1, np.int64)
+    node_group = work[W_NODEG]
+    for i in range(nodes):
+        node_group[i] = -1
     for p in range(P):
         if board[p] != 0:
             node = label[p]
@@ -285,13 +296,13 @@ def group_partitions(geo, st, group_of, areas):
     return groups
 
 
-@njit(cache=True)
-def score(geo, st, out):
-    """Write the score (black, white) into ``out[0:2]``; returns True."""
+@njit(cache=True, _nrt=False)
+def score_pair(geo, st):
+    """(black, white) scores as if the game ended now."""
     board, meta = st[0], st[1]
     P = board.shape[0]
-    group_of = np.empty(P, np.int64)
-    areas = np.zeros(P, np.int64)
+    group_of = st[6][W_GROUP]
+    areas = st[6][W_AREAS]
     group_partitions(geo, st, group_of, areas)
     black = 0.0
     white = 0.0
@@ -309,21 +320,27 @@ def score(geo, st, out):
         black += 0.5
     elif meta[M_SPECIAL] == 2:
         white += 0.5
+    return black, white
+
+
+@njit(cache=True, _nrt=False)
+def score(geo, st, out):
+    """Write the score (black, white) into ``out[0:2]``; returns True."""
+    black, white = score_pair(geo, st)
     out[0] = black
     out[1] = white
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winner(geo, st):
     if st[1][M_PASSES] < 2:
         return 0
-    s = np.empty(2, np.float64)
-    score(geo, st, s)
-    return 1 if s[0] > s[1] else 2
+    black, white = score_pair(geo, st)
+    return 1 if black > white else 2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def fills_own_eye(board, nbr, p, X):
     """Playout policy: every neighbour of ``p`` holds an X stone."""
     for d in range(6):

@@ -16,7 +16,7 @@ from hexstones.core.layout import (
 )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def two_features(mask):
     return (mask & (mask - 1)) != 0
 

@@ -16,7 +16,7 @@ from hexstones.core.layout import (
 )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def linked(board, nbr, p, d):
     """Whether ``p`` and its neighbour in direction ``d`` are linked: a common neighbour
     holds the same content as one of them."""
@@ -271,7 +271,7 @@ def winner(geo, st):
     return 1 if black > white else 2
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def fills_own_eye(board, nbr, p, X):
     """Playout policy: ``p`` is a one-point territory of ``X`` (no empty point linked to it,
     every linked stone X's, at least one)."""

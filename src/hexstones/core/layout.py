@@ -55,9 +55,10 @@ REASON_NAMES = {
 # -- state tuple positions ----------------------------------------------------------
 (S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
  S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT) = range(11)
-# rows of the int32 work array (scratch, never part of the position)
-W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND = range(6)
-WORK_ROWS = 6
+# rows of the int32 work array (scratch, never part of the position; rows hold 6P+8)
+(W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND, W_DEG, W_FILL, W_DISC, W_LOW, W_SPLIT,
+ W_SNODE, W_SEDGE, W_NODEG, W_GROUP, W_AREAS, W_ADJ) = range(17)
+WORK_ROWS = 17
 
 _ZOBRIST_SEED = 0x4E5A_0B57
 
@@ -134,7 +135,7 @@ def allocate_state(size: int, capacity: int):
         np.zeros((capacity + 1, P), np.int8),       # hist_board[t]
         np.zeros((capacity + 1, META_SIZE), np.int64),  # hist_meta[t]
         np.full(capacity + 1, -1, np.int32),        # hist_move[t]: the t-th move (row 0 unused)
-        np.zeros((WORK_ROWS, P + 8), np.int32),     # scratch
+        np.zeros((WORK_ROWS, 6 * P + 8), np.int32),  # scratch
         np.zeros(1, np.int64),                      # flood-fill stamp counter
         np.zeros(slots, np.uint64),                 # position table: hash of history row ...
         np.zeros(slots, np.int32),                  # ... and the row (0 = free slot)
