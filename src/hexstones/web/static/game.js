@@ -87,7 +87,7 @@ function render(s) {
   if (s.over && !finalShown) {
     finalShown = true;
     const add = (FINAL_OVERLAYS[s.game] || []).filter((o) => !overlays.has(o));
-    if (add.length && !firstTime) {
+    if (add.length) {
       add.forEach((o) => overlays.add(o));
       renderOverlayBoxes();
       load(past ? s.at : null);
