@@ -82,11 +82,38 @@ fill their own eye, and plays the special move only when no such placement is le
   a player with no legal action loses).
 """
 
-from hexstones.core.layout import (
+import hashlib
+from pathlib import Path
+
+
+def _drop_stale_cache() -> None:
+    """Numba's disk cache only watches each function's own file, but kernels compile the
+    helpers of other core files into themselves: drop every cached core kernel whenever
+    any core source has changed (a release never changes, so this costs one hash)."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(here.glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    cache = here / "__pycache__"
+    stamp = cache / "core-sources.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        cache.mkdir(exist_ok=True)
+        for old in cache.glob("*.nb[ic]"):
+            old.unlink(missing_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass  # a read-only install: its cache matches its sources
+
+
+_drop_stale_cache()
+
+from hexstones.core.layout import (  # noqa: E402  (after the cache check)
     BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE,
     allocate_state, default_capacity, geometry, grow_state,
 )
-from hexstones.core.state import start_state
+from hexstones.core.state import start_state  # noqa: E402
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "KEIL", "DEHIL", "DROCHED", "GAME_IDS", "OK", "REASON_NAMES",
