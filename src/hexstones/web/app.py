@@ -25,10 +25,11 @@ DEFAULT_DB = "hexstones-games.db"
 log = logging.getLogger("hexstones.web")
 
 
-def create_app(db_path: str = DEFAULT_DB, *, ai_threads: int = 2) -> FastAPI:
-    """The app, storing its games in the SQLite file ``db_path`` (created if missing)."""
+def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
+    """The app, storing its games in the SQLite file ``db_path`` (created if missing);
+    the AI thinks in up to ``ai_processes`` other processes."""
     store = Store(db_path)
-    tables = Tables(store, ai_threads=ai_threads)
+    tables = Tables(store, ai_processes=ai_processes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -3,16 +3,18 @@
 A :class:`Live` game is rebuilt from its stored record and kept in memory; every change
 goes through :class:`Tables`, which writes it to the store first-class (so a restart
 loses nothing), bumps the game's ``version`` and, when it is then the AI's turn, hands
-the AI's work to a thread pool: no page request ever waits for the AI.
+the AI's work to a pool of processes: no page request ever waits for the AI.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import multiprocessing
 import random
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,6 +188,28 @@ class Live:
         return None
 
 
+def _new_pool(processes: int) -> ProcessPoolExecutor:
+    # The AI runs in other processes: a compiled search may hold its process's GIL for
+    # seconds, which in a thread would stall every page request. "spawn": forking a
+    # server that runs threads is unsafe.
+    return ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn"))
+
+
+def think(task: str, name: str, options: dict[str, Any], moves: list[str], level: int,
+          komi: int | None) -> Any:
+    """The AI's answer for one task (runs in an AI process): a move, a proposal, a colour."""
+    from hexstones import ai
+
+    if task == "propose":
+        return int(ai.propose_komi(name, options["size"]))
+    if task == "choose":
+        return ai.choose_side(name, options["size"], komi)
+    game = hexstones.new_game(name, **options)
+    for move in moves:
+        game.play(move)
+    return ai.choose_move(game, level=level)
+
+
 def replay(record: StoredGame) -> Game:
     """The engine's game for a stored record (its moves replayed and checked)."""
     try:
@@ -204,16 +228,22 @@ def replay(record: StoredGame) -> Game:
 class Tables:
     """Every live game, the store behind them, and the AI's thread pool."""
 
-    def __init__(self, store: Store, ai_threads: int = 2):
+    def __init__(self, store: Store, ai_processes: int = 2):
         self.store = store
         self._games: dict[str, Live] = {}
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=ai_threads, thread_name_prefix="hexstones-ai")
+        self._ai_processes = ai_processes
+        self._pool = _new_pool(ai_processes)
         self._closed = False
 
     def close(self) -> None:
+        """Stop the AI at once: a search in progress is abandoned (its game keeps its turn)."""
         self._closed = True
+        processes = list(getattr(self._pool, "_processes", {}).values())  # not public API
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
 
     # -- finding and creating games -------------------------------------------------
 
@@ -406,31 +436,34 @@ class Tables:
                 return
             live.ai_busy = True
             version = live.version
-            snapshot = live.game.copy()
-            pie = dict(live.pie) if live.pie else None
-        self._pool.submit(self._ai_turn, live, task, version, snapshot, pie)
+            pie = live.pie or {}
+            job = (task, live.record.game, dict(live.record.options), list(live.game.moves),
+                   live.setup.get("level") or DEFAULT_LEVEL, pie.get("komi"))
+            try:
+                future = self._pool.submit(think, *job)
+            except (BrokenProcessPool, RuntimeError) as exc:
+                if self._closed:
+                    return
+                log.warning("the AI's process pool broke (%s); starting a new one", exc)
+                self._pool = _new_pool(self._ai_processes)
+                future = self._pool.submit(think, *job)
+        future.add_done_callback(lambda f: self._ai_answer(live, task, version, f))
 
-    def _ai_turn(self, live: Live, task: str, version: int, game: Game, pie: dict | None) -> None:
-        from hexstones import ai
-
-        name, size = live.record.game, live.record.options.get("size", game.size)
+    def _ai_answer(self, live: Live, task: str, version: int, future) -> None:
         try:
-            if task == "move":
-                answer: Any = ai.choose_move(game, level=live.setup.get("level") or DEFAULT_LEVEL)
-            elif task == "propose":
-                answer = int(ai.propose_komi(name, size))
-            else:
-                answer = ai.choose_side(name, size, pie["komi"])
+            answer: Any = future.result()
         except Exception as exc:  # shown to the player; the game stays as it is
-            log.exception("the AI failed in game %s", live.record.id)
             with live.lock:
                 live.ai_busy = False
-                live.ai_error = f"the AI failed: {exc}"
+                if self._closed or live.version != version:
+                    return
+                log.error("the AI failed in game %s: %r", live.record.id, exc)
+                live.ai_error = f"the AI failed: {exc or type(exc).__name__}"
                 live.version += 1
             return
         with live.lock:
             live.ai_busy = False
-            if live.version != version:  # the game changed meanwhile (undo): answer is stale
+            if self._closed or live.version != version:  # the game changed meanwhile (undo): stale
                 pass
             elif task == "move":
                 try:
