@@ -14,7 +14,10 @@ import hexstones
 from hexstones.records import read_record, write_sgf
 
 CLI = [sys.executable, "-m", "hexstones.cli"]
-# The first AI search in a fresh checkout compiles the AI (numba): allow for it.
+# Games against the AI run its search uncompiled (NUMBA_DISABLE_JIT: the same code, run by
+# Python): a fresh numba compile takes minutes on a busy machine, and the compiled search
+# is the AI's own tests' business. Tiny budgets keep it fast.
+PLAIN_AI = {**os.environ, "NUMBA_DISABLE_JIT": "1", "NO_COLOR": "1"}
 AI_TIMEOUT = 400
 
 
@@ -121,7 +124,7 @@ def test_two_people_play_a_dehil_game_to_the_end():
 def test_play_against_the_ai_shows_its_moves_and_undo_takes_back_both():
     script = "d4\nundo\nquit\n"
     done = hexstones_cli("play", "keil", "--size", "4", "--iterations", "2", "--seed", "3",
-                         stdin=script, timeout=AI_TIMEOUT, env={**os.environ, "NO_COLOR": "1"})
+                         stdin=script, timeout=AI_TIMEOUT, env=PLAIN_AI)
     assert done.returncode == 0, done.stderr
     match = re.search(r"AI \(white\) plays (\S+)", done.stdout)
     assert match
@@ -193,7 +196,7 @@ def test_render_png_without_a_browser_fails_clearly(tmp_path):
 def test_komi_pie_you_propose_and_the_ai_picks_a_colour():
     done = hexstones_cli("play", "droched", "--size", "3", "--pie", "propose", "--iterations", "5",
                          "--seed", "1", stdin="lots\n-1\n2\nquit\n", timeout=AI_TIMEOUT,
-                         env={**os.environ, "NO_COLOR": "1"})
+                         env=PLAIN_AI)
     assert done.returncode == 0, done.stderr
     assert "not a balance: 'lots' is not a whole number" in done.stdout
     assert "not a balance: Droched's prison" in done.stdout  # -1 stones: the game says why
@@ -205,7 +208,7 @@ def test_komi_pie_you_propose_and_the_ai_picks_a_colour():
 def test_komi_pie_the_ai_proposes_and_you_pick_a_colour():
     done = hexstones_cli("play", "keil", "--size", "3", "--pie", "choose", "--iterations", "5",
                          "--seed", "1", stdin="green\nwhite\nquit\n", timeout=AI_TIMEOUT,
-                         env={**os.environ, "NO_COLOR": "1"})
+                         env=PLAIN_AI)
     assert done.returncode == 0, done.stderr
     komi = int(re.search(r"the AI proposes (-?\d+) \(komi for White\)", done.stdout).group(1))
     assert "type black or white" in done.stdout
@@ -216,7 +219,7 @@ def test_komi_pie_the_ai_proposes_and_you_pick_a_colour():
 def test_undo_never_takes_back_only_the_ais_moves():
     done = hexstones_cli("play", "keil", "--size", "3", "--color", "white", "--iterations", "2",
                          "--seed", "1", stdin="undo\nquit\n", timeout=AI_TIMEOUT,
-                         env={**os.environ, "NO_COLOR": "1"})
+                         env=PLAIN_AI)
     assert done.returncode == 0, done.stderr
     assert "AI (black) plays" in done.stdout
     assert "nothing of yours to undo" in done.stdout and "took back" not in done.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -17,14 +18,17 @@ from hexstones.records import read_record, read_sgf
 ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
 # No wall-clock budget anywhere: answers never depend on timing.
 FAST = ["--iterations", "3", "--seed", "7"]
-# The first search in a fresh checkout compiles the AI (numba): allow for it.
+# The engines here run the AI's search uncompiled (NUMBA_DISABLE_JIT: the same code, run by
+# Python): a fresh numba compile takes minutes on a busy machine, and the compiled search
+# is the AI's own tests' business. Tiny budgets keep it fast.
+PLAIN_AI = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
 AI_TIMEOUT = 400
 
 
 @pytest.fixture(scope="module")
 def keil_process():
     client = GTPClient(ENGINE + ["--game", "keil", "--size", "4", "--komi", "3"] + FAST,
-                       timeout=AI_TIMEOUT)
+                       timeout=AI_TIMEOUT, env=PLAIN_AI)
     yield client
     client.close()
 
@@ -161,7 +165,7 @@ def test_printsgf_and_loadsgf_round_trip(keil, tmp_path):
 
 def test_droched_engine_speaks_release_and_prison_komi():
     client = GTPClient(ENGINE + ["--game", "droched", "--size", "3", "--prison", "1"] + FAST,
-                       timeout=AI_TIMEOUT)
+                       timeout=AI_TIMEOUT, env=PLAIN_AI)
     try:
         assert client.send("gogui-rules_game_id") == "droched"
         assert "release" not in client.send("gogui-rules_legal_moves").split()
@@ -185,7 +189,8 @@ def test_droched_engine_speaks_release_and_prison_komi():
 
 def test_kata_analyze_streams_until_the_next_command():
     process = subprocess.Popen(ENGINE + ["--game", "dehil", "--size", "3", "--seed", "1"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                               env=PLAIN_AI)
     try:
         process.stdin.write("play b b2\nkata-analyze 10 ownership true\n")
         process.stdin.flush()
@@ -242,7 +247,7 @@ def test_bad_command_line_exits_2(capsys):
 
 def test_match_between_two_of_our_engines(tmp_path):
     engine = ENGINE + ["--game", "keil", "--size", "3"]
-    ai = " ".join(engine + ["--iterations", "2", "--seed", "1"])
+    ai = " ".join(["env", "NUMBA_DISABLE_JIT=1"] + engine + ["--iterations", "2", "--seed", "1"])
     randomly = " ".join(engine + ["--player", "random", "--seed", "2"])
     match = play_match((ai, randomly), game="keil", games=2, options={"size": 3}, timeout=AI_TIMEOUT)
     assert len(match.games) == 2

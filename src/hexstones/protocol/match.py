@@ -25,7 +25,8 @@ class EngineFailure(Exception):
 class GTPClient:
     """A GTP engine in a subprocess, spoken to over real pipes."""
 
-    def __init__(self, command: str | list[str], *, timeout: float = 60.0):
+    def __init__(self, command: str | list[str], *, timeout: float = 60.0,
+                 env: dict[str, str] | None = None):
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an engine command is needed, e.g. 'hexstones gtp --game keil'")
@@ -33,7 +34,7 @@ class GTPClient:
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True, encoding="utf-8", bufsize=1)
+                text=True, encoding="utf-8", bufsize=1, env=env)
         except OSError as exc:
             raise ValueError(f"cannot start engine {' '.join(self.argv)!r}: {exc}") from None
         self._lines: queue.Queue[str | None] = queue.Queue()
