@@ -35,6 +35,8 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
     async def lifespan(app: FastAPI):
         # Games that were waiting for the AI when the server stopped get their turn back.
         for row in store.list():
+            if row["setup"].get("opponent") != "ai" or row["resigned"] or " won" in row["summary"]:
+                continue  # no AI to wake: leave it on disk until someone opens it
             try:
                 live = tables.get(row["id"])
             except WebError as exc:
