@@ -127,3 +127,7 @@ $("#load-sgf").addEventListener("submit", async (e) => {
   if (!res.ok) { msg.className = "message error"; msg.textContent = data.detail; return; }
   location.href = `/game/${data.id}?at=0`;
 });
+const sgfOpponent = $("#sgf-opponent");
+const showSgfAiChoices = () => { $("#sgf-color").hidden = $("#sgf-level").hidden = sgfOpponent.value !== "ai"; };
+sgfOpponent.addEventListener("change", showSgfAiChoices);
+showSgfAiChoices();
