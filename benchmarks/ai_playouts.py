@@ -28,10 +28,11 @@ from hexstones.core.layout import GAME_IDS, M_PLY, geometry
 @njit(cache=True)
 def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
+    scores = np.zeros(2, np.float64)
     for _ in range(n):
         copy_into(work, root)
         if knowledge:
-            policy_playout(gid, geo, work, rng, max_ply, cand)
+            policy_playout(gid, geo, work, rng, max_ply, cand, scores)
         else:
             uniform_playout(gid, geo, work, rng, max_ply, cand)
         moves += work[1][M_PLY]

@@ -25,8 +25,8 @@ LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
         Level(1, 12, 0.5, False, 1.0),
-        Level(2, 40, 0.5, False, 0.5),
-        Level(3, 120, 0.5, True, 0.25),
+        Level(2, 60, 0.5, False, 0.25),
+        Level(3, 150, 0.5, True, 0.25),
         Level(4, 300, 1.0, True, 0.0),
         Level(5, 800, 1.0, True, 0.0),
         Level(6, 2000, 1.5, True, 0.0),

@@ -4,7 +4,8 @@ These choose among moves; whether a move is legal, and what it does, is always t
 kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
 
 * Keil: the core playout, which never fills one's own eye (one-point territory).
-* Dehil: never fill one's own eye (the core's test), and prefer partition-making moves:
+* Dehil: pass after the opponent's pass when that wins; never fill one's own eye (the
+  core's test), and prefer partition-making moves:
   a placement that joins walls (own stones or the board's edge) so that the points around
   it fall into two or more separate arcs. Such a point is where a group can cut the
   board; a lone stone without partitions scores against its owner.
@@ -18,7 +19,7 @@ from numba import njit
 
 from hexstones.ai import kernels as K
 from hexstones.core.common import rand_below
-from hexstones.core.layout import M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
+from hexstones.core.layout import M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
@@ -46,7 +47,7 @@ def makes_cut(board, nbr, p, X):
 
 
 @njit(cache=True)
-def dehil_playout(geo, st, rng, max_ply, cand):
+def dehil_playout(geo, st, rng, max_ply, cand, scores):
     gid = K.DEHIL
     nbr = geo[0]
     board, meta = st[0], st[1]
@@ -56,6 +57,13 @@ def dehil_playout(geo, st, rng, max_ply, cand):
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
+        if meta[M_PASSES] == 1:
+            # The opponent has passed: pass too (ending the game) when that wins. Filling
+            # the board instead would score groups no real game ends with.
+            K.score(gid, geo, st, scores)
+            if scores[X - 1] > scores[2 - X]:
+                K.play(gid, geo, st, P)
+                continue
         n = 0
         for p in range(P):
             if board[p] == 0:
@@ -138,13 +146,14 @@ def droched_playout(geo, st, rng, max_ply, cand):
 
 
 @njit(cache=True)
-def policy_playout(gid, geo, st, rng, max_ply, cand):
+def policy_playout(gid, geo, st, rng, max_ply, cand, scores):
     """The full-strength playout for game ``gid``: 1/2 the winner, 0 at ``max_ply``.
-    ``cand`` is a scratch int32 buffer of at least :func:`buffer_size` slots."""
+    ``cand`` is a scratch int32 buffer of at least :func:`buffer_size` slots, ``scores``
+    a float64 scratch pair."""
     if gid == K.KEIL:
         return K.keil_playout(geo, st, rng, max_ply)
     if gid == K.DEHIL:
-        return dehil_playout(geo, st, rng, max_ply, cand)
+        return dehil_playout(geo, st, rng, max_ply, cand, scores)
     return droched_playout(geo, st, rng, max_ply, cand)
 
 

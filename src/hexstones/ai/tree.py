@@ -251,7 +251,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     path[depth] = node
         # Simulation.
         if knowledge:
-            w = policy_playout(gid, geo, work, rng, max_ply, cand)
+            w = policy_playout(gid, geo, work, rng, max_ply, cand, score_buf)
         else:
             w = uniform_playout(gid, geo, work, rng, max_ply, cand)
         # The score is needed to settle a simulation stopped at max_ply, and for analysis.

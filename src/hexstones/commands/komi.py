@@ -38,7 +38,8 @@ def add_parser(sub) -> None:
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--size", type=int, help="board side (default: the game's)")
     p.add_argument("--komi", dest="komis", type=_komi_list,
-                   help="komi values: 0,2,4 or FIRST:LAST[:STEP] (default: a range per game)")
+                   help="komi values: 0,2,4 or FIRST:LAST[:STEP] (default: a range per game); "
+                        "write negative ones as --komi=-4:4")
     p.add_argument("--games", type=int, default=20, help="games per komi value (default 20)")
     p.add_argument("--player", default="level:5", help="the AI playing both sides (default level:5)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
