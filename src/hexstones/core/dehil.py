@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)

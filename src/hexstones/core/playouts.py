@@ -16,7 +16,7 @@ from hexstones.board import get_board
 from hexstones.core.common import seed_rng
 from hexstones.core.dispatch import play, run_playouts
 from hexstones.core.layout import (
-    GAME_IDS, M_PLY, OK, REASON_NAMES, capacity_of, geometry, grow_state,
+    GAME_IDS, OK, REASON_NAMES, capacity_of, geometry, grow_state,
 )
 from hexstones.core.state import start_state
 from hexstones.games import Game, new_game
