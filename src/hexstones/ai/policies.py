@@ -10,7 +10,7 @@ kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
   it fall into two or more separate arcs. Such a point is where a group can cut the
   board; a lone stone without partitions scores against its owner.
 * Droched: avoid self-imprisonment: a placement after which own stones go to the prison
-  is taken back and another tried; it is played only when nothing else is legal.
+  is taken back and another tried; after four such placements the fourth is kept.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from hexstones.core.layout import M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FU
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
+# Droched: how many self-imprisoning placements to take back before playing one.
+DROCHED_TRIES = 4
 
 
 @njit(cache=True, inline="always")
@@ -120,6 +122,7 @@ def droched_playout(geo, st, rng, max_ply, cand):
         cand[n] = P
         n += 1
         fallback = -1
+        imprisoning = 0
         moved = False
         while n > 0:
             i = rand_below(rng, n)
@@ -132,7 +135,13 @@ def droched_playout(geo, st, rng, max_ply, cand):
             if code != OK:
                 continue
             if m < P and meta[M_PRISON + X - 1] > own_prison:
-                # Own stones went to the prison: keep it only as a last resort.
+                # Own stones went to the prison: keep it only as a last resort, and stop
+                # looking after a few such moves (late in a game most moves are like
+                # this, and trying them all costs a whole board of kernel calls).
+                imprisoning += 1
+                if imprisoning >= DROCHED_TRIES:
+                    moved = True
+                    break
                 if fallback < 0:
                     fallback = m
                 K.undo(gid, geo, st)
