@@ -1,7 +1,7 @@
 """Droched (RULES.md section 4): the examples, the conformance records, rule properties.
 
 A plain set-based reading of section 4 (``Reference`` below, written from the rules, not
-from the engine) cross-checks the engine's bitboard implementation on random games.
+from the engine) cross-checks the engine (the compiled core) on random games.
 """
 
 from __future__ import annotations
@@ -9,12 +9,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hexstones
 from hexstones.board import get_board
+from hexstones.core.layout import (
+    M_PLY, M_TO_MOVE, S_HIST_BOARD, S_HIST_HASH, S_HIST_META, S_TABLE_KEY, S_TABLE_PLY,
+)
 from hexstones.games.base import BLACK, WHITE, IllegalMove, other
 
 RECORDS = [
@@ -33,6 +37,30 @@ def play_all(game, moves):
 def group_of(game, point):
     (found,) = [g for g in game.groups() if point in g["points"]]
     return found
+
+
+def turn_ends(game):
+    """The boards the repetition rule counts, as the core state records them: per player,
+    how often each board ended one of their turns, plus the position table's entries
+    (hash, history row), which must name exactly those rows."""
+    st = game.core_state()
+    ply = int(st[1][M_PLY])
+    ends = {BLACK: {}, WHITE: {}}
+    for row in range(1, ply + 1):
+        mover = BLACK if st[S_HIST_META][row - 1, M_TO_MOVE] == 1 else WHITE
+        board = tuple(int(c) for c in st[S_HIST_BOARD][row])
+        ends[mover][board] = ends[mover].get(board, 0) + 1
+    used = np.flatnonzero(st[S_TABLE_PLY])
+    table = sorted((int(st[S_TABLE_KEY][i]), int(st[S_TABLE_PLY][i])) for i in used)
+    assert table == sorted((int(st[S_HIST_HASH][row]), row) for row in range(1, ply + 1))
+    return ends
+
+
+def replay_reference(size, moves, prison=0, handicap=()):
+    ref = Reference(size, prison, handicap)
+    for move in moves:
+        ref.play(move)
+    return ref
 
 
 def snapshot(game):
@@ -147,11 +175,14 @@ def test_release_board_counts_for_the_repetition_rule():
     assert game.stones() == released_on
     game.play("e5")
     assert game.last_imprisoned == ["d5"]
-    # Black d5 would send e5 to prison and bring back the board of Black's release turn.
-    trial = game.copy()
-    trial._history[BLACK].clear()  # the same move without the repetition rule
-    trial.play("d5")
-    assert trial.stones() == released_on
+    # Black d5 would send e5 to prison and bring back the board of Black's release turn:
+    # the same move without the repetition rule (the plain reading, its record cleared).
+    trial = replay_reference(3, game.moves, handicap=("b2", "b3"))
+    assert {trial.board.names[p]: c for p, c in sorted(trial.cells.items())} == game.stones()
+    trial.ends[BLACK].clear()
+    cells, n_enemy, n_own = trial.place(trial.board.index["d5"])
+    assert (n_enemy, n_own) == (1, 0)
+    assert {trial.board.names[p]: c for p, c in sorted(cells.items())} == released_on
     before = snapshot(game)
     with pytest.raises(IllegalMove, match="repetition"):
         game.play("d5")
@@ -180,7 +211,7 @@ def test_handicap_start_is_no_turn_of_either_player():
     # No board is forbidden yet: every empty cell is a legal first move for White.
     empty = [p for p in game.board.names if game.stone_at(p) is None]
     assert game.legal_moves() == empty
-    assert game._history == {BLACK: {}, WHITE: {}}
+    assert turn_ends(game) == {BLACK: {}, WHITE: {}}
 
 
 def test_player_without_action_loses():
@@ -373,12 +404,12 @@ def test_undo_restores_exact_state(size, prison, picks):
         legal = game.legal_moves()
         if not legal:
             break
-        seen.append((snapshot(game), game.state, {c: dict(h) for c, h in game._history.items()}))
+        seen.append((snapshot(game), game.state, turn_ends(game)))
         game.play(legal[pick % len(legal)])
     while seen:
         expected_move = game.moves[-1]
         assert game.undo() == expected_move
-        assert (snapshot(game), game.state, {c: dict(h) for c, h in game._history.items()}) == seen.pop()
+        assert (snapshot(game), game.state, turn_ends(game)) == seen.pop()
 
 
 @FAST
@@ -463,10 +494,13 @@ def test_placement_may_bring_back_the_handicap_board():
     start = game.stones()
     play_all(game, moves)
     assert game.to_move == BLACK and "c1" in game.legal_moves()
-    counted = game.copy()
-    counted._history[BLACK][(game._states[0].black, game._states[0].white)] += 1
-    counted._legal_cache.clear()
-    assert "c1" not in counted.legal_moves()  # what counting the start would change
+    # What counting the start would change: the same game where the start board ended a
+    # turn of Black's (Black plays c1 instead of getting it as handicap).
+    counted = play_all(hexstones.new_game("droched", size=3), ["c1"] + moves)
+    assert counted.stones() == game.stones() and counted.to_move == BLACK
+    assert "c1" not in counted.legal_moves()
+    with pytest.raises(IllegalMove, match="repetition"):
+        counted.play("c1")
     game.play("c1")
     assert game.stones() == start
     assert len(game.last_imprisoned) == 13 and game.prison[WHITE] == 13

@@ -336,3 +336,78 @@ def playout(geo, st, rng, max_ply):
         if not moved:
             meta[M_OVER] = 1
             return 3 - X
+
+
+# -- inspection (the game API's groups, handicap check and last prisoners) ---------------
+
+
+@njit(cache=True, _nrt=False)
+def group_bridges(geo, st, group_of, reach):
+    """Number the groups in board order (by their lowest point): ``group_of[p]`` is the
+    group of the stone on ``p`` (-1 on an empty point), ``reach[g]`` the border features
+    (bit mask) of the empty cells reachable from group ``g`` through empty cells. A group
+    is on a bridge when its mask has two or more bits. Returns the group count."""
+    nbr, feature = geo[0], geo[2]
+    board = st[0]
+    P = board.shape[0]
+    work = st[6]
+    marks = work[W_MARKS]
+    label = work[W_LABEL]
+    region_mask = work[W_MASK]
+    queue = work[W_BUF]
+    reserve_stamps(st, 4)
+    stamp = new_stamp(st)
+    label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
+    stamp = new_stamp(st)
+    for p in range(P):
+        group_of[p] = -1
+    count = 0
+    for p in range(P):
+        color = board[p]
+        if color == 0 or marks[p] == stamp:
+            continue
+        marks[p] = stamp
+        queue[0] = p
+        head = 0
+        tail = 1
+        mask = 0
+        while head < tail:
+            x = queue[head]
+            head += 1
+            group_of[x] = count
+            for d in range(6):
+                q = nbr[x, d]
+                if q < 0:
+                    continue
+                bq = board[q]
+                if bq == 0:
+                    mask |= region_mask[label[q]]
+                elif bq == color and marks[q] != stamp:
+                    marks[q] = stamp
+                    queue[tail] = q
+                    tail += 1
+        reach[count] = mask
+        count += 1
+    return count
+
+
+@njit(cache=True, _nrt=False)
+def imprisoned_points(geo, st, out):
+    """Write the points whose stones the last move sent to the prison (ascending) into
+    ``out``, the placed stone included when it went too; return the count (0 after a
+    release or before the first move)."""
+    board, meta = st[0], st[1]
+    P = board.shape[0]
+    ply = meta[M_PLY]
+    if ply == 0:
+        return 0
+    move = st[5][ply]
+    if move < 0 or move >= P:
+        return 0
+    before = st[3][ply - 1]
+    n = 0
+    for p in range(P):
+        if board[p] == 0 and (before[p] != 0 or p == move):
+            out[n] = p
+            n += 1
+    return n
