@@ -179,6 +179,7 @@ def test_release_board_counts_for_the_repetition_rule():
     # the same move without the repetition rule (the plain reading, its record cleared).
     trial = replay_reference(3, game.moves, handicap=("b2", "b3"))
     assert {trial.board.names[p]: c for p, c in sorted(trial.cells.items())} == game.stones()
+    assert trial.place(trial.board.index["d5"]) is None  # the plain reading refuses it too
     trial.ends[BLACK].clear()
     cells, n_enemy, n_own = trial.place(trial.board.index["d5"])
     assert (n_enemy, n_own) == (1, 0)
