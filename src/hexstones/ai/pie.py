@@ -14,7 +14,8 @@ from functools import lru_cache
 from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game
 
 # Searches for the pie use a fixed seed so that the same question gets the same answer.
-COMPILED_ITERATIONS = 20_000
+# A few seconds per search on side 7-9 (Droched runs one per prison count it tries).
+COMPILED_ITERATIONS = 5_000
 PYTHON_ITERATIONS = 150
 # Droched: never propose more prison stones than this many per board side.
 MAX_PRISON_PER_SIDE = 2
