@@ -48,22 +48,26 @@ class Server:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        )
-        first = self.proc.stdout.readline()  # the server announces its address
-        assert f"http://127.0.0.1:{self.port}/" in first, first
+        # NUMBA_DISABLE_JIT: the AI's search runs uncompiled (the same code), so no test
+        # waits for a numba compile; level-1 moves on small boards stay quick.
+        env = dict(os.environ, PYTHONUNBUFFERED="1", NUMBA_DISABLE_JIT="1")
+        # Output to a file, not a pipe: a pipe nobody reads could fill and block the server.
+        self.log = self.db.with_suffix(".log")
+        with open(self.log, "a") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
+                stdout=out, stderr=subprocess.STDOUT, text=True, env=env,
+            )
         deadline = time.monotonic() + WAIT_MS / 1000
         while True:
             try:
                 with urllib.request.urlopen(self.url + "/api/games", timeout=5):
-                    return
+                    break
             except OSError:
-                assert self.proc.poll() is None, "the server exited: " + self.proc.stdout.read()
+                assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
                 assert time.monotonic() < deadline, "the server did not answer"
                 time.sleep(0.05)
+        assert f"http://127.0.0.1:{self.port}/" in self.log.read_text()  # it announced its address
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -73,8 +77,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc and self.proc.stdout:
-            self.proc.stdout.close()
 
 
 @pytest.fixture

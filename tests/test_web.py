@@ -30,7 +30,21 @@ def db(tmp_path):
 
 
 @pytest.fixture
-def client(db):
+def plain_ai(monkeypatch):
+    # The AI's worker processes (spawned, so they read this) run its search uncompiled:
+    # the same code, and no test waits for a numba compile. Level-1 moves stay quick.
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+
+
+@pytest.fixture
+def client(db, plain_ai):
+    with TestClient(create_app(db)) as c:
+        yield c
+
+
+@pytest.fixture
+def pie_client(db):
+    # The komi pie's estimates need the compiled search (uncompiled they take minutes).
     with TestClient(create_app(db)) as c:
         yield c
 
@@ -243,7 +257,7 @@ def test_a_move_during_the_ais_turn_is_refused(client):
     wait_until(client, gid, lambda s: s["human_turn"], "the AI's first move")
 
 
-def test_restart_keeps_every_move_and_the_ai_resumes(db):
+def test_restart_keeps_every_move_and_the_ai_resumes(db, plain_ai):
     with TestClient(create_app(db)) as first:
         gid = new(first, "game=droched&size=3&opponent=human")
         for m in ["a1", "c3", "e5"]:
@@ -281,33 +295,33 @@ def test_a_whole_game_against_the_ai_ends_with_the_rules_result(client):
 # -- the komi pie ----------------------------------------------------------------------------
 
 
-def test_pie_ai_proposes_and_you_choose(client):
+def test_pie_ai_proposes_and_you_choose(pie_client):
     from hexstones import ai
 
-    gid = new(client, "game=keil&size=3&opponent=ai&level=1&pie=ai")
-    assert move(client, gid, "a1").status_code == 409  # no moves before the pie is done
-    s = wait_until(client, gid, lambda s: s["pie"]["stage"] == "choose", "the AI's proposal")
+    gid = new(pie_client, "game=keil&size=3&opponent=ai&level=1&pie=ai")
+    assert move(pie_client, gid, "a1").status_code == 409  # no moves before the pie is done
+    s = wait_until(pie_client, gid, lambda s: s["pie"]["stage"] == "choose", "the AI's proposal")
     assert s["pie"]["komi"] == ai.propose_komi("keil", 3)
-    r = client.post(f"/api/games/{gid}/pie", json={"color": "purple"})
+    r = pie_client.post(f"/api/games/{gid}/pie", json={"color": "purple"})
     assert r.status_code == 400 and "black" in r.json()["detail"]
-    r = client.post(f"/api/games/{gid}/pie", json={"color": "white"})
+    r = pie_client.post(f"/api/games/{gid}/pie", json={"color": "white"})
     assert r.status_code == 200
     s = r.json()
     assert s["players"] == {"black": "ai", "white": "human"} and s["options"]["komi"] == s["pie"]["komi"]
-    wait_until(client, gid, lambda s: s["human_turn"] and s["move_count"] == 1, "the AI's first move")
+    wait_until(pie_client, gid, lambda s: s["human_turn"] and s["move_count"] == 1, "the AI's first move")
 
 
-def test_pie_you_propose_and_the_ai_chooses(client):
+def test_pie_you_propose_and_the_ai_chooses(pie_client):
     from hexstones import ai
 
-    gid = new(client, "game=droched&size=3&opponent=ai&level=1&pie=you")
-    r = client.post(f"/api/games/{gid}/pie", json={"komi": -2})
+    gid = new(pie_client, "game=droched&size=3&opponent=ai&level=1&pie=you")
+    r = pie_client.post(f"/api/games/{gid}/pie", json={"komi": -2})
     assert r.status_code == 400 and "prison" in r.json()["detail"]
-    r = client.post(f"/api/games/{gid}/pie", json={"color": "black"})
+    r = pie_client.post(f"/api/games/{gid}/pie", json={"color": "black"})
     assert r.status_code == 400  # the proposal comes first
-    r = client.post(f"/api/games/{gid}/pie", json={"komi": 1})
+    r = pie_client.post(f"/api/games/{gid}/pie", json={"komi": 1})
     assert r.status_code == 200 and r.json()["pie"]["stage"] == "choose"
-    s = wait_until(client, gid, lambda s: s["pie"]["stage"] == "done", "the AI's choice")
+    s = wait_until(pie_client, gid, lambda s: s["pie"]["stage"] == "done", "the AI's choice")
     ai_color = ai.choose_side("droched", 3, 1)
     assert s["players"][ai_color] == "ai" and s["options"]["prison"] == 1
 
