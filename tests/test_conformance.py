@@ -21,7 +21,7 @@ def records():
                 yield pytest.param(json.loads(line), id=f"{path.stem}-{number}")
 
 
-@pytest.mark.parametrize("record", records())
+@pytest.mark.parametrize("record", list(records()))
 def test_replay_matches_the_record(record):
     game = hexstones.new_game(record["game"], size=record["size"], **record["options"])
     for i, move in enumerate(record["moves"]):
