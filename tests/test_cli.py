@@ -14,10 +14,10 @@ import hexstones
 from hexstones.records import read_record, write_sgf
 
 CLI = [sys.executable, "-m", "hexstones.cli"]
-# Games against the AI run its search uncompiled (NUMBA_DISABLE_JIT: the same code, run by
-# Python): a fresh numba compile takes minutes on a busy machine, and the compiled search
-# is the AI's own tests' business. Tiny budgets keep it fast.
-PLAIN_AI = {**os.environ, "NUMBA_DISABLE_JIT": "1", "NO_COLOR": "1"}
+# Engines and games against the AI run the compiled search: tests/conftest.py compiles
+# the kernels once per run, so these processes load them from numba's cache. (Never
+# NUMBA_DISABLE_JIT: uncompiled, the core's fixed-width arithmetic is not the same.)
+PLAIN_AI = {**os.environ, "NO_COLOR": "1"}
 AI_TIMEOUT = 400
 
 
