@@ -130,17 +130,40 @@ def stones(page) -> dict[str, str]:
         "[data-point][data-stone]", "els => Object.fromEntries(els.map(e => [e.dataset.point, e.dataset.stone]))")
 
 
+def shown_moves(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "#movelist button[data-at]", "els => els.slice(1).map(e => e.textContent.split('. ')[1])")
+
+
+def squeezing_move(game: str, moves: list[str]) -> str:
+    """The legal action that leaves the opponent the fewest legal actions (a player who
+    wants the game over: random Droched games on side 3 last hundreds of moves)."""
+    engine = hexstones.new_game(game, size=3)
+    for m in moves:
+        engine.play(m)
+
+    def replies(move: str) -> int:
+        trial = engine.copy()
+        trial.play(move)
+        return len(trial.legal_moves())
+
+    return min(engine.legal_moves(), key=replies)
+
+
 def play_legal(page, game: str) -> None:
-    """Click one legal action: Keil and Dehil take the button / pass; Droched releases when
-    it can (that ends games quickly: first-point placements can go on for a thousand moves),
-    else places on the first legal point."""
+    """Click one legal action: Keil and Dehil take the button / pass; Droched plays the
+    action that leaves the AI the fewest answers, by a click on the board or on release."""
     before = move_count(page)
-    for button in (["#button", "#pass"] if game != "droched" else ["#release"]):
-        if page.locator(button).is_enabled():
-            page.click(button)
-            break
+    if game == "droched":
+        move = squeezing_move(game, shown_moves(page))
+        page.click("#release" if move == "release" else f'[data-point="{move}"]')
     else:
-        page.locator("[data-point][data-legal]").first.click()
+        for button in ("#button", "#pass"):
+            if page.locator(button).is_enabled():
+                page.click(button)
+                break
+        else:
+            page.locator("[data-point][data-legal]").first.click()
     page.wait_for_function(f"document.querySelectorAll('#movelist button').length - 1 > {before}")
 
 
@@ -154,8 +177,7 @@ def test_a_whole_game_against_the_ai(page, server, game):
     else:
         pytest.fail("the game did not end")
     # The result shown is the rules' result for the moves shown.
-    shown = page.eval_on_selector_all(
-        "#movelist button[data-at]", "els => els.slice(1).map(e => e.textContent.split('. ')[1])")
+    shown = shown_moves(page)
     with urllib.request.urlopen(f"{server.url}/api/games/{gid}") as res:
         moves = json.load(res)["moves"]
     assert shown == moves
