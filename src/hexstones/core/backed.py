@@ -65,6 +65,15 @@ class CoreBacked:
         _undo(self._geo, self._st)
         self._legal_numbers = None
 
+    def undo(self) -> str:
+        """Take back the last move and return it."""
+        from hexstones.games.base import IllegalMove
+
+        if not self.moves:
+            raise IllegalMove("no move to take back")
+        self._core_undo()
+        return self.moves.pop()
+
     def _core_legal(self) -> list[int]:
         if self._legal_numbers is None:
             if int(self._st[1][M_PLY]) + 2 >= capacity_of(self._st):

@@ -22,6 +22,15 @@ def other(color: str) -> str:
     return WHITE if color == BLACK else BLACK
 
 
+def whole_number(value, what: str) -> int:
+    """``value`` as an int if it is a whole number (``6`` or ``6.0``), else ValueError naming ``what``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number, not {value!r}")
+    return value
+
+
 class IllegalMove(ValueError):
     """A move that the rules forbid or that is not a move at all; the game is unchanged."""
 

@@ -18,7 +18,7 @@ from hexstones.core import dehil as kernels
 from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import M_PASSES, M_SPECIAL, R_OCCUPIED, R_TRIANGLE
 from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
 
 EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
 STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
@@ -41,12 +41,7 @@ class DehilGame(CoreBacked, Game):
 
     def __init__(self, size: int = 9, komi: int = 0):
         super().__init__(size)
-        if isinstance(komi, bool) or not isinstance(komi, int):
-            if isinstance(komi, float) and komi.is_integer():
-                komi = int(komi)
-            else:
-                raise ValueError(f"Dehil's komi must be a whole number (negative allowed), not {komi!r}")
-        self.komi = komi
+        self.komi = whole_number(komi, "Dehil's komi")
         self._attach(start_state("dehil", self.size, komi=komi))
 
     # -- turns ---------------------------------------------------------------------
@@ -106,12 +101,6 @@ class DehilGame(CoreBacked, Game):
         if code:
             raise IllegalMove(self._reason(move, code))
         self.moves.append(move)
-
-    def undo(self) -> str:
-        if not self.moves:
-            raise IllegalMove("no move to take back")
-        self._core_undo()
-        return self.moves.pop()
 
     def legal_moves(self) -> list[str]:
         if self.is_over:

@@ -148,12 +148,6 @@ class DrochedGame(CoreBacked, Game):
             raise IllegalMove(self._reason(move, code))
         self.moves.append(move)
 
-    def undo(self) -> str:
-        if not self.moves:
-            raise IllegalMove("no move to take back")
-        self._core_undo()
-        return self.moves.pop()
-
     def legal_moves(self) -> list[str]:
         P = self.board.num_points
         names = self.board.names

@@ -19,7 +19,7 @@ from hexstones.core.layout import (
     M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
 )
 from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
 
 EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
 STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
@@ -43,12 +43,7 @@ class KeilGame(CoreBacked, Game):
 
     def __init__(self, size: int = 7, komi: int = 6):
         super().__init__(size)
-        if isinstance(komi, bool) or not isinstance(komi, int):
-            if isinstance(komi, float) and komi.is_integer():
-                komi = int(komi)
-            else:
-                raise ValueError(f"Keil's komi must be a whole number, not {komi!r}")
-        self.komi = komi
+        self.komi = whole_number(komi, "Keil's komi")
         self._attach(start_state("keil", self.size, komi=komi))
 
     # -- turns ---------------------------------------------------------------------
@@ -87,12 +82,6 @@ class KeilGame(CoreBacked, Game):
         if code == R_GAME_OVER:
             return f"the game is over (two passes in a row); {move!r} cannot be played"
         return f"{move} cannot be played (core reason {code})"
-
-    def undo(self) -> str:
-        if not self.moves:
-            raise IllegalMove("no move to take back")
-        self._core_undo()
-        return self.moves.pop()
 
     def legal_moves(self) -> list[str]:
         if self.is_over:
