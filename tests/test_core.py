@@ -4,6 +4,7 @@ on thousands of random positions, reason codes, history, and the playouts API.""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -413,3 +414,29 @@ def test_game_objects_on_the_core_match_the_oracle_api(name, sizes):
             move = r.choice(legal)
             game.play(move)
             plain.play(move)
+
+
+def test_uncompiled_kernels_play_the_same_rules():
+    """Run as plain Python (NUMBA_DISABLE_JIT, e.g. to debug), the kernels must still
+    replay the recorded games: fixed-width arithmetic must not depend on numba's typing."""
+    import subprocess
+    import sys
+
+    script = (
+        "import json, hexstones\n"
+        "from pathlib import Path\n"
+        "for name in hexstones.GAME_NAMES:\n"
+        "    path = Path('tests/conformance') / f'{name}.jsonl'\n"
+        "    rec = json.loads(path.read_text().splitlines()[0])\n"
+        "    g = hexstones.new_game(name, size=rec['size'], **rec['options'])\n"
+        "    for i, m in enumerate(rec['moves']):\n"
+        "        assert sorted(g.legal_moves()) == rec['legal'][i], (name, i)\n"
+        "        g.play(m)\n"
+        "    assert g.result() == rec.get('result'), name\n"
+        "print('ok')\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -3,6 +3,7 @@ prison)."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
@@ -47,7 +48,7 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
                     continue
                 f = feature[q]
                 if f >= 0:
-                    mask |= 1 << f
+                    mask |= np.int64(1) << np.int64(f)
                     if two_features(mask):
                         return -1
             elif bq == color and from_stone:
@@ -84,7 +85,7 @@ def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
             label[e] = regions
             f = feature[e]
             if f >= 0:
-                mask |= 1 << f
+                mask |= np.int64(1) << np.int64(f)
             for d in range(6):
                 q = nbr[e, d]
                 if q >= 0 and board[q] == 0 and marks[q] != stamp:
