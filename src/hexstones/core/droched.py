@@ -98,6 +98,32 @@ def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
 
 
 @njit(cache=True, _nrt=False)
+def walk_group(board, nbr, marks, stamp, label, region_mask, out, start):
+    """List in ``out`` from ``start`` the group of the stone ``out[start]`` (already marked
+    with ``stamp``), given fresh region labels. Returns the end of the list and the border
+    features (bit mask) that the empty regions touching the group reach."""
+    color = board[out[start]]
+    head = start
+    tail = start + 1
+    mask = 0
+    while head < tail:
+        x = out[head]
+        head += 1
+        for d in range(6):
+            q = nbr[x, d]
+            if q < 0:
+                continue
+            bq = board[q]
+            if bq == 0:
+                mask |= region_mask[label[q]]
+            elif bq == color and marks[q] != stamp:
+                marks[q] = stamp
+                out[tail] = q
+                tail += 1
+    return tail, mask
+
+
+@njit(cache=True, _nrt=False)
 def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off):
     """Append to ``out`` (from ``off``) every stone of ``color`` whose group is on a broken
     bridge, given fresh region labels; return the new end."""
@@ -107,28 +133,9 @@ def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off)
         if board[p] != color or marks[p] == stamp:
             continue
         marks[p] = stamp
-        start = end
         out[end] = p
-        tail = end + 1
-        head = end
-        mask = 0
-        while head < tail:
-            x = out[head]
-            head += 1
-            for d in range(6):
-                q = nbr[x, d]
-                if q < 0:
-                    continue
-                bq = board[q]
-                if bq == 0:
-                    mask |= region_mask[label[q]]
-                elif bq == color and marks[q] != stamp:
-                    marks[q] = stamp
-                    out[tail] = q
-                    tail += 1
-        if two_features(mask):
-            end = start
-        else:
+        tail, mask = walk_group(board, nbr, marks, stamp, label, region_mask, out, end)
+        if not two_features(mask):
             end = tail
     return end
 
@@ -369,24 +376,9 @@ def group_bridges(geo, st, group_of, reach):
             continue
         marks[p] = stamp
         queue[0] = p
-        head = 0
-        tail = 1
-        mask = 0
-        while head < tail:
-            x = queue[head]
-            head += 1
-            group_of[x] = count
-            for d in range(6):
-                q = nbr[x, d]
-                if q < 0:
-                    continue
-                bq = board[q]
-                if bq == 0:
-                    mask |= region_mask[label[q]]
-                elif bq == color and marks[q] != stamp:
-                    marks[q] = stamp
-                    queue[tail] = q
-                    tail += 1
+        tail, mask = walk_group(board, nbr, marks, stamp, label, region_mask, queue, 0)
+        for i in range(tail):
+            group_of[queue[i]] = count
         reach[count] = mask
         count += 1
     return count
