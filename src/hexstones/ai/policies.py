@@ -18,7 +18,7 @@ from __future__ import annotations
 from numba import njit
 
 from hexstones.ai import kernels as K
-from hexstones.core.common import rand_below
+from hexstones.core.common import empty_points, rand_below
 from hexstones.core.layout import M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
@@ -66,11 +66,7 @@ def dehil_playout(geo, st, rng, max_ply, cand, scores):
             if scores[X - 1] > scores[2 - X]:
                 K.play(gid, geo, st, P)
                 continue
-        n = 0
-        for p in range(P):
-            if board[p] == 0:
-                cand[n] = p
-                n += 1
+        n = empty_points(board, cand)
         placed = False
         nd = 0
         while n > 0:
@@ -114,11 +110,7 @@ def droched_playout(geo, st, rng, max_ply, cand):
             return 0
         X = meta[M_TO_MOVE]
         own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
-        n = 0
-        for p in range(P):
-            if board[p] == 0:
-                cand[n] = p
-                n += 1
+        n = empty_points(board, cand)
         cand[n] = P
         n += 1
         fallback = -1

@@ -65,7 +65,7 @@ _invalidate_stale_cache()
 
 from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
 from hexstones.ai.policies import policy_playout  # noqa: E402
-from hexstones.core.common import copy_into, rand_below  # noqa: E402
+from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
 
 # Node flags.
@@ -116,11 +116,7 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
             return 0
-        n = 0
-        for p in range(P):
-            if board[p] == 0:
-                cand[n] = p
-                n += 1
+        n = empty_points(board, cand)
         cand[n] = P
         n += 1
         moved = False

@@ -170,3 +170,15 @@ def seed_rng(seed: int) -> np.ndarray:
     """A generator state for ``rand_below``: any integer seed, never the all-zero state."""
     mixed = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
     return np.array([mixed or 1], dtype=np.uint64)
+
+
+@njit(cache=True, _nrt=False)
+def empty_points(board, out):
+    """Write the empty points into ``out``; return their count. (Branch-free: whether a
+    point is empty is unpredictable, and a mispredicted branch per point cost more than
+    the rest of the loop.)"""
+    n = 0
+    for p in range(board.shape[0]):
+        out[n] = p
+        n += board[p] == 0
+    return n

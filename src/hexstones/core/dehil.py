@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    commit, copy_into, rand_below, undo,
+from hexstones.core.common import (
+    commit, copy_into, empty_points, rand_below, undo,
 )
 from hexstones.core.layout import (
     M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
@@ -362,11 +362,7 @@ def playout(geo, st, rng, max_ply):
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
-        n = 0
-        for p in range(P):
-            if board[p] == 0:
-                cand[n] = p
-                n += 1
+        n = empty_points(board, cand)
         placed = False
         while n > 0:
             i = rand_below(rng, n)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    commit, copy_into, new_stamp, rand_below, repeats, reserve_stamps, undo,
+from hexstones.core.common import (
+    commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
     M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
@@ -321,11 +321,7 @@ def playout(geo, st, rng, max_ply):
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
-        n = 0
-        for p in range(P):
-            if board[p] == 0:
-                cand[n] = p
-                n += 1
+        n = empty_points(board, cand)
         if meta[M_PRISON + (3 - X) - 1] > 0:
             cand[n] = P
             n += 1
