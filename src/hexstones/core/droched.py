@@ -141,6 +141,130 @@ def broken_groups(board, nbr, marks, stamp, label, region_mask, color, out, off)
 
 
 @njit(cache=True, _nrt=False)
+def flood_piece(board, nbr, feature, marks, base, stamp, queue, off, start, stop_bit):
+    """List in ``queue`` from ``off`` the empty cells connected to ``start``: a piece of the
+    region a placement split. Returns (end, border features of the piece); end is -1 when
+    the walk stopped early because the piece is known to keep every bridge through it: two
+    features reached, ``stop_bit`` reached, or a cell of an earlier piece of this batch
+    (``base <= mark < stamp``), which only a walk that itself stopped early can leave."""
+    marks[start] = stamp
+    queue[off] = start
+    head = off
+    tail = off + 1
+    mask = 0
+    while head < tail:
+        e = queue[head]
+        head += 1
+        f = feature[e]
+        if f >= 0:
+            mask |= np.int64(1) << np.int64(f)
+            if two_features(mask) or (mask & stop_bit) != 0:
+                return -1, mask
+        for d in range(6):
+            q = nbr[e, d]
+            if q < 0 or board[q] != 0:
+                continue
+            mq = marks[q]
+            if mq == stamp:
+                continue
+            if mq >= base:
+                return -1, mask
+            marks[q] = stamp
+            queue[tail] = q
+            tail += 1
+    return tail, mask
+
+
+@njit(cache=True, _nrt=False)
+def arc_starts(empty_dirs):
+    """Where the arcs of consecutive empty neighbours begin (bit masks by direction). The
+    cells of one arc are adjacent in turn, so each arc lies within one piece of the empty
+    region; six empty neighbours are one arc."""
+    if empty_dirs == 63:
+        return 1
+    before = ((empty_dirs << 1) | (empty_dirs >> 5)) & 63
+    return empty_dirs & ~before
+
+
+@njit(cache=True, _nrt=False)
+def split_region(board, nbr, feature, marks, st, move, empty_dirs, starts, queue, pieces):
+    """After a placement on ``move`` (not yet judged), sort the pieces its empty region
+    left into safe ones and doubtful ones. A piece is safe when every group touching it
+    keeps a bridge: it reaches two features, or it reaches exactly the features the whole
+    region did (every group was on a bridge before the placement, and its other regions
+    are unchanged). Returns (directions of ``move`` whose empty neighbour lies in a safe
+    piece (bit mask), some of the features the empty cells next to ``move`` reach (all of
+    them unless a walk stopped early), count of doubtful cells listed in ``queue`` from
+    0)."""
+    fm = np.int64(0)
+    if feature[move] >= 0:
+        fm = np.int64(1) << np.int64(feature[move])
+    # With one arc, reaching the placed cell's own feature again keeps the region's mask.
+    stop_bit = fm if starts & (starts - 1) == 0 else np.int64(0)
+    base = new_stamp(st)
+    full = 0  # pieces walked to the end: pieces[4k:4k+4] = stamp, mask, start, end
+    early = False  # some piece stopped early: it is safe, and then every other is not
+    reach = np.int64(0)
+    end = 0
+    for d in range(6):
+        if (starts >> d) & 1 == 0:
+            continue
+        e = nbr[move, d]
+        if marks[e] >= base:
+            continue
+        stamp = new_stamp(st)
+        tail, mask = flood_piece(board, nbr, feature, marks, base, stamp, queue, end, e,
+                                 stop_bit)
+        reach |= mask
+        if tail < 0:
+            early = True
+        else:
+            pieces[4 * full] = stamp
+            pieces[4 * full + 1] = mask
+            pieces[4 * full + 2] = end
+            pieces[4 * full + 3] = tail
+            full += 1
+            end = tail
+    region = fm | reach
+    # A cell marked by no piece walked to the end lies in a piece that stopped early.
+    safe_dirs = 0
+    for d in range(6):
+        if (empty_dirs >> d) & 1:
+            mark = marks[nbr[move, d]]
+            safe = True
+            for k in range(full):
+                if mark == pieces[4 * k]:
+                    safe = not early and pieces[4 * k + 1] == region
+            if safe:
+                safe_dirs |= 1 << d
+    # The doubtful pieces' cells move to the front of the queue.
+    n = 0
+    for k in range(full):
+        if early or pieces[4 * k + 1] != region:
+            for i in range(pieces[4 * k + 2], pieces[4 * k + 3]):
+                queue[n] = queue[i]
+                n += 1
+    return safe_dirs, reach, n
+
+
+@njit(cache=True, _nrt=False)
+def judge(board, nbr, feature, marks, st, base, buf, off, start):
+    """Walk the group on ``start`` with a fresh stamp of the batch begun at ``base``; if it
+    is on a broken bridge, keep its stones in ``buf`` from ``off``. Returns the new end."""
+    stamp = new_stamp(st)
+    end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start)
+    if end < 0:
+        return off
+    color = board[start]
+    k = off
+    for i in range(off, end):
+        if board[buf[i]] == color:
+            buf[k] = buf[i]
+            k += 1
+    return k
+
+
+@njit(cache=True, _nrt=False)
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, feature, zob = geo[0], geo[2], geo[3]
@@ -171,47 +295,57 @@ def play(geo, st, move):
     board[move] = X
     h ^= zob[X, move]
     reserve_stamps(st, P + 16)
-    # Can the empty region that held ``move`` have split or lost a border feature?
-    arcs = 0
-    all_empty = True
-    for d in range(6):
-        q = nbr[move, d]
-        e = q >= 0 and board[q] == 0
-        if not e:
-            all_empty = False
-        else:
-            qp = nbr[move, d - 1 if d > 0 else 5]
-            if not (qp >= 0 and board[qp] == 0):
-                arcs += 1
-    if all_empty:
-        arcs = 1
     nY = 0  # removed enemy stones: buf[0:nY]
     nX = 0  # removed own stones: buf2[0:nX]
-    if meta[M_DEAD] == 0 and feature[move] < 0 and arcs <= 1:
-        # The region stays connected with the same features: only groups touching the
-        # placed stone can have lost their paths.
+    if meta[M_DEAD] == 0:
+        # Every group was on a bridge before the placement, and only the empty region that
+        # held ``move`` changed: only groups next to ``move`` (which may have lost the
+        # region) or touching a doubtful piece of it can have lost their bridge.
+        empty_dirs = 0
+        own_next = False
+        for d in range(6):
+            q = nbr[move, d]
+            if q >= 0:
+                if board[q] == 0:
+                    empty_dirs |= 1 << d
+                elif board[q] == X:
+                    own_next = True
+        queue = work[W_LABEL]
+        starts = arc_starts(empty_dirs)
+        if feature[move] < 0 and starts & (starts - 1) == 0:
+            # At most one arc, off the border: the region keeps its features, whole.
+            safe_dirs = empty_dirs
+            reach = np.int64(0)
+            n = 0
+        else:
+            safe_dirs, reach, n = split_region(board, nbr, feature, marks, st, move,
+                                               empty_dirs, starts, queue, work[W_MASK])
         base = new_stamp(st)
         for d in range(6):
             q = nbr[move, d]
-            if q >= 0 and board[q] == Y and marks[q] < base:
-                stamp = new_stamp(st)
-                end = flood_reach(board, nbr, feature, marks, base, stamp, buf, nY, q)
-                if end >= 0:
-                    k = nY
-                    for i in range(nY, end):
-                        if board[buf[i]] == Y:
-                            buf[k] = buf[i]
-                            k += 1
-                    nY = k
+            # A common empty neighbour in a safe piece: the group touches that piece.
+            near = (1 << (d - 1 if d > 0 else 5)) | (1 << (d + 1 if d < 5 else 0))
+            if q >= 0 and board[q] == Y and marks[q] < base and safe_dirs & near == 0:
+                nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
+        for i in range(n):
+            e = queue[i]
+            for d in range(6):
+                q = nbr[e, d]
+                if q >= 0 and board[q] == Y and marks[q] < base:
+                    nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(nY):
             board[buf[i]] = 0
-        stamp = new_stamp(st)
-        end = flood_reach(board, nbr, feature, marks, stamp, stamp, buf2, 0, move)
-        if end >= 0:
-            for i in range(end):
-                if board[buf2[i]] == X:
-                    buf2[nX] = buf2[i]
-                    nX += 1
+        # Removing enemy stones only widened regions: a friendly group now on a broken
+        # bridge was on one before, so it is the placed stone's or touches a doubtful piece.
+        base = new_stamp(st)
+        if not ((own_next and safe_dirs != 0) or two_features(reach)):
+            nX = judge(board, nbr, feature, marks, st, base, buf2, 0, move)
+        for i in range(n):
+            e = queue[i]
+            for d in range(6):
+                q = nbr[e, d]
+                if q >= 0 and board[q] == X and marks[q] < base:
+                    nX = judge(board, nbr, feature, marks, st, base, buf2, nX, q)
     else:
         label = work[W_LABEL]
         region_mask = work[W_MASK]
