@@ -481,13 +481,29 @@ def playout(geo, st, rng, max_ply):
     """Uniformly random legal actions (placements and release alike) until the player to
     move has none. Returns the winner, 0 if ``max_ply`` was reached, -1 if the history is
     full."""
-    board, meta = st[0], st[1]
+    board, meta, moves = st[0], st[1], st[5]
     P = board.shape[0]
     cand = st[6][W_CAND]
+    # A random game ends with a long run of releases, each turn trying placements that
+    # were already refused on the same board. A refusal stands while the board stays the
+    # same (lone prisoner: a matter of the board; repetition: the earlier boards only
+    # grow), so each player records theirs: after the candidates, cand[off + p] holds the
+    # run in which ``p`` was refused, cand[off + P] the current run, off = P+1 (Black) or
+    # 2P+2 (White). Runs are numbered by the ply they start at, plus 1; the draws are the
+    # same as without the record.
+    for i in range(P + 1, 3 * P + 3):
+        cand[i] = 0
+    first = meta[M_PLY]
     while True:
-        if meta[M_PLY] >= max_ply:
+        ply = meta[M_PLY]
+        if ply >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
+        off = (P + 1) * X
+        # Two releases since this player's last turn (in this call): the same board.
+        if not (ply >= first + 2 and moves[ply] == P and moves[ply - 1] == P):
+            cand[off + P] = ply + 1
+        run = cand[off + P]
         n = empty_points(board, cand)
         if meta[M_PRISON + (3 - X) - 1] > 0:
             cand[n] = P
@@ -498,12 +514,15 @@ def playout(geo, st, rng, max_ply):
             p = cand[i]
             n -= 1
             cand[i] = cand[n]
+            if p < P and cand[off + p] == run:
+                continue
             code = play(geo, st, p)
             if code == OK:
                 moved = True
                 break
             if code == R_FULL:
                 return -1
+            cand[off + p] = run
         if not moved:
             meta[M_OVER] = 1
             return 3 - X
