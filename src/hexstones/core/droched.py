@@ -188,23 +188,21 @@ def arc_starts(empty_dirs):
 
 
 @njit(cache=True, _nrt=False)
-def split_region(board, nbr, feature, marks, st, move, empty_dirs, starts, queue, pieces):
-    """After a placement on ``move`` (not yet judged), sort the pieces its empty region
-    left into safe ones and doubtful ones. A piece is safe when every group touching it
-    keeps a bridge: it reaches two features, or it reaches exactly the features the whole
-    region did (every group was on a bridge before the placement, and its other regions
-    are unchanged). Returns (directions of ``move`` whose empty neighbour lies in a safe
-    piece (bit mask), some of the features the empty cells next to ``move`` reach (all of
-    them unless a walk stopped early), count of doubtful cells listed in ``queue`` from
-    0)."""
+def split_region(board, nbr, feature, marks, st, move, starts, queue, pieces):
+    """After a placement on ``move`` (not yet judged), list in ``queue`` from 0 the cells
+    of the doubtful pieces its empty region left; ``starts`` are the arc starts. A piece is
+    safe when every group touching it keeps a bridge: it reaches two features, or exactly
+    the features the whole region reached (every group was on a bridge before the
+    placement, and its other regions are unchanged); else it is doubtful. Returns (some of
+    the features of the empty cells next to ``move``: all unless a walk stopped early, the
+    count of doubtful cells)."""
     fm = np.int64(0)
     if feature[move] >= 0:
         fm = np.int64(1) << np.int64(feature[move])
     # With one arc, reaching the placed cell's own feature again keeps the region's mask.
     stop_bit = fm if starts & (starts - 1) == 0 else np.int64(0)
     base = new_stamp(st)
-    full = 0  # pieces walked to the end: pieces[4k:4k+4] = stamp, mask, start, end
-    early = False  # some piece stopped early: it is safe, and then every other is not
+    full = 0  # pieces walked to the end: pieces[3k:3k+3] = mask, start, end
     reach = np.int64(0)
     end = 0
     for d in range(6):
@@ -217,35 +215,22 @@ def split_region(board, nbr, feature, marks, st, move, empty_dirs, starts, queue
         tail, mask = flood_piece(board, nbr, feature, marks, base, stamp, queue, end, e,
                                  stop_bit)
         reach |= mask
-        if tail < 0:
-            early = True
-        else:
-            pieces[4 * full] = stamp
-            pieces[4 * full + 1] = mask
-            pieces[4 * full + 2] = end
-            pieces[4 * full + 3] = tail
+        if tail >= 0:
+            pieces[3 * full] = mask
+            pieces[3 * full + 1] = end
+            pieces[3 * full + 2] = tail
             full += 1
             end = tail
+    # A piece that stopped early is safe; with several arcs it showed two features, so
+    # the region did too, and no piece walked to the end (one feature at most) is safe.
     region = fm | reach
-    # A cell marked by no piece walked to the end lies in a piece that stopped early.
-    safe_dirs = 0
-    for d in range(6):
-        if (empty_dirs >> d) & 1:
-            mark = marks[nbr[move, d]]
-            safe = True
-            for k in range(full):
-                if mark == pieces[4 * k]:
-                    safe = not early and pieces[4 * k + 1] == region
-            if safe:
-                safe_dirs |= 1 << d
-    # The doubtful pieces' cells move to the front of the queue.
     n = 0
     for k in range(full):
-        if early or pieces[4 * k + 1] != region:
-            for i in range(pieces[4 * k + 2], pieces[4 * k + 3]):
+        if pieces[3 * k] != region:
+            for i in range(pieces[3 * k + 1], pieces[3 * k + 2]):
                 queue[n] = queue[i]
                 n += 1
-    return safe_dirs, reach, n
+    return reach, n
 
 
 @njit(cache=True, _nrt=False)
@@ -347,18 +332,18 @@ def play(geo, st, move):
         starts = arc_starts(empty_dirs)
         if feature[move] < 0 and starts & (starts - 1) == 0:
             # At most one arc, off the border: the region keeps its features, whole.
-            safe_dirs = empty_dirs
             reach = np.int64(0)
             n = 0
         else:
-            safe_dirs, reach, n = split_region(board, nbr, feature, marks, st, move,
-                                               empty_dirs, starts, queue, work[W_MASK])
+            reach, n = split_region(board, nbr, feature, marks, st, move, starts, queue,
+                                    work[W_MASK])
+        # A stone next to ``move`` with an empty common neighbour touches a piece: a safe
+        # one keeps its group's bridge, a doubtful one has the group judged below.
         base = new_stamp(st)
         for d in range(6):
             q = nbr[move, d]
-            # A common empty neighbour in a safe piece: the group touches that piece.
             near = (1 << (d - 1 if d > 0 else 5)) | (1 << (d + 1 if d < 5 else 0))
-            if q >= 0 and board[q] == Y and marks[q] < base and safe_dirs & near == 0:
+            if q >= 0 and board[q] == Y and marks[q] < base and empty_dirs & near == 0:
                 nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(n):
             e = queue[i]
@@ -368,10 +353,13 @@ def play(geo, st, move):
                     nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(nY):
             board[buf[i]] = 0
-        # Removing enemy stones only widened regions: a friendly group now on a broken
-        # bridge was on one before, so it is the placed stone's or touches a doubtful piece.
+        # Removing enemy stones only widened regions, so a friendly group now on a broken
+        # bridge is the placed stone's or touches a doubtful piece. The placed stone touches
+        # every piece: joined to a friendly group, it needs judging here only without an
+        # empty neighbour (a doubtful piece has it judged below); alone, unless its empty
+        # neighbours showed two features.
         base = new_stamp(st)
-        if not ((own_next and safe_dirs != 0) or two_features(reach)):
+        if not ((own_next and empty_dirs != 0) or two_features(reach)):
             nX = judge(board, nbr, feature, marks, st, base, buf2, 0, move)
         for i in range(n):
             e = queue[i]
