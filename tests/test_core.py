@@ -15,10 +15,11 @@ import pytest
 
 from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
-from hexstones.core.common import copy_into, seed_rng, undo
+from hexstones.core.common import copy_into, rand_below, rebuild_table, seed_rng, undo
 from hexstones.core.layout import (
-    M_PLY, M_PRISON, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED,
-    R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, capacity_of, geometry, grow_state,
+    M_PLY, M_PRISON, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED,
+    R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE_KEY,
+    S_TABLE_PLY, capacity_of, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -150,6 +151,69 @@ def test_droched_core_agrees_with_plain_rules_on_random_positions():
     n = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
                              options=lambda r: {"prison": r.randint(0, 3)})
     assert n >= 2500
+
+
+@pytest.mark.parametrize("size,prison,handicap,seed", [
+    (3, 0, (), 2), (3, 2, (), 5), (4, 0, (), 1), (4, 1, ("b2", "f6"), 3), (5, 2, (), 2),
+])
+def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handicap, seed):
+    """Random Droched games end on nearly full boards with long runs of releases, where
+    the short walks above never go: replay whole playouts in the plain rules, comparing
+    every legal move set and the winner, and check the position table against a plain
+    rebuild (a release enters its row from the previous row's slot)."""
+    board, geo = get_board(size), geometry(size)
+    P = board.num_points
+    points = tuple(board.point(p) for p in handicap)
+    st = start_state("droched", size, prison=prison, handicap=points, capacity=20000)
+    winner = droched.playout(geo, st, seed_rng(seed), 20000)
+    ply = int(st[1][M_PLY])
+    moves = [int(m) for m in st[5][1:ply + 1]]
+    run = longest = 0
+    for m in moves:
+        run = run + 1 if m == P else 0
+        longest = max(longest, run)
+    assert longest >= 100  # the case this test is for
+    rebuilt = tuple(a.copy() for a in st)
+    rebuild_table(rebuilt)
+    for k in (S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT):
+        assert np.array_equal(rebuilt[k], st[k])
+    game = oracle_game("droched", size=size, prison=prison, handicap=handicap)
+    replay = start_state("droched", size, prison=prison, handicap=points, capacity=ply + 8)
+    for m in moves:
+        assert core_legal("droched", replay, size) == game.legal_moves()
+        game.play(board.names[m] if m < P else "release")
+        assert droched.play(geo, replay, m) == OK
+    assert core_legal("droched", replay, size) == game.legal_moves() == []
+    assert winner == (1 if game.result()["winner"] == "black" else 2)
+
+
+@pytest.mark.parametrize("size,seed", [(4, 1), (5, 2)])
+def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
+    """The playout skips placements it saw refused on the same board: its game must be the
+    one drawn by trying each drawn candidate in turn (games with long runs of releases)."""
+    geo, P = geometry(size), get_board(size).num_points
+    st = start_state("droched", size, capacity=20000)
+    winner = droched.playout(geo, st, seed_rng(seed), 20000)
+    ref = start_state("droched", size, capacity=20000)
+    rng = seed_rng(seed)
+    while True:
+        X = ref[1][M_TO_MOVE]
+        cand = [p for p in range(P) if ref[0][p] == 0]
+        if ref[1][M_PRISON + 2 - X] > 0:
+            cand.append(P)
+        n = len(cand)
+        while n > 0:
+            i = rand_below(rng, n)
+            p = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            if droched.play(geo, ref, p) == OK:
+                break
+        else:
+            break
+    ply = ref[1][M_PLY]
+    assert ply > 1000 and np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+    assert st[1][M_PLY] == ply and winner == 3 - X
 
 
 def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason():
