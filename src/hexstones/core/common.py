@@ -37,11 +37,20 @@ def new_stamp(st):
 
 @njit(cache=True, _nrt=False)
 def table_insert(st, row):
-    """Enter history row ``row`` (its hash) in the position table (linear probing)."""
-    keys, rows = st[8], st[9]
+    """Enter history row ``row`` (its hash) in the position table (linear probing).
+
+    A row with the same hash as the row before it (a pass, the button, a Droched release:
+    the board is unchanged) probes from just after that row's slot: every slot from the
+    hash's home up to it is taken by rows at least as old, which stay while it stays, so
+    the free slot found is the same. It matters: a random Droched game ends with
+    thousands of releases on one board, and probing each from the home is quadratic."""
+    keys, rows, hh = st[8], st[9], st[2]
     mask = keys.shape[0] - 1
-    h = st[2][row]
-    i = np.int64(h & np.uint64(mask))
+    h = hh[row]
+    if row >= 2 and hh[row - 1] == h:  # row 0 is never in the table
+        i = (st[10][row - 1] + 1) & mask
+    else:
+        i = np.int64(h & np.uint64(mask))
     while rows[i] != 0:
         i = (i + 1) & mask
     keys[i] = h

@@ -7,11 +7,10 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (
-    commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps,
-    table_insert, undo,
+    commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_LAST, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
+    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
     W_BUF, W_BUF2, W_CAND, W_LABEL, W_MARKS, W_MASK,
 )
@@ -251,38 +250,6 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
 
 
 @njit(cache=True, _nrt=False)
-def commit_release(st, move):
-    """``commit`` for a release. The board is unchanged, so the new history row has the
-    previous row's hash, and every table slot from that hash's home to the previous row's
-    slot is taken: the free slot ``table_insert`` would find lies after it. Searching from
-    there matters: a random game ends with thousands of releases on one board, and a
-    search from the home would cross all their rows each time."""
-    board, meta, hh, hb, hm, hmv = st[0], st[1], st[2], st[3], st[4], st[5]
-    keys, rows, slot_of = st[8], st[9], st[10]
-    ply = meta[M_PLY] + 1
-    meta[M_PLY] = ply
-    meta[M_TO_MOVE] = 3 - meta[M_TO_MOVE]
-    meta[M_LAST] = move
-    h = hh[ply - 1]
-    hh[ply] = h
-    for i in range(board.shape[0]):
-        hb[ply, i] = board[i]
-    for i in range(meta.shape[0]):
-        hm[ply, i] = meta[i]
-    hmv[ply] = move
-    if ply == 1:
-        table_insert(st, ply)  # row 0 is never in the table
-        return
-    mask = keys.shape[0] - 1
-    i = (slot_of[ply - 1] + 1) & mask
-    while rows[i] != 0:
-        i = (i + 1) & mask
-    keys[i] = h
-    rows[i] = ply
-    slot_of[ply] = i
-
-
-@njit(cache=True, _nrt=False)
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, feature, zob = geo[0], geo[2], geo[3]
@@ -302,7 +269,7 @@ def play(geo, st, move):
         meta[M_PRISON + Y - 1] -= 1
         meta[M_REMOVED] = 0
         meta[M_OVER] = -1
-        commit_release(st, move)
+        commit(st, move, h)
         return OK
     if board[move] != 0:
         return R_OCCUPIED
