@@ -166,6 +166,30 @@ def test_standings_count_wins_by_player_not_colour():
     assert "keil: 3 games" in table and "dehil: 1 games" in table
 
 
+def test_a_droched_game_stopped_by_the_move_limit_is_a_draw(monkeypatch):
+    # Droched has no score to decide an unfinished game: half a point each.
+    monkeypatch.setattr(t, "MAX_MOVES_PER_POINT", 0)
+    rec = t.play_game({"game": "droched", "options": {"size": 3}, "black": "random",
+                       "white": "random", "seed": 3})
+    assert rec["adjudicated"] and rec["winner"] is None and rec["moves"] == []
+    keil = t.play_game({"game": "keil", "options": {"size": 3}, "black": "random",
+                        "white": "random", "seed": 3})
+    assert keil["adjudicated"] and keil["winner"] == "white"  # komi 6 on an empty board
+    s = t.standings([dict(rec, black="a", white="b"), _record("droched", "a", "b", "black")],
+                    ["a", "b"])
+    rows = {r["player"]: r for r in s["overall"]["players"]}
+    assert (rows["a"]["wins"], rows["b"]["wins"]) == (1.5, 0.5)
+    assert s["overall"]["black_wins"] == 1.5
+    assert s["overall"]["pairs"][0]["a_wins"] == 1.5
+    assert "Black won 1.5" in t.format_table(s)
+    out = io.StringIO()
+    bar = t.Progress(1, ["a", "b"], stream=out)
+    bar.update(dict(rec, black="a", white="b"))
+    assert out.getvalue().strip().endswith("a 0.5/1  b 0.5/1")
+    study = ks.summarise("droched", 3, [dict(rec, komi=0), dict(rec, komi=0, winner="black")])
+    assert study["rows"][0]["black_wins"] == 1.5
+
+
 def test_progress_bar_shows_games_done_and_leaders():
     out = io.StringIO()
     bar = t.Progress(4, ["a", "b"], stream=out)

@@ -11,8 +11,8 @@ from typing import Any
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import parse_player
-from hexstones.games import BLACK, GAME_NAMES, new_game
+from hexstones.ai.tournament import black_share, parse_player, points
+from hexstones.games import GAME_NAMES, new_game
 
 # Komi values studied when none are given: around each game's expected balance.
 DEFAULT_KOMIS = {"keil": list(range(0, 11)), "dehil": list(range(-4, 5)),
@@ -54,7 +54,7 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
     rows = []
     for komi in sorted(by_komi):
         recs = by_komi[komi]
-        wins = sum(1 for r in recs if r["winner"] == BLACK)
+        wins = sum(black_share(r) for r in recs)
         low, high = wilson_interval(wins, len(recs))
         rows.append({"komi": komi, "games": len(recs), "black_wins": wins,
                      "black_win_rate": wins / len(recs), "ci95": [low, high]})
@@ -71,7 +71,7 @@ def format_table(summary: dict[str, Any]) -> str:
     for row in summary["rows"]:
         low, high = row["ci95"]
         mark = "  <- nearest 50%" if row is summary["fair_row"] else ""
-        lines.append(f"  {row['komi']:>5} {row['games']:>6} {row['black_wins']:>10} "
+        lines.append(f"  {row['komi']:>5} {row['games']:>6} {points(row['black_wins']):>10} "
                      f"{100 * row['black_win_rate']:>7.1f}%   {100 * low:.0f}-{100 * high:.0f}%{mark}")
     lines.append(f"fair komi: {summary['fair_komi']}")
     return "\n".join(lines) + "\n"

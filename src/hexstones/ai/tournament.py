@@ -104,9 +104,9 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             break
         game.play(player_move(players[game.to_move], game, rng.randrange(2**31)))
     result = game.result()
-    if result is None:  # stopped by the move limit: decided by the score as it stands
-        score = game.score()
-        winner = BLACK if score and score[BLACK] > score[WHITE] else WHITE
+    if result is None:  # stopped by the move limit: decided by the score as it stands,
+        score = game.score()  # a draw (winner None) in a game without one (Droched)
+        winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
         result = {"winner": winner, "score": score}
     record = dict(task)
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
@@ -231,6 +231,25 @@ def _run_ray(tasks, workers, address, done, worker_fn) -> None:
 # -- standings, Elo and output -------------------------------------------------------
 
 
+def shares(record: dict[str, Any]) -> list[tuple[str, str, float]]:
+    """(player, opponent, points) for each player who scored in a game: the winner 1, or
+    each player 1/2 for a draw (winner None: stopped by the move limit without a score)."""
+    black, white = record["black"], record["white"]
+    if record["winner"] is None:
+        return [(black, white, 0.5), (white, black, 0.5)]
+    return [(black, white, 1)] if record["winner"] == BLACK else [(white, black, 1)]
+
+
+def points(x: float) -> str:
+    """A points total as people write it: 3, 2.5."""
+    return f"{x:g}"
+
+
+def black_share(record: dict[str, Any]) -> float:
+    """Black's points from a game: 1 a win, 1/2 a draw, 0 a loss."""
+    return 0.5 if record["winner"] is None else float(record["winner"] == BLACK)
+
+
 def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, Any]:
     """Points, Elo (with 95% intervals) and pairwise results, overall and per game."""
     players = list(players)  # names as the records spell them
@@ -240,12 +259,11 @@ def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, An
         points = {p: 0 for p in players}
         played = {p: 0 for p in players}
         for r in recs:
-            winner = r["black"] if r["winner"] == BLACK else r["white"]
-            loser = r["white"] if r["winner"] == BLACK else r["black"]
-            wins[(winner, loser)] = wins.get((winner, loser), 0) + 1
-            points[winner] += 1
-            played[winner] += 1
-            played[loser] += 1
+            for player, opponent, share in shares(r):
+                wins[(player, opponent)] = wins.get((player, opponent), 0) + share
+                points[player] += share
+            played[r["black"]] += 1
+            played[r["white"]] += 1
         elo = fit_elo(players, wins)
         pairs = []
         for i, a in enumerate(players):
@@ -259,7 +277,7 @@ def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, An
                   "win_rate": points[p] / played[p] if played[p] else None, **elo[p]}
                  for p in players]
         table.sort(key=lambda row: -row["elo"])
-        black_wins = sum(1 for r in recs if r["winner"] == BLACK)
+        black_wins = sum(black_share(r) for r in recs)
         return {"games": len(recs), "black_wins": black_wins, "players": table, "pairs": pairs}
 
     by_game = {}
@@ -272,11 +290,11 @@ def format_table(summary: dict[str, Any]) -> str:
     lines = []
     sections = [("all games", summary["overall"])] + list(summary["by_game"].items())
     for title, s in sections:
-        lines.append(f"{title}: {s['games']} games, Black won {s['black_wins']}")
+        lines.append(f"{title}: {s['games']} games, Black won {points(s['black_wins'])}")
         lines.append(f"  {'player':<16} {'games':>5} {'wins':>5} {'win%':>6} {'Elo':>7} {'±95%':>6}")
         for row in s["players"]:
             rate = "-" if row["win_rate"] is None else f"{100 * row['win_rate']:.1f}"
-            lines.append(f"  {row['player']:<16} {row['games']:>5} {row['wins']:>5} {rate:>6} "
+            lines.append(f"  {row['player']:<16} {row['games']:>5} {points(row['wins']):>5} {rate:>6} "
                          f"{row['elo']:>7.0f} {row['ci95']:>6.0f}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -303,9 +321,9 @@ class Progress:
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
-        self.black_won += record["winner"] == BLACK
-        winner = record["black"] if record["winner"] == BLACK else record["white"]
-        self.points[winner] = self.points.get(winner, 0) + 1
+        self.black_won += black_share(record)
+        for player, _, share in shares(record):
+            self.points[player] = self.points.get(player, 0) + share
         for p in (record["black"], record["white"]):
             self.played[p] = self.played.get(p, 0) + 1
         tenth = self.done * 10 // max(self.total, 1)
@@ -319,7 +337,9 @@ class Progress:
         filled = self.width * self.done // max(self.total, 1)
         bar = "#" * filled + "." * (self.width - filled)
         if self.black_wins:
-            return f"[{bar}] {self.done}/{self.total} games | Black won {self.black_won}/{self.done}"
+            return (f"[{bar}] {self.done}/{self.total} games | "
+                    f"Black won {points(self.black_won)}/{self.done}")
         leaders = sorted(self.points, key=lambda p: -self.points[p] / max(self.played.get(p, 0), 1))
-        board = "  ".join(f"{p} {self.points[p]}/{self.played.get(p, 0)}" for p in leaders[:4])
+        board = "  ".join(f"{p} {points(self.points[p])}/{self.played.get(p, 0)}"
+                          for p in leaders[:4])
         return f"[{bar}] {self.done}/{self.total} games | {board}"
