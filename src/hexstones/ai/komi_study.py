@@ -11,7 +11,7 @@ from typing import Any
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import black_share, parse_player, points
+from hexstones.ai.tournament import black_share, parse_player, points_text
 from hexstones.games import GAME_NAMES, new_game
 
 # Komi values studied when none are given: around each game's expected balance.
@@ -71,7 +71,7 @@ def format_table(summary: dict[str, Any]) -> str:
     for row in summary["rows"]:
         low, high = row["ci95"]
         mark = "  <- nearest 50%" if row is summary["fair_row"] else ""
-        lines.append(f"  {row['komi']:>5} {row['games']:>6} {points(row['black_wins']):>10} "
+        lines.append(f"  {row['komi']:>5} {row['games']:>6} {points_text(row['black_wins']):>10} "
                      f"{100 * row['black_win_rate']:>7.1f}%   {100 * low:.0f}-{100 * high:.0f}%{mark}")
     lines.append(f"fair komi: {summary['fair_komi']}")
     return "\n".join(lines) + "\n"

@@ -240,7 +240,7 @@ def shares(record: dict[str, Any]) -> list[tuple[str, str, float]]:
     return [(black, white, 1)] if record["winner"] == BLACK else [(white, black, 1)]
 
 
-def points(x: float) -> str:
+def points_text(x: float) -> str:
     """A points total as people write it: 3, 2.5."""
     return f"{x:g}"
 
@@ -290,11 +290,11 @@ def format_table(summary: dict[str, Any]) -> str:
     lines = []
     sections = [("all games", summary["overall"])] + list(summary["by_game"].items())
     for title, s in sections:
-        lines.append(f"{title}: {s['games']} games, Black won {points(s['black_wins'])}")
+        lines.append(f"{title}: {s['games']} games, Black won {points_text(s['black_wins'])}")
         lines.append(f"  {'player':<16} {'games':>5} {'wins':>5} {'win%':>6} {'Elo':>7} {'±95%':>6}")
         for row in s["players"]:
             rate = "-" if row["win_rate"] is None else f"{100 * row['win_rate']:.1f}"
-            lines.append(f"  {row['player']:<16} {row['games']:>5} {points(row['wins']):>5} {rate:>6} "
+            lines.append(f"  {row['player']:<16} {row['games']:>5} {points_text(row['wins']):>5} {rate:>6} "
                          f"{row['elo']:>7.0f} {row['ci95']:>6.0f}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -338,8 +338,8 @@ class Progress:
         bar = "#" * filled + "." * (self.width - filled)
         if self.black_wins:
             return (f"[{bar}] {self.done}/{self.total} games | "
-                    f"Black won {points(self.black_won)}/{self.done}")
+                    f"Black won {points_text(self.black_won)}/{self.done}")
         leaders = sorted(self.points, key=lambda p: -self.points[p] / max(self.played.get(p, 0), 1))
-        board = "  ".join(f"{p} {points(self.points[p])}/{self.played.get(p, 0)}"
+        board = "  ".join(f"{p} {points_text(self.points[p])}/{self.played.get(p, 0)}"
                           for p in leaders[:4])
         return f"[{bar}] {self.done}/{self.total} games | {board}"
