@@ -19,7 +19,7 @@ from numba import njit
 
 from hexstones.ai import kernels as K
 from hexstones.core.common import empty_points, rand_below
-from hexstones.core.layout import M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
+from hexstones.core.layout import M_OVER, M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
@@ -105,7 +105,8 @@ def droched_playout(geo, st, rng, max_ply, cand):
     gid = K.DROCHED
     board, meta = st[0], st[1]
     P = board.shape[0]
-    while not K.is_over(gid, geo, st):
+    # No is_over test per turn: it would try placements that the turn tries anyway.
+    while True:
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
@@ -140,10 +141,10 @@ def droched_playout(geo, st, rng, max_ply, cand):
                 continue
             moved = True
             break
-        if not moved:
-            if fallback < 0 or K.play(gid, geo, st, fallback) != OK:
-                break
-    return K.winner(gid, geo, st)
+        if not moved and (fallback < 0 or K.play(gid, geo, st, fallback) != OK):
+            # Every action was tried and none is legal: X loses.
+            meta[M_OVER] = 1
+            return 3 - X
 
 
 @njit(cache=True)
