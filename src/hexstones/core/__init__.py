@@ -9,9 +9,9 @@ Data
 ----
 ``geo`` -- the geometry tuple of one board side, from :func:`geometry(size)
 <hexstones.core.layout.geometry>` (read only, shared):
-``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri)``; ``nbr[p, d]`` is the
-neighbour of point ``p`` in direction ``d`` (cyclic order, -1 off the board). Point
-numbers are :class:`hexstones.board.Board`'s indices (``P = board.num_points``).
+``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)``;
+``nbr[p, d]`` is the neighbour of point ``p`` in direction ``d`` (cyclic order, -1 off
+the board). Point numbers are :class:`hexstones.board.Board`'s indices (``P = board.num_points``).
 
 ``st`` -- the state tuple, from :func:`start_state(game, size, ...)
 <hexstones.core.state.start_state>`, mutated in place by the kernels:

@@ -36,6 +36,17 @@ def new_stamp(st):
 
 
 @njit(cache=True, _nrt=False)
+def next_stamp(stamp, marks):
+    """A fresh mark value for one walk outside ``play`` (from the counter ``stamp``,
+    clearing ``marks`` when the counter is spent)."""
+    if stamp[0] + 1 >= _STAMP_LIMIT:
+        marks[:] = 0
+        stamp[0] = 0
+    stamp[0] += 1
+    return np.int32(stamp[0])
+
+
+@njit(cache=True, _nrt=False)
 def table_insert(st, row):
     """Enter history row ``row`` (its hash) in the position table (linear probing).
 
@@ -66,7 +77,7 @@ def rebuild_table(st):
         table_insert(st, row)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def commit(st, move, h):
     """Record the move just made: the board and meta are already updated, except the ply,
     side to move and last move, which this sets; ``h`` is the new position hash."""

@@ -3,15 +3,17 @@ has taken it, a pass afterwards (exactly one of the two is ever legal)."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps, undo,
+    commit, copy_into, empty_points, new_stamp, next_stamp, rand_below, repeats,
+    reserve_stamps, undo,
 )
 from hexstones.core.layout import (
     M_DEAD, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_REPETITION, R_SUICIDE,
-    W_BUF, W_CAND, W_LABEL, W_MARKS, W_MASK,
+    W_BUF, W_CAND, W_LABEL, W_MARKS, W_MASK, W_RING,
 )
 
 
@@ -35,7 +37,119 @@ def linked(board, nbr, p, d):
     return False
 
 
+# -- ring codes ---------------------------------------------------------------------
+# A point's ring code is the contents of its six neighbours, 2 bits each in direction
+# order (3 off the board). Every link between a point and a neighbour depends only on the
+# point's content and its ring, so one table lookup answers what ``linked`` answers per
+# direction: the playout refuses most suicides and eye-fills with it without playing.
+RING_LIB = 0x3F        # centre a stone: directions linked to an empty neighbour (bits 0-5)
+RING_SAME_0 = 1 << 6   # ... RING_SAME_0 << d: linked to a stone of its colour in direction d
+RING_SAME = 0xFC0
+RING_EYE = 1 << 12     # centre empty: RING_EYE << (X - 1) iff filling it fills X's own eye
+
+
 @njit(cache=True, _nrt=False)
+def ring_of(board, ring_nbr, ring_edge, p):
+    """The ring code of ``p`` on ``board`` (geometry ``ring_nbr``, ``ring_edge``)."""
+    r = ring_edge[p]
+    for d in range(6):
+        r |= np.int64(board[ring_nbr[p, d]]) << (2 * d)
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def fill_ring_table(table, board, nbr):
+    """``table[c, ring]`` (uint16[3, 4096]): the RING_* flags of a centre of content
+    ``c``, from ``linked`` and ``fills_own_eye`` on a seven-point board (the centre and
+    its ring; ``board`` int8[7] and ``nbr`` int32[7, 6] are scratch)."""
+    nbr[:, :] = -1
+    for ring in range(4096):
+        for d in range(6):
+            v = (ring >> (2 * d)) & 3
+            nbr[0, d] = -1 if v == 3 else d + 1
+            board[d + 1] = 0 if v == 3 else v
+        for c in range(3):
+            board[0] = c
+            flags = 0
+            for d in range(6):
+                q = nbr[0, d]
+                if c != 0 and q >= 0 and linked(board, nbr, 0, d):
+                    if board[q] == 0:
+                        flags |= 1 << d
+                    elif board[q] == c:
+                        flags |= 1 << (6 + d)
+            if c == 0:
+                for X in (1, 2):
+                    if fills_own_eye(board, nbr, 0, X):
+                        flags |= RING_EYE << (X - 1)
+            table[c, ring] = flags
+
+
+@njit(cache=True, _nrt=False)
+def group_has_liberty(nbr, table, rings, marks, stamp, buf, start, color):
+    """Whether the group of the stone on ``start`` has a liberty: a walk over its linked
+    stones (marked ``stamp``, listed in ``buf``) that reads each stone's links from the
+    ring table (``rings``: the ring codes of ``board``) and stops at the first stone
+    linked to an empty point. ``color``: the stone's colour."""
+    marks[start] = stamp
+    buf[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        p = buf[head]
+        head += 1
+        flags = table[color, rings[p]]
+        if flags & RING_LIB:
+            return True
+        for d in range(6):
+            if flags & (RING_SAME_0 << d):
+                q = nbr[p, d]
+                if marks[q] != stamp:
+                    marks[q] = stamp
+                    buf[tail] = q
+                    tail += 1
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def ring_add(rings, nbr, p, c):
+    """Keep ``rings`` (ring codes) up to date when ``p`` gains a stone of colour ``c``
+    (``-c`` when it loses one): ``p`` is in direction d + 3 of its neighbour in d."""
+    for d in range(6):
+        q = nbr[p, d]
+        if q >= 0:
+            rings[q] += c << (2 * ((d + 3) % 6))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
+    """Whether a stone of ``X`` on empty ``p`` would leave every enemy group next to it a
+    liberty (``rings``: the ring codes of the board as it is). The playout's suicide test:
+    with ``table[X, rings[p]] == 0`` the stone is linked to no empty point and no own
+    stone, so the placement is refused as suicide unless it captures."""
+    Y = 3 - X
+    ring = rings[p]
+    # First without a branch per direction: which enemy neighbours have no liberty of
+    # their own once X is on p (``ring_nbr`` keeps the reads on the board).
+    bare = 0
+    for d in range(6):
+        enemy = ((ring >> (2 * d)) & 3) == Y
+        r = rings[ring_nbr[p, d]] + (X << (2 * ((d + 3) % 6)))
+        bare |= (enemy & ((table[Y, r & 4095] & RING_LIB) == 0)) << d
+    if bare == 0:
+        return True
+    ring_add(rings, nbr, p, X)
+    none = True
+    for d in range(6):
+        if bare & (1 << d) and not group_has_liberty(
+                nbr, table, rings, marks, next_stamp(stamp, marks), buf, nbr[p, d], Y):
+            none = False
+            break
+    ring_add(rings, nbr, p, -X)
+    return none
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def flood_group(board, nbr, marks, base, stamp, buf, off, start):
     """Walk the group of the stone on ``start`` (marking stones with ``stamp``, listing
     them in ``buf`` from ``off``). Returns -1 as soon as a liberty shows up, else the end
@@ -291,10 +405,16 @@ def playout(geo, st, rng, max_ply):
     a uniformly random legal placement that does not fill one's own eye, else move P
     (button, then pass). Returns the winner (1/2), 0 if ``max_ply`` was reached, -1
     if the history is full (grow the state and call again: the game continues)."""
-    nbr = geo[0]
+    nbr, ring_nbr, ring_edge = geo[0], geo[7], geo[8]
     board, meta = st[0], st[1]
     P = board.shape[0]
-    cand = st[6][W_CAND]
+    cand, marks, buf, stamp = st[6][W_CAND], st[6][W_MARKS], st[6][W_BUF], st[7]
+    table = RING_TABLE
+    # Ring codes kept up to date move by move (a placement changes six, a capture six per
+    # stone), so that each candidate costs one read instead of six.
+    rings = st[6][W_RING]
+    for p in range(P):
+        rings[p] = ring_of(board, ring_nbr, ring_edge, p)
     while meta[M_PASSES] < 2:
         if meta[M_PLY] >= max_ply:
             return 0
@@ -306,10 +426,17 @@ def playout(geo, st, rng, max_ply):
             p = cand[i]
             n -= 1
             cand[i] = cand[n]
-            if fills_own_eye(board, nbr, p, X):
+            ring = rings[p]
+            if table[0, ring] & (RING_EYE << (X - 1)):
                 continue
+            if table[X, ring] == 0 and meta[M_DEAD + 2 - X] == 0 and captures_nothing(
+                    nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
+                continue  # a certain suicide (see captures_nothing), refused without playing
             code = play(geo, st, p)
             if code == OK:
+                ring_add(rings, nbr, p, X)
+                for k in range(meta[M_REMOVED]):  # play leaves the captured stones in buf
+                    ring_add(rings, nbr, buf[k], X - 3)
                 placed = True
                 break
             if code == R_FULL:
@@ -356,3 +483,7 @@ def groups_and_liberties(geo, st, group_of, liberties):
                     tail += 1
         groups += 1
     return groups
+
+
+RING_TABLE = np.zeros((3, 4096), np.uint16)
+fill_ring_table(RING_TABLE, np.zeros(7, np.int8), np.zeros((7, 6), np.int32))

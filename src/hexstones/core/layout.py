@@ -57,8 +57,8 @@ REASON_NAMES = {
  S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT) = range(11)
 # rows of the int32 work array (scratch, never part of the position; rows hold 6P+8)
 (W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND, W_DEG, W_FILL, W_DISC, W_LOW, W_SPLIT,
- W_SNODE, W_SEDGE, W_NODEG, W_GROUP, W_AREAS, W_ADJ) = range(17)
-WORK_ROWS = 17
+ W_SNODE, W_SEDGE, W_NODEG, W_GROUP, W_AREAS, W_ADJ, W_RING) = range(18)
+WORK_ROWS = 18
 
 _ZOBRIST_SEED = 0x4E5A_0B57
 
@@ -67,14 +67,17 @@ _ZOBRIST_SEED = 0x4E5A_0B57
 def geometry(size: int):
     """The geometry tuple for side ``size`` (same layout for all three games).
 
-    ``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri)``:
+    ``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)``:
     ``nbr[p, d]`` neighbour of ``p`` in direction ``d`` (cyclic order, -1 off the board);
     ``on_edge[p]`` 1 on a side; ``feature[p]`` Droched border feature 0-11 or -1;
     ``zobrist[c, p]`` the key of a stone of colour ``c`` on ``p`` (row 0 zero);
     ``zextra[0]`` the key of "the button has been taken";
     ``tri[t]`` the three points of triangle ``t``; ``near_tri[p]`` the triangles with a
     point within distance 2 of ``p`` (-1 padded), the ones a Dehil placement on ``p`` can
-    make or unmake allowed.
+    make or unmake allowed;
+    ``ring_nbr[p, d]`` as ``nbr`` with ``p`` itself for "off the board" and ``ring_edge[p]``
+    3 in the 2-bit field of each off-board direction: together they read the contents of
+    ``p``'s six neighbours as one number without a branch (see ``core.keil.ring_of``).
     """
     board = get_board(size)
     P = board.num_points
@@ -110,7 +113,9 @@ def geometry(size: int):
     near_tri = np.full((P, width), -1, dtype=np.int32)
     for p, row in enumerate(near):
         near_tri[p, : len(row)] = row
-    return (nbr, on_edge, feature, zobrist, zextra, tri, near_tri)
+    ring_nbr = np.where(nbr >= 0, nbr, np.arange(P, dtype=np.int32)[:, None]).astype(np.int32)
+    ring_edge = ((nbr < 0).astype(np.int64) * (3 << (2 * np.arange(6)))).sum(axis=1).astype(np.int64)
+    return (nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)
 
 
 def default_capacity(size: int) -> int:
