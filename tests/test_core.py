@@ -216,6 +216,48 @@ def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     assert st[1][M_PLY] == ply and winner == 3 - X
 
 
+def keil_game_trying_every_candidate(geo, st, rng, P):
+    """The Keil playout policy spelt out with ``play`` alone: draw empty points without
+    replacement, pass over own eyes, play the first one ``play`` accepts, else move P."""
+    while not keil.is_over(geo, st):
+        X = st[1][M_TO_MOVE]
+        cand = [p for p in range(P) if st[0][p] == 0]
+        n = len(cand)
+        while n > 0:
+            i = rand_below(rng, n)
+            p = cand[i]
+            n -= 1
+            cand[i] = cand[n]
+            if not keil.fills_own_eye(st[0], geo[0], p, X) and keil.play(geo, st, p) == OK:
+                break
+        else:
+            assert keil.play(geo, st, P) == OK
+    return keil.winner(geo, st)
+
+
+@pytest.mark.parametrize("size,seed,opening", [(3, 1, 0), (4, 2, 0), (5, 3, 0), (5, 4, 9),
+                                               (7, 5, 0), (7, 6, 25), (9, 7, 40)])
+def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, opening):
+    """The playout refuses eye-fills and certain suicides from ring codes it keeps move by
+    move, without playing them: its game must be the one drawn by asking ``play`` about
+    every candidate (from the empty board and from random openings)."""
+    geo, P = geometry(size), get_board(size).num_points
+    start = start_state("keil", size, capacity=8 * P + 64)
+    rng = random.Random(seed)
+    while start[1][M_PLY] < opening:
+        keil.play(geo, start, rng.randrange(P + 1))
+    for game in range(3):
+        st = start_state("keil", size, capacity=8 * P + 64)
+        copy_into(st, start)
+        winner = keil.playout(geo, st, seed_rng(seed * 10 + game), 10**6)
+        ref = start_state("keil", size, capacity=8 * P + 64)
+        copy_into(ref, start)
+        assert keil_game_trying_every_candidate(geo, ref, seed_rng(seed * 10 + game), P) == winner
+        ply = ref[1][M_PLY]
+        assert ply > opening + P // 2 and st[1][M_PLY] == ply
+        assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+
+
 def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason():
     """Every empty point the oracle refuses is refused by the core with the same kind of
     reason (suicide vs repetition), on positions from random games."""

@@ -38,7 +38,8 @@ def new_stamp(st):
 @njit(cache=True, _nrt=False)
 def next_stamp(stamp, marks):
     """A fresh mark value for one walk outside ``play`` (from the counter ``stamp``,
-    clearing ``marks`` when the counter is spent)."""
+    the state's ``st[7]``, clearing ``marks`` when the counter is spent). Takes arrays,
+    not the state tuple: passing a tuple costs more than a short walk."""
     if stamp[0] + 1 >= _STAMP_LIMIT:
         marks[:] = 0
         stamp[0] = 0
