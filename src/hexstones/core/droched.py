@@ -295,6 +295,12 @@ def play(geo, st, move):
                     empty_dirs |= 1 << d
                 elif board[q] == X:
                     own_next = True
+        if empty_dirs == 0 and not own_next and feature[move] < 0:
+            # A lone stone filling a one-cell hole off the border: the hole added no
+            # feature to any group's paths, so no enemy group loses its bridge, and the
+            # stone itself reaches no empty cell: it alone would go to the prison.
+            board[move] = 0
+            return R_LONE_PRISONER
         queue = work[W_LABEL]
         starts = arc_starts(empty_dirs)
         if feature[move] < 0 and starts & (starts - 1) == 0:
