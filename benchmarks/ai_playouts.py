@@ -29,10 +29,11 @@ from hexstones.core.layout import GAME_IDS, M_PLY, geometry
 def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
     scores = np.zeros(2, np.float64)
+    reply = np.full((2, root[0].shape[0] + 1), -1, np.int32)  # nothing learnt: bare playouts
     for _ in range(n):
         copy_into(work, root)
         if knowledge:
-            policy_playout(gid, geo, work, rng, max_ply, cand, scores)
+            policy_playout(gid, geo, work, rng, max_ply, cand, scores, reply)
         else:
             uniform_playout(gid, geo, work, rng, max_ply, cand)
         moves += work[1][M_PLY]

@@ -158,6 +158,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     own = np.zeros(P, np.float64)
     path = np.zeros(capacity_rows + 2, np.int32)
     first_seen = np.full((2, P + 1), -1, np.int32)
+    reply = np.full((2, P + 1), -1, np.int32)
     start = time.perf_counter()
     done = 0
     chunk = 8
@@ -169,7 +170,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
             break
         n = chunk if iterations is None else min(chunk, iterations - done)
         run_iterations(gid, geo, root_st, work, tree, rng, n, knowledge, params, max_ply,
-                       stats, analysis, own, path, first_seen)
+                       stats, analysis, own, path, first_seen, reply)
         done += n
         if seconds is not None:
             # Batches of about 1/20 of the budget keep the overrun small.

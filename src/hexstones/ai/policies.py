@@ -4,8 +4,10 @@ These choose among moves; whether a move is legal, and what it does, is always t
 kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
 
 * Keil: the core playout, which never fills one's own eye (one-point territory).
-* Dehil: pass after the opponent's pass when that wins; never fill one's own eye (the
-  core's test), and prefer partition-making moves:
+* Dehil: pass after the opponent's pass when that wins; answer a move that intrudes on
+  a bridge (two walls with two common empty neighbours) in the other gap; else play the
+  last good reply to the opponent's move (learnt from the simulations won); never fill
+  one's own eye (the core's test), and prefer partition-making moves:
   a placement that joins walls (own stones or the board's edge) so that the points around
   it fall into two or more separate arcs. Such a point is where a group can cut the
   board; a lone stone without partitions scores against its owner.
@@ -19,7 +21,9 @@ from numba import njit
 
 from hexstones.ai import kernels as K
 from hexstones.core.common import empty_points, rand_below
-from hexstones.core.layout import M_OVER, M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL
+from hexstones.core.layout import (
+    M_LAST, M_OVER, M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL,
+)
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
@@ -49,7 +53,27 @@ def makes_cut(board, nbr, p, X):
 
 
 @njit(cache=True)
-def dehil_playout(geo, st, rng, max_ply, cand, scores):
+def bridge_reply(board, nbr, c, X, rng):
+    """The point that restores a bridge the enemy stone on ``c`` intrudes on, or -1: an
+    empty neighbour of ``c`` flanked (in the cyclic order around ``c``) by two walls, X
+    stones or the board's edge, not both the edge. Walls two apart around ``c`` touch
+    only ``c`` and that point between them, so X's connection (a group's link, or a
+    stone's link to the edge) now runs through it alone."""
+    start = rand_below(rng, 6)
+    for k in range(6):
+        d = (start + k) % 6
+        e = nbr[c, d]
+        if e < 0 or board[e] != 0:
+            continue
+        a = nbr[c, (d + 5) % 6]
+        b = nbr[c, (d + 1) % 6]
+        if (a < 0 or board[a] == X) and (b < 0 or board[b] == X) and (a >= 0 or b >= 0):
+            return e
+    return -1
+
+
+@njit(cache=True)
+def dehil_playout(geo, st, rng, max_ply, cand, scores, reply):
     gid = K.DEHIL
     nbr = geo[0]
     board, meta = st[0], st[1]
@@ -66,6 +90,25 @@ def dehil_playout(geo, st, rng, max_ply, cand, scores):
             if scores[X - 1] > scores[2 - X]:
                 K.play(gid, geo, st, P)
                 continue
+        last = meta[M_LAST]
+        if 0 <= last < P and board[last] == 3 - X:
+            # The opponent's stone may cut one of X's bridges: answer in the gap.
+            e = bridge_reply(board, nbr, last, X, rng)
+            if e >= 0:
+                code = K.play(gid, geo, st, e)
+                if code == OK:
+                    continue
+                if code == R_FULL:
+                    return 0
+        if last >= 0:
+            # The last good reply: X's answer to this move in a simulation X won.
+            r = reply[X - 1, last]
+            if r >= 0 and board[r] == 0 and not dehil_eye(board, nbr, r, X):
+                code = K.play(gid, geo, st, r)
+                if code == OK:
+                    continue
+                if code == R_FULL:
+                    return 0
         n = empty_points(board, cand)
         placed = False
         nd = 0
@@ -148,14 +191,34 @@ def droched_playout(geo, st, rng, max_ply, cand):
 
 
 @njit(cache=True)
-def policy_playout(gid, geo, st, rng, max_ply, cand, scores):
+def learn_replies(st, from_ply, w, reply):
+    """Last good reply with forgetting, from a simulation that ``w`` won: for each move
+    after history row ``from_ply``, ``reply[c - 1, previous move]`` becomes the move if
+    its player ``c`` won, and is cleared if it held that move and ``c`` lost."""
+    hm, hmv = st[4], st[5]
+    P = st[0].shape[0]
+    for ply in range(from_ply + 1, st[1][M_PLY] + 1):
+        prev = hm[ply - 1, M_LAST]
+        m = hmv[ply]
+        if prev < 0 or m == P:
+            continue
+        c = hm[ply - 1, M_TO_MOVE]
+        if c == w:
+            reply[c - 1, prev] = m
+        elif reply[c - 1, prev] == m:
+            reply[c - 1, prev] = -1
+
+
+@njit(cache=True)
+def policy_playout(gid, geo, st, rng, max_ply, cand, scores, reply):
     """The full-strength playout for game ``gid``: 1/2 the winner, 0 at ``max_ply``.
     ``cand`` is a scratch int32 buffer of at least :func:`buffer_size` slots, ``scores``
-    a float64 scratch pair."""
+    a float64 scratch pair, ``reply`` the last-good-reply table (Dehil; see
+    :func:`learn_replies`)."""
     if gid == K.KEIL:
         return K.keil_playout(geo, st, rng, max_ply)
     if gid == K.DEHIL:
-        return dehil_playout(geo, st, rng, max_ply, cand, scores)
+        return dehil_playout(geo, st, rng, max_ply, cand, scores, reply)
     return droched_playout(geo, st, rng, max_ply, cand)
 
 

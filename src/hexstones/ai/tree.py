@@ -64,7 +64,7 @@ def _invalidate_stale_cache() -> None:
 _invalidate_stale_cache()
 
 from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
-from hexstones.ai.policies import policy_playout  # noqa: E402
+from hexstones.ai.policies import learn_replies, policy_playout  # noqa: E402
 from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
 
@@ -183,8 +183,9 @@ def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
 
 @njit(cache=True)
 def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, params, max_ply,
-                   stats, collect, own, path, first_seen):
-    """Run ``iterations`` MCTS iterations from ``root_st`` (unchanged)."""
+                   stats, collect, own, path, first_seen, reply):
+    """Run ``iterations`` MCTS iterations from ``root_st`` (unchanged). ``reply``: the
+    playouts' last-good-reply table, int32 (2, P + 1), -1 for none."""
     moves, firsts, counts, visits, wins = tree[0], tree[1], tree[2], tree[3], tree[4]
     rvisits, rwins, flags, counters = tree[5], tree[6], tree[7], tree[8]
     capacity = moves.shape[0]
@@ -247,7 +248,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     path[depth] = node
         # Simulation.
         if knowledge:
-            w = policy_playout(gid, geo, work, rng, max_ply, cand, score_buf)
+            w = policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
         else:
             w = uniform_playout(gid, geo, work, rng, max_ply, cand)
         # The score is needed to settle a simulation stopped at max_ply, and for analysis.
@@ -257,6 +258,8 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
         stats[S_SIMS] += 1
+        if knowledge and gid == K.DEHIL and w > 0:
+            learn_replies(work, root_ply, w, reply)
         if collect:
             if has_score:
                 stats[S_BLACK] += score_buf[0]
