@@ -12,7 +12,7 @@ from hexstones.core.common import (
 from hexstones.core.layout import (
     M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
-    W_BUF, W_BUF2, W_CAND, W_LABEL, W_MARKS, W_MASK,
+    W_BUF, W_BUF2, W_CAND, W_FILL, W_LABEL, W_MARKS, W_MASK,
 )
 
 
@@ -22,21 +22,33 @@ def two_features(mask):
 
 
 @njit(cache=True, _nrt=False)
-def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
+def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, empties):
     """Walk the group on ``start`` and the empty cells reachable from it through empty
     cells, listing them in ``buf`` from ``off``. Returns -1 as soon as cells of two border
     features are reached (on a bridge), or when a stone marked earlier in this batch
     (``base <= mark < stamp``) is reached (its group was found on a bridge); else the end
-    of the list: the group is on a broken bridge (its stones are the listed stones)."""
+    of the list: the group is on a broken bridge (its stones are the listed stones).
+    Empty cells are walked first (a stack in the scratch row ``empties``): features lie
+    on paths of empty cells, and on a crowded board a group has many more stones than
+    the empty cells that decide it."""
     color = board[start]
     mask = 0
     marks[start] = stamp
     buf[off] = start
     head = off
     tail = off + 1
-    while head < tail:
-        x = buf[head]
-        head += 1
+    ne = 0
+    while True:
+        if ne > 0:
+            ne -= 1
+            x = empties[ne]
+        elif head < tail:
+            x = buf[head]
+            head += 1
+            if board[x] == 0:
+                continue  # walked from the stack when it was found
+        else:
+            return tail
         from_stone = board[x] != 0
         for d in range(6):
             q = nbr[x, d]
@@ -51,6 +63,8 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
                     mask |= np.int64(1) << np.int64(f)
                     if two_features(mask):
                         return -1
+                empties[ne] = q
+                ne += 1
             elif bq == color and from_stone:
                 mq = marks[q]
                 if mq == stamp:
@@ -62,7 +76,6 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start):
             marks[q] = stamp
             buf[tail] = q
             tail += 1
-    return tail
 
 
 @njit(cache=True, _nrt=False)
@@ -237,7 +250,8 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     """Walk the group on ``start`` with a fresh stamp of the batch begun at ``base``; if it
     is on a broken bridge, keep its stones in ``buf`` from ``off``. Returns the new end."""
     stamp = new_stamp(st)
-    end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start)
+    end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start,
+                      st[6][W_FILL])
     if end < 0:
         return off
     color = board[start]
