@@ -176,26 +176,6 @@ def test_dehil_cut_test_sees_walls_on_two_sides():
     assert mcts_policies().makes_cut(board, geo[0], b1, 1)
 
 
-def test_dehil_bridge_reply_fills_the_other_gap():
-    from hexstones.core.common import seed_rng
-
-    idx = hexstones.new_game("dehil", size=4).board.index
-    nbr = geometry(4)[0]
-    board = np.zeros(len(idx), np.int8)
-    rng = seed_rng(3)
-    board[idx["c3"]] = board[idx["e4"]] = 1  # a bridge through d4 and d3
-    board[idx["d4"]] = 2
-    assert mcts_policies().bridge_reply(board, nbr, idx["d4"], 1, rng) == idx["d3"]
-    assert mcts_policies().bridge_reply(board, nbr, idx["d4"], 2, rng) == -1
-    board[idx["d3"]] = 2  # both gaps taken: nothing to save
-    assert mcts_policies().bridge_reply(board, nbr, idx["d4"], 1, rng) == -1
-    # A stone one row from the edge keeps its link to the edge through the other point.
-    board[:] = 0
-    board[idx["b2"]] = 1
-    board[idx["b1"]] = 2
-    assert mcts_policies().bridge_reply(board, nbr, idx["b1"], 1, rng) == idx["a1"]
-
-
 def test_last_good_replies_are_learnt_from_the_winner_and_forgotten_for_the_loser():
     game = hexstones.new_game("dehil", size=3)
     for move in ("a1", "b2", "c3", "pass"):

@@ -4,9 +4,8 @@ These choose among moves; whether a move is legal, and what it does, is always t
 kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
 
 * Keil: the core playout, which never fills one's own eye (one-point territory).
-* Dehil: pass after the opponent's pass when that wins; answer a move that intrudes on
-  a bridge (two walls with two common empty neighbours) in the other gap; else play the
-  last good reply to the opponent's move (learnt from the simulations won); never fill
+* Dehil: pass after the opponent's pass when that wins; play the last good reply to the
+  opponent's move (learnt from the simulations won) if it is legal; never fill
   one's own eye (the core's test), and prefer partition-making moves:
   a placement that joins walls (own stones or the board's edge) so that the points around
   it fall into two or more separate arcs. Such a point is where a group can cut the
@@ -53,26 +52,6 @@ def makes_cut(board, nbr, p, X):
 
 
 @njit(cache=True)
-def bridge_reply(board, nbr, c, X, rng):
-    """The point that restores a bridge the enemy stone on ``c`` intrudes on, or -1: an
-    empty neighbour of ``c`` flanked (in the cyclic order around ``c``) by two walls, X
-    stones or the board's edge, not both the edge. Walls two apart around ``c`` touch
-    only ``c`` and that point between them, so X's connection (a group's link, or a
-    stone's link to the edge) now runs through it alone."""
-    start = rand_below(rng, 6)
-    for k in range(6):
-        d = (start + k) % 6
-        e = nbr[c, d]
-        if e < 0 or board[e] != 0:
-            continue
-        a = nbr[c, (d + 5) % 6]
-        b = nbr[c, (d + 1) % 6]
-        if (a < 0 or board[a] == X) and (b < 0 or board[b] == X) and (a >= 0 or b >= 0):
-            return e
-    return -1
-
-
-@njit(cache=True)
 def dehil_playout(geo, st, rng, max_ply, cand, scores, reply):
     gid = K.DEHIL
     nbr = geo[0]
@@ -91,15 +70,6 @@ def dehil_playout(geo, st, rng, max_ply, cand, scores, reply):
                 K.play(gid, geo, st, P)
                 continue
         last = meta[M_LAST]
-        if 0 <= last < P and board[last] == 3 - X:
-            # The opponent's stone may cut one of X's bridges: answer in the gap.
-            e = bridge_reply(board, nbr, last, X, rng)
-            if e >= 0:
-                code = K.play(gid, geo, st, e)
-                if code == OK:
-                    continue
-                if code == R_FULL:
-                    return 0
         if last >= 0:
             # The last good reply: X's answer to this move in a simulation X won.
             r = reply[X - 1, last]
