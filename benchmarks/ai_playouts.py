@@ -25,7 +25,9 @@ from hexstones.core.common import copy_into, seed_rng
 from hexstones.core.layout import GAME_IDS, M_PLY, geometry
 
 
-@njit(cache=True)
+# Not cached: numba's cache watches only this file, and a stale copy would time old
+# policy code after policies.py changes (the package's own caches are dropped then).
+@njit
 def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
     scores = np.zeros(2, np.float64)
