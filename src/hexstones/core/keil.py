@@ -44,7 +44,6 @@ def linked(board, nbr, p, d):
 # direction: the playout refuses most suicides and eye-fills with it without playing.
 RING_LIB = 0x3F        # centre a stone: directions linked to an empty neighbour (bits 0-5)
 RING_SAME_0 = 1 << 6   # ... RING_SAME_0 << d: linked to a stone of its colour in direction d
-RING_SAME = 0xFC0
 RING_EYE = 1 << 12     # centre empty: RING_EYE << (X - 1) iff filling it fills X's own eye
 
 
@@ -77,7 +76,7 @@ def fill_ring_table(table, board, nbr):
                     if board[q] == 0:
                         flags |= 1 << d
                     elif board[q] == c:
-                        flags |= 1 << (6 + d)
+                        flags |= RING_SAME_0 << d
             if c == 0:
                 for X in (1, 2):
                     if fills_own_eye(board, nbr, 0, X):
@@ -89,7 +88,7 @@ def fill_ring_table(table, board, nbr):
 def group_has_liberty(nbr, table, rings, marks, stamp, buf, start, color):
     """Whether the group of the stone on ``start`` has a liberty: a walk over its linked
     stones (marked ``stamp``, listed in ``buf``) that reads each stone's links from the
-    ring table (``rings``: the ring codes of ``board``) and stops at the first stone
+    ring table (``rings``: the ring codes of the board) and stops at the first stone
     linked to an empty point. ``color``: the stone's colour."""
     marks[start] = stamp
     buf[0] = start
