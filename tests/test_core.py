@@ -187,6 +187,20 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
     assert winner == (1 if game.result()["winner"] == "black" else 2)
 
 
+def first_accepted(rng, cand, accepts):
+    """The playouts' draw spelt out: candidates drawn without replacement (the kernels'
+    swap-with-last order) until ``accepts`` one; returns it, or None if none is."""
+    n = len(cand)
+    while n > 0:
+        i = rand_below(rng, n)
+        m = cand[i]
+        n -= 1
+        cand[i] = cand[n]
+        if accepts(m):
+            return m
+    return None
+
+
 @pytest.mark.parametrize("size,seed", [(4, 1), (5, 2)])
 def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     """The playout skips placements it saw refused on the same board: its game must be the
@@ -201,15 +215,7 @@ def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
         cand = [p for p in range(P) if ref[0][p] == 0]
         if ref[1][M_PRISON + 2 - X] > 0:
             cand.append(P)
-        n = len(cand)
-        while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
-            n -= 1
-            cand[i] = cand[n]
-            if droched.play(geo, ref, p) == OK:
-                break
-        else:
+        if first_accepted(rng, cand, lambda m: droched.play(geo, ref, m) == OK) is None:
             break
     ply = ref[1][M_PLY]
     assert ply > 1000 and np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
@@ -222,15 +228,8 @@ def keil_game_trying_every_candidate(geo, st, rng, P):
     while not keil.is_over(geo, st):
         X = st[1][M_TO_MOVE]
         cand = [p for p in range(P) if st[0][p] == 0]
-        n = len(cand)
-        while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
-            n -= 1
-            cand[i] = cand[n]
-            if not keil.fills_own_eye(st[0], geo[0], p, X) and keil.play(geo, st, p) == OK:
-                break
-        else:
+        if first_accepted(rng, cand, lambda m: not keil.fills_own_eye(st[0], geo[0], m, X)
+                          and keil.play(geo, st, m) == OK) is None:
             assert keil.play(geo, st, P) == OK
     return keil.winner(geo, st)
 
