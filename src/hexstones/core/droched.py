@@ -199,6 +199,25 @@ def arc_starts(empty_dirs):
     return empty_dirs & ~before
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def run_ends_empty(run_dirs, empty_dirs, d):
+    """Whether the run of consecutive directions in ``run_dirs`` (bit masks) that holds
+    ``d`` is followed or preceded, around the point, by a direction in ``empty_dirs``."""
+    k = d
+    for _ in range(5):
+        k = k + 1 if k < 5 else 0
+        if (run_dirs >> k) & 1 == 0:
+            break
+    if (empty_dirs >> k) & 1 != 0:
+        return True
+    k = d
+    for _ in range(5):
+        k = k - 1 if k > 0 else 5
+        if (run_dirs >> k) & 1 == 0:
+            break
+    return (empty_dirs >> k) & 1 != 0
+
+
 @njit(cache=True, _nrt=False)
 def split_region(board, nbr, feature, marks, st, move, starts, queue, pieces):
     """After a placement on ``move`` (not yet judged), list in ``queue`` from 0 the cells
@@ -301,6 +320,7 @@ def play(geo, st, move):
         # held ``move`` changed: only groups next to ``move`` (which may have lost the
         # region) or touching a doubtful piece of it can have lost their bridge.
         empty_dirs = 0
+        enemy_dirs = 0
         own_next = False
         for d in range(6):
             q = nbr[move, d]
@@ -309,6 +329,8 @@ def play(geo, st, move):
                     empty_dirs |= 1 << d
                 elif board[q] == X:
                     own_next = True
+                else:
+                    enemy_dirs |= 1 << d
         if empty_dirs == 0 and not own_next and feature[move] < 0:
             # A lone stone filling a one-cell hole off the border: the hole added no
             # feature to any group's paths, so no enemy group loses its bridge, and the
@@ -324,13 +346,14 @@ def play(geo, st, move):
         else:
             reach, n = split_region(board, nbr, feature, marks, st, move, starts, queue,
                                     work[W_MASK])
-        # A stone next to ``move`` with an empty common neighbour touches a piece: a safe
-        # one keeps its group's bridge, a doubtful one has the group judged below.
+        # An enemy stone next to ``move`` whose run of enemy stones around ``move`` ends on
+        # an empty cell touches a piece through that run (one group): a safe piece keeps
+        # the group's bridge, a doubtful one has the group judged below.
         base = new_stamp(st)
         for d in range(6):
             q = nbr[move, d]
-            near = (1 << (d - 1 if d > 0 else 5)) | (1 << (d + 1 if d < 5 else 0))
-            if q >= 0 and board[q] == Y and marks[q] < base and empty_dirs & near == 0:
+            if q >= 0 and board[q] == Y and marks[q] < base and \
+                    not run_ends_empty(enemy_dirs, empty_dirs, d):
                 nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(n):
             e = queue[i]
