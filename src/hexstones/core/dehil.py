@@ -121,7 +121,9 @@ def placement_allowed(geo, board, p, X):
     return True
 
 
-@njit(cache=True, _nrt=False)
+# Inlined into each caller (the playout above all): a compiled call passes every array
+# of the geometry and state tuples field by field, which cost 6-15 % of a playout.
+@njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     board, meta, hh = st[0], st[1], st[2]

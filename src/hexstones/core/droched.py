@@ -282,7 +282,9 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     return k
 
 
-@njit(cache=True, _nrt=False)
+# Inlined into each caller (the playout above all): a compiled call passes every array
+# of the geometry and state tuples field by field, which cost 6-15 % of a playout.
+@njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, feature, zob = geo[0], geo[2], geo[3]

@@ -183,7 +183,9 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start):
     return tail
 
 
-@njit(cache=True, _nrt=False)
+# Inlined into each caller (the playout above all): a compiled call passes every array
+# of the geometry and state tuples field by field, which cost 6-15 % of a playout.
+@njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
     nbr, zob, zextra = geo[0], geo[3], geo[4]
