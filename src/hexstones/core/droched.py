@@ -24,10 +24,10 @@ def two_features(mask):
 @njit(cache=True, _nrt=False)
 def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, empties):
     """Walk the group on ``start`` and the empty cells reachable from it through empty
-    cells, listing them in ``buf`` from ``off``. Returns -1 as soon as cells of two border
-    features are reached (on a bridge), or when a stone marked earlier in this batch
-    (``base <= mark < stamp``) is reached (its group was found on a bridge); else the end
-    of the list: the group is on a broken bridge (its stones are the listed stones).
+    cells, listing the group's stones in ``buf`` from ``off``. Returns -1 as soon as cells
+    of two border features are reached (on a bridge), or when a stone marked earlier in
+    this batch (``base <= mark < stamp``) is reached (its group was found on a bridge);
+    else the end of the list: the group is on a broken bridge.
     Empty cells are walked first (a stack in the scratch row ``empties``): features lie
     on paths of empty cells, and on a crowded board a group has many more stones than
     the empty cells that decide it."""
@@ -42,14 +42,13 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, emptie
         if ne > 0:
             ne -= 1
             x = empties[ne]
+            from_stone = False
         elif head < tail:
             x = buf[head]
             head += 1
-            if board[x] == 0:
-                continue  # walked from the stack when it was found
+            from_stone = True
         else:
             return tail
-        from_stone = board[x] != 0
         for d in range(6):
             q = nbr[x, d]
             if q < 0:
@@ -63,6 +62,7 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, emptie
                     mask |= np.int64(1) << np.int64(f)
                     if two_features(mask):
                         return -1
+                marks[q] = stamp
                 empties[ne] = q
                 ne += 1
             elif bq == color and from_stone:
@@ -71,11 +71,9 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, emptie
                     continue
                 if mq >= base:
                     return -1
-            else:
-                continue
-            marks[q] = stamp
-            buf[tail] = q
-            tail += 1
+                marks[q] = stamp
+                buf[tail] = q
+                tail += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -271,15 +269,7 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     stamp = new_stamp(st)
     end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start,
                       st[6][W_FILL])
-    if end < 0:
-        return off
-    color = board[start]
-    k = off
-    for i in range(off, end):
-        if board[buf[i]] == color:
-            buf[k] = buf[i]
-            k += 1
-    return k
+    return off if end < 0 else end
 
 
 # Inlined into each caller (the playout above all): a compiled call passes every array
