@@ -26,8 +26,11 @@ from hexstones.core.layout import (
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
-# Droched: how many self-imprisoning placements to take back before playing one.
+# Droched: how many self-imprisoning placements to take back before playing one, and how
+# many quiet actions (nobody imprisoned) to try while looking for one that imprisons enemy
+# stones.
 DROCHED_TRIES = 4
+DROCHED_LOOK = 4
 
 
 @njit(cache=True, inline="always")
@@ -124,11 +127,14 @@ def droched_playout(geo, st, rng, max_ply, cand):
             return 0
         X = meta[M_TO_MOVE]
         own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
+        enemy_prison = meta[M_PRISON + 2 - X]
         n = empty_points(board, cand)
         cand[n] = P
         n += 1
         fallback = -1
+        quiet = -1
         imprisoning = 0
+        quiets = 0
         moved = False
         while n > 0:
             i = rand_below(rng, n)
@@ -152,12 +158,26 @@ def droched_playout(geo, st, rng, max_ply, cand):
                     fallback = m
                 K.undo(gid, geo, st)
                 continue
-            moved = True
-            break
-        if not moved and (fallback < 0 or K.play(gid, geo, st, fallback) != OK):
-            # Every action was tried and none is legal: X loses.
-            meta[M_OVER] = 1
-            return 3 - X
+            if m < P and meta[M_PRISON + 2 - X] > enemy_prison:
+                moved = True  # enemy stones went to the prison: take it
+                break
+            # A quiet action: look a little further for one that imprisons enemy stones.
+            # Without this, random games cycle (build, imprison, rebuild) for thousands
+            # of moves; real games end when one side has taken the board.
+            quiets += 1
+            if quiets >= DROCHED_LOOK:
+                moved = True
+                break
+            if quiet < 0:
+                quiet = m
+            K.undo(gid, geo, st)
+        if not moved:
+            if quiet >= 0:
+                K.play(gid, geo, st, quiet)
+            elif fallback < 0 or K.play(gid, geo, st, fallback) != OK:
+                # Every action was tried and none is legal: X loses.
+                meta[M_OVER] = 1
+                return 3 - X
 
 
 @njit(cache=True)
