@@ -117,7 +117,7 @@ def dehil_playout(geo, st, rng, max_ply, cand, scores, reply):
 
 
 @njit(cache=True)
-def droched_playout(geo, st, rng, max_ply, cand):
+def droched_playout(geo, st, rng, max_ply, cand, reply):
     gid = K.DROCHED
     board, meta = st[0], st[1]
     P = board.shape[0]
@@ -128,6 +128,18 @@ def droched_playout(geo, st, rng, max_ply, cand):
         X = meta[M_TO_MOVE]
         own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
         enemy_prison = meta[M_PRISON + 2 - X]
+        last = meta[M_LAST]
+        if last >= 0:
+            # The last good reply (as in Dehil), unless it imprisons own stones.
+            r = reply[X - 1, last]
+            if r >= 0 and board[r] == 0:
+                code = K.play(gid, geo, st, r)
+                if code == R_FULL:
+                    return 0
+                if code == OK:
+                    if meta[M_PRISON + X - 1] == own_prison:
+                        continue
+                    K.undo(gid, geo, st)
         n = empty_points(board, cand)
         cand[n] = P
         n += 1
@@ -209,7 +221,7 @@ def policy_playout(gid, geo, st, rng, max_ply, cand, scores, reply):
         return K.keil_playout(geo, st, rng, max_ply)
     if gid == K.DEHIL:
         return dehil_playout(geo, st, rng, max_ply, cand, scores, reply)
-    return droched_playout(geo, st, rng, max_ply, cand)
+    return droched_playout(geo, st, rng, max_ply, cand, reply)
 
 
 def buffer_size(num_points: int) -> int:

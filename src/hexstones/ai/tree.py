@@ -259,7 +259,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
         stats[S_SIMS] += 1
-        if knowledge and gid == K.DEHIL and w > 0:
+        if knowledge and gid != K.KEIL and w > 0:
             learn_replies(work, root_ply, w, reply)
         if collect:
             if has_score:
