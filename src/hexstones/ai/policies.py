@@ -10,8 +10,10 @@ kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
   a placement that joins walls (own stones or the board's edge) so that the points around
   it fall into two or more separate arcs. Such a point is where a group can cut the
   board; a lone stone without partitions scores against its owner.
-* Droched: avoid self-imprisonment: a placement after which own stones go to the prison
-  is taken back and another tried; after four such placements the fourth is kept.
+* Droched: play the last good reply unless it imprisons own stones; avoid
+  self-imprisonment: a placement after which own stones go to the prison is taken back
+  and another tried (after four such placements the fourth is kept); prefer actions that
+  send enemy stones to the prison (up to four quiet ones are tried while looking).
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ simulation. Each iteration
    computing all legal moves at every expansion),
 3. expands a leaf once it has been visited ``expand_visits`` times,
 4. plays out: with knowledge the game's own policy playout (:mod:`hexstones.ai.policies`:
-   Keil no eye filling, Dehil last good replies and partition-making moves, Droched no
-   self-imprisonment), else uniformly random legal moves (the plain UCT baseline),
+   Keil no eye filling, Dehil last good replies and partition-making moves, Droched last
+   good replies, no self-imprisonment, imprisoning enemy stones), else uniformly random
+   legal moves (the plain UCT baseline),
 5. backs up the result (and RAVE statistics for every move of the simulation).
 
 Between moves the tree is kept: when the game has advanced by moves that are in the
