@@ -191,6 +191,28 @@ def test_last_good_replies_are_learnt_from_the_winner_and_forgotten_for_the_lose
     assert (reply[:, P] == -1).all() and (reply != -1).sum() == 2  # a pass is never stored
 
 
+def test_droched_playout_prefers_imprisoning_enemy_stones():
+    from hexstones.core.common import seed_rng
+
+    # Black to move on side 3 has two quiet placements (a1, e4), one that sends White's
+    # a2 to the prison (b3) and five that send own stones there.
+    game = play_out(hexstones.new_game("droched", size=3),
+                    ["b2", "d4", "d3", "d5", "a3", "a2", "b4", "b1", "c1", "e3"])
+    idx, P = game.board.index, game.board.num_points
+    ply = len(game.moves)
+    reply = np.full((2, P + 1), -1, np.int32)
+    cand = np.empty(P + 16, np.int32)
+    played = []
+    for seed in range(100):
+        work = mcts.state_for(game)
+        mcts_policies().droched_playout(geometry(3), work, seed_rng(seed), ply + 1, cand, reply)
+        played.append(int(work[5][ply + 1]))
+    # b3 is kept unless four own-imprisoning placements come before it (1 in 3): without
+    # the preference it would be played only when drawn before a1 and e4 as well.
+    assert 55 <= played.count(idx["b3"]) <= 80
+    assert set(played) <= {idx[m] for m in ("a1", "b3", "e4", "c2", "c3", "c4", "c5", "d2")}
+
+
 def mcts_policies():
     from hexstones.ai import policies
 

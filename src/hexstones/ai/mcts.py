@@ -116,6 +116,15 @@ def _capacity(game, iterations, seconds) -> int:
     return MAX_NODES
 
 
+def playout_moves(gid, num_points, knowledge) -> int:
+    """How many moves beyond the root a simulation may run before it counts as undecided.
+    Droched policy playouts that last more than 3 moves per point almost never end: they
+    cycle (placements imprison groups, the board refills) for thousands of moves."""
+    if knowledge and gid == K.DROCHED:
+        return 3 * num_points
+    return 4 * num_points + 40
+
+
 def cache_key(game, knowledge, reuse_key):
     """Which kept tree a search may reuse: same game and options, same player."""
     return (game.name, json.dumps(game.options, sort_keys=True), bool(knowledge), repr(reuse_key))
@@ -153,7 +162,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     rng = seed_rng(seed)
     params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
     capacity_rows = work[2].shape[0] - 1
-    max_ply = min(capacity_rows - 1, int(root_st[1][M_PLY]) + 4 * P + 40)
+    max_ply = min(capacity_rows - 1, int(root_st[1][M_PLY]) + playout_moves(gid, P, knowledge))
     stats = np.zeros(4, np.float64)
     own = np.zeros(P, np.float64)
     path = np.zeros(capacity_rows + 2, np.int32)

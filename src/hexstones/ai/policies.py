@@ -10,8 +10,10 @@ kernel's answer (:mod:`hexstones.ai.kernels` -> :mod:`hexstones.core`).
   a placement that joins walls (own stones or the board's edge) so that the points around
   it fall into two or more separate arcs. Such a point is where a group can cut the
   board; a lone stone without partitions scores against its owner.
-* Droched: avoid self-imprisonment: a placement after which own stones go to the prison
-  is taken back and another tried; after four such placements the fourth is kept.
+* Droched: play the last good reply unless it imprisons own stones; avoid
+  self-imprisonment: a placement after which own stones go to the prison is taken back
+  and another tried (after four such placements the fourth is kept); prefer actions that
+  send enemy stones to the prison (up to four quiet ones are tried while looking).
 """
 
 from __future__ import annotations
@@ -26,8 +28,11 @@ from hexstones.core.layout import (
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut move.
 DEHIL_LOOK = 8
-# Droched: how many self-imprisoning placements to take back before playing one.
+# Droched: how many self-imprisoning placements to take back before playing one, and how
+# many quiet actions (nobody imprisoned) to try while looking for one that imprisons enemy
+# stones.
 DROCHED_TRIES = 4
+DROCHED_LOOK = 4
 
 
 @njit(cache=True, inline="always")
@@ -114,7 +119,7 @@ def dehil_playout(geo, st, rng, max_ply, cand, scores, reply):
 
 
 @njit(cache=True)
-def droched_playout(geo, st, rng, max_ply, cand):
+def droched_playout(geo, st, rng, max_ply, cand, reply):
     gid = K.DROCHED
     board, meta = st[0], st[1]
     P = board.shape[0]
@@ -124,11 +129,26 @@ def droched_playout(geo, st, rng, max_ply, cand):
             return 0
         X = meta[M_TO_MOVE]
         own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
+        enemy_prison = meta[M_PRISON + 2 - X]
+        last = meta[M_LAST]
+        if last >= 0:
+            # The last good reply (as in Dehil), unless it imprisons own stones.
+            r = reply[X - 1, last]
+            if r >= 0 and board[r] == 0:
+                code = K.play(gid, geo, st, r)
+                if code == R_FULL:
+                    return 0
+                if code == OK:
+                    if meta[M_PRISON + X - 1] == own_prison:
+                        continue
+                    K.undo(gid, geo, st)
         n = empty_points(board, cand)
         cand[n] = P
         n += 1
         fallback = -1
+        quiet = -1
         imprisoning = 0
+        quiets = 0
         moved = False
         while n > 0:
             i = rand_below(rng, n)
@@ -152,12 +172,26 @@ def droched_playout(geo, st, rng, max_ply, cand):
                     fallback = m
                 K.undo(gid, geo, st)
                 continue
-            moved = True
-            break
-        if not moved and (fallback < 0 or K.play(gid, geo, st, fallback) != OK):
-            # Every action was tried and none is legal: X loses.
-            meta[M_OVER] = 1
-            return 3 - X
+            if m < P and meta[M_PRISON + 2 - X] > enemy_prison:
+                moved = True  # enemy stones went to the prison: take it
+                break
+            # A quiet action: look a little further for one that imprisons enemy stones.
+            # Without this, random games cycle (build, imprison, rebuild) for thousands
+            # of moves; real games end when one side has taken the board.
+            quiets += 1
+            if quiets >= DROCHED_LOOK:
+                moved = True
+                break
+            if quiet < 0:
+                quiet = m
+            K.undo(gid, geo, st)
+        if not moved:
+            if quiet >= 0:
+                K.play(gid, geo, st, quiet)
+            elif fallback < 0 or K.play(gid, geo, st, fallback) != OK:
+                # Every action was tried and none is legal: X loses.
+                meta[M_OVER] = 1
+                return 3 - X
 
 
 @njit(cache=True)
@@ -189,7 +223,7 @@ def policy_playout(gid, geo, st, rng, max_ply, cand, scores, reply):
         return K.keil_playout(geo, st, rng, max_ply)
     if gid == K.DEHIL:
         return dehil_playout(geo, st, rng, max_ply, cand, scores, reply)
-    return droched_playout(geo, st, rng, max_ply, cand)
+    return droched_playout(geo, st, rng, max_ply, cand, reply)
 
 
 def buffer_size(num_points: int) -> int:
