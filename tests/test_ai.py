@@ -241,3 +241,33 @@ def test_python_reference_search_plays_legal_moves():
     assert result.iterations == 40
     assert result.children[0][0] in game.legal_moves()
     assert sum(v for _, v, _ in result.children) == 40
+
+
+def test_dehil_search_tries_own_eye_fills_last():
+    from hexstones.ai import tree
+    from hexstones.core.common import seed_rng
+
+    # The playouts never fill their own eye, so such a child has no RAVE value: without
+    # the penalty the first-play urgency would pick it first.
+    board_obj = hexstones.new_game("dehil", size=4).board
+    geo = geometry(4)
+    idx = board_obj.index
+    board = np.zeros(board_obj.num_points, np.int8)
+    d4, a1 = idx["d4"], idx["a1"]
+    for d in range(6):
+        board[geo[0][d4, d]] = 1  # d4 is Black's eye
+    t = tree.allocate_tree(3)
+    tree.reset_tree(t)
+    t[1][0], t[2][0] = 1, 2  # the root's two unvisited children: d4 and a1
+    t[0][1], t[0][2] = d4, a1
+    params = tree.DEFAULT_PARAMS
+
+    def select(seed):
+        c = tree._select(t, 0, seed_rng(seed), True, params, geo[2], 0.0, board, geo[0], 1,
+                         params[tree.P_EYE])
+        return int(t[0][c])
+
+    assert {select(s) for s in range(20)} == {a1}
+    # Only deferred: once a1 has been tried (and lost), the eye fill is next.
+    t[3][0], t[3][2], t[5][2] = 1, 1, 1
+    assert {select(s) for s in range(20)} == {d4}

@@ -66,7 +66,7 @@ def _invalidate_stale_cache() -> None:
 _invalidate_stale_cache()
 
 from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
-from hexstones.ai.policies import learn_replies, policy_playout  # noqa: E402
+from hexstones.ai.policies import dehil_eye, learn_replies, policy_playout  # noqa: E402
 from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
 
@@ -75,8 +75,8 @@ ILLEGAL = 1
 TERMINAL = 2
 
 # params slots
-P_C_UCT, P_C_RAVE, P_RAVE_BIAS, P_EXPAND, P_FPU, P_BORDER = range(6)
-DEFAULT_PARAMS = np.array([0.7, 0.15, 0.02, 2.0, 1.1, 0.05])
+P_C_UCT, P_C_RAVE, P_RAVE_BIAS, P_EXPAND, P_FPU, P_BORDER, P_EYE = range(7)
+DEFAULT_PARAMS = np.array([0.7, 0.15, 0.02, 2.0, 1.1, 0.05, 1.0])
 # stats slots: score sums and counts, and simulations done
 S_BLACK, S_WHITE, S_SCORED, S_SIMS = range(4)
 # counters slots
@@ -139,7 +139,7 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
 
 
 @njit(cache=True)
-def _select(tree, node, rng, knowledge, params, border, penalty):
+def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, eye_penalty):
     first, nchild = tree[1][node], tree[2][node]
     visits, wins, rvisits, rwins, flags = tree[3], tree[4], tree[5], tree[6], tree[7]
     log_n = math.log(visits[node] + 1.0)
@@ -161,6 +161,8 @@ def _select(tree, node, rng, knowledge, params, border, penalty):
             m = tree[0][c]
             if m < border.shape[0] and border[m] >= 0:
                 val -= penalty / (n + 1.0)
+            if eye_penalty > 0.0 and m < board.shape[0] and dehil_eye(board, nbr, m, X):
+                val -= eye_penalty / (n + 1.0)
         elif n == 0:
             val = 1e200
         else:
@@ -175,6 +177,12 @@ def _select(tree, node, rng, knowledge, params, border, penalty):
 def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
     """Play the best legal child of ``node``; -1 if it has none (or history is full)."""
     penalty = 0.0
+    eye_penalty = 0.0
+    if knowledge and gid == K.DEHIL:
+        # Dehil: the playouts never fill their own eye, so such a child has no RAVE value
+        # and would get the first-play urgency, ahead of every move the playouts rate;
+        # let it wait for them instead (it can still be worth a point late in the game).
+        eye_penalty = params[P_EYE]
     if knowledge and gid == K.DROCHED:
         # Droched: a placement on the border is worse than one inside while the board is
         # open (deep searches of tournament positions: by 0.03-0.06 in win rate up to
@@ -186,7 +194,8 @@ def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
             empties += board[p] == 0
         penalty = params[P_BORDER] * empties / board.shape[0]
     while True:
-        c = _select(tree, node, rng, knowledge, params, geo[2], penalty)
+        c = _select(tree, node, rng, knowledge, params, geo[2], penalty, work[0], geo[0],
+                    work[1][M_TO_MOVE], eye_penalty)
         if c < 0:
             return -1
         code = K.play(gid, geo, work, tree[0][c])
