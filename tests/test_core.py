@@ -17,9 +17,9 @@ from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
 from hexstones.core.common import copy_into, rand_below, rebuild_table, seed_rng, undo
 from hexstones.core.layout import (
-    M_PLY, M_PRISON, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED,
-    R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE_KEY,
-    S_TABLE_PLY, capacity_of, geometry, grow_state,
+    M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE,
+    R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE_KEY,
+    S_TABLE_PLY, W_BUF, capacity_of, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -224,12 +224,26 @@ def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
 
 def keil_game_trying_every_candidate(geo, st, rng, P):
     """The Keil playout policy spelt out with ``play`` alone: draw empty points without
-    replacement, pass over own eyes, play the first one ``play`` accepts, else move P."""
+    replacement, pass over own eyes, play the first one ``play`` accepts, else move P.
+    The list of empty points is the kernel's: kept from turn to turn, a draw swaps the
+    drawn point with the last undrawn one, the placed point's slot takes the list's last
+    point, and captured points (in the order ``play`` leaves them in the work buffer)
+    join at the end."""
+    cand = [p for p in range(P) if st[0][p] == 0]
     while not keil.is_over(geo, st):
         X = st[1][M_TO_MOVE]
-        cand = [p for p in range(P) if st[0][p] == 0]
-        if first_accepted(rng, cand, lambda m: not keil.fills_own_eye(st[0], geo[0], m, X)
-                          and keil.play(geo, st, m) == OK) is None:
+        n = len(cand)
+        while n > 0:
+            i = rand_below(rng, n)
+            n -= 1
+            cand[i], cand[n] = cand[n], cand[i]
+            m = cand[n]
+            if not keil.fills_own_eye(st[0], geo[0], m, X) and keil.play(geo, st, m) == OK:
+                cand[n] = cand[-1]
+                cand.pop()
+                cand.extend(int(q) for q in st[6][W_BUF][:st[1][M_REMOVED]])
+                break
+        else:
             assert keil.play(geo, st, P) == OK
     return keil.winner(geo, st)
 

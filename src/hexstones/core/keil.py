@@ -149,9 +149,10 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def flood_group(board, geo, marks, base, stamp, buf, off, start):
+def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_rings):
     """Walk the group of the stone on ``start`` (marking stones with ``stamp``, listing
-    them in ``buf`` from ``off``). Returns -1 as soon as a liberty shows up, else the end
+    them in ``buf`` from ``off``; ring codes from ``rings`` if ``use_rings``, else from
+    the board). Returns -1 as soon as a liberty shows up, else the end
     of the list: then ``buf[off:end]`` is the whole liberty-less group. A stone marked by
     an earlier walk of this batch (``base <= mark < stamp``) belongs to a group that was
     stopped at a liberty, so being linked to it also means a liberty. Each stone's links
@@ -166,7 +167,10 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start):
     while head < tail:
         p = buf[head]
         head += 1
-        flags = table[color, ring_of(board, ring_nbr, ring_edge, p)]
+        if use_rings:
+            flags = table[color, rings[p]]
+        else:
+            flags = table[color, ring_of(board, ring_nbr, ring_edge, p)]
         if flags & RING_LIB:
             return -1
         for d in range(6):
@@ -188,6 +192,16 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start):
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
+    return place(geo, st, move, st[6][W_RING], False)
+
+
+# ``use_rings`` is a constant where this is inlined, so the compiler drops the branches
+# of the other case: the playout keeps ``rings`` (ring codes) current through here and
+# its floods read them (1.1x); other callers pay nothing for them.
+@njit(cache=True, _nrt=False, inline="always")
+def place(geo, st, move, rings, use_rings):
+    """``play``; with ``use_rings``, ``rings`` (the board's ring codes) is kept up to date
+    too, whatever the outcome."""
     nbr, zob, zextra = geo[0], geo[3], geo[4]
     board, meta, hh = st[0], st[1], st[2]
     P = board.shape[0]
@@ -217,6 +231,8 @@ def play(geo, st, move):
     marks = work[W_MARKS]
     buf = work[W_BUF]
     board[move] = X
+    if use_rings:
+        ring_add(rings, nbr, move, X)
     h ^= zob[X, move]
     reserve_stamps(st, P + 16)
     base = new_stamp(st)
@@ -227,7 +243,7 @@ def play(geo, st, move):
         for q in range(P):
             if board[q] == Y and marks[q] < base:
                 stamp = new_stamp(st)
-                end = flood_group(board, geo, marks, base, stamp, buf, ncap, q)
+                end = flood_group(board, geo, marks, base, stamp, buf, ncap, q, rings, use_rings)
                 if end >= 0:
                     ncap = end
     else:
@@ -236,23 +252,29 @@ def play(geo, st, move):
             q = nbr[move, d]
             if q >= 0 and board[q] == Y and marks[q] < base:
                 stamp = new_stamp(st)
-                end = flood_group(board, geo, marks, base, stamp, buf, ncap, q)
+                end = flood_group(board, geo, marks, base, stamp, buf, ncap, q, rings, use_rings)
                 if end >= 0:
                     ncap = end
     for i in range(ncap):
         board[buf[i]] = 0
         h ^= zob[Y, buf[i]]
+        if use_rings:
+            ring_add(rings, nbr, buf[i], -Y)
     stamp = new_stamp(st)
-    if flood_group(board, geo, marks, stamp, stamp, buf, ncap, move) >= 0:
+    code = OK
+    if flood_group(board, geo, marks, stamp, stamp, buf, ncap, move, rings, use_rings) >= 0:
+        code = R_SUICIDE
+    elif repeats(st, h, M_SPECIAL):
+        code = R_REPETITION
+    if code != OK:
         board[move] = 0
+        if use_rings:
+            ring_add(rings, nbr, move, -X)
         for i in range(ncap):
             board[buf[i]] = Y
-        return R_SUICIDE
-    if repeats(st, h, M_SPECIAL):
-        board[move] = 0
-        for i in range(ncap):
-            board[buf[i]] = Y
-        return R_REPETITION
+            if use_rings:
+                ring_add(rings, nbr, buf[i], Y)
+        return code
     # Another own group touching the stone may now lack liberties: it stays, and the
     # opponent's next placement removes it (flag makes that placement look everywhere).
     dead_x = meta[M_DEAD + X - 1]
@@ -262,7 +284,7 @@ def play(geo, st, move):
             q = nbr[move, d]
             if q >= 0 and board[q] == X and marks[q] < base and not linked(board, nbr, move, d):
                 stamp = new_stamp(st)
-                if flood_group(board, geo, marks, base, stamp, buf, ncap, q) >= 0:
+                if flood_group(board, geo, marks, base, stamp, buf, ncap, q, rings, use_rings) >= 0:
                     dead_x = 1
                     break
     meta[M_DEAD + X - 1] = dead_x
@@ -409,32 +431,43 @@ def playout(geo, st, rng, max_ply):
     cand, marks, buf, stamp = st[6][W_CAND], st[6][W_MARKS], st[6][W_BUF], st[7]
     table = RING_TABLE
     # Ring codes kept up to date move by move (a placement changes six, a capture six per
-    # stone), so that each candidate costs one read instead of six.
+    # stone; ``place`` does it), so that each candidate and each stone a flood visits
+    # costs one read instead of six.
     rings = st[6][W_RING]
     for p in range(P):
         rings[p] = ring_of(board, ring_nbr, ring_edge, p)
+    # The empty points ``cand[:empties]``, kept from move to move instead of listed anew
+    # each turn (1.1x): a draw only swaps two of them, the placed point leaves the list
+    # from the slot the draw put it in, captured points join at the end.
+    empties = empty_points(board, cand)
     while meta[M_PASSES] < 2:
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
-        n = empty_points(board, cand)
+        n = empties
         placed = False
         while n > 0:
             i = rand_below(rng, n)
             p = cand[i]
             n -= 1
-            cand[i] = cand[n]
+            q = cand[n]
+            cand[i] = q
+            cand[n] = p
             ring = rings[p]
             if table[0, ring] & (RING_EYE << (X - 1)):
                 continue
             if table[X, ring] == 0 and meta[M_DEAD + 2 - X] == 0 and captures_nothing(
                     nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
                 continue  # a certain suicide (see captures_nothing), refused without playing
-            code = play(geo, st, p)
+            code = place(geo, st, p, rings, True)
             if code == OK:
-                ring_add(rings, nbr, p, X)
-                for k in range(meta[M_REMOVED]):  # play leaves the captured stones in buf
-                    ring_add(rings, nbr, buf[k], X - 3)
+                empties -= 1
+                q = cand[empties]
+                cand[n] = q
+                for k in range(meta[M_REMOVED]):  # place leaves the captured stones in buf
+                    s = buf[k]
+                    cand[empties] = s
+                    empties += 1
                 placed = True
                 break
             if code == R_FULL:
