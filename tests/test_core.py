@@ -19,7 +19,7 @@ from hexstones.core.common import copy_into, rand_below, rebuild_table, seed_rng
 from hexstones.core.layout import (
     M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE,
     R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE_KEY,
-    S_TABLE_PLY, W_BUF, capacity_of, geometry, grow_state,
+    S_TABLE_PLY, W_BUF, W_BUF2, capacity_of, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -154,7 +154,7 @@ def test_droched_core_agrees_with_plain_rules_on_random_positions():
 
 
 @pytest.mark.parametrize("size,prison,handicap,seed", [
-    (3, 0, (), 2), (3, 2, (), 5), (4, 0, (), 1), (4, 1, ("b2", "f6"), 3), (5, 2, (), 2),
+    (3, 0, (), 2), (3, 2, (), 5), (4, 0, (), 4), (4, 1, ("b2", "f6"), 3), (5, 2, (), 2),
 ])
 def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handicap, seed):
     """Random Droched games end on nearly full boards with long runs of releases, where
@@ -187,39 +187,58 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
     assert winner == (1 if game.result()["winner"] == "black" else 2)
 
 
-def first_accepted(rng, cand, accepts):
-    """The playouts' draw spelt out: candidates drawn without replacement (the kernels'
-    swap-with-last order) until ``accepts`` one; returns it, or None if none is."""
-    n = len(cand)
-    while n > 0:
-        i = rand_below(rng, n)
-        m = cand[i]
-        n -= 1
-        cand[i] = cand[n]
-        if accepts(m):
-            return m
-    return None
+def droched_game_trying_every_candidate(geo, st, rng, P):
+    """The Droched playout spelt out with ``play`` alone: the kernel's list of empty
+    points (as in the Keil game below; stones sent to the prison join it, the enemy's
+    first), the release drawn as one more candidate after them, and no draws once every
+    empty point was refused on the same board by the same player (the release is then
+    the only action). Returns the winner."""
+    cand = [p for p in range(P) if st[0][p] == 0]
+    refused = {1: (None, set()), 2: (None, set())}
+    while True:
+        X, Y = st[1][M_TO_MOVE], 3 - st[1][M_TO_MOVE]
+        board = st[0].tobytes()
+        if refused[X][0] != board:
+            refused[X] = (board, set())
+        seen = refused[X][1]
+        points = 0 if seen >= set(cand) else len(cand)
+        release = 1 if st[1][M_PRISON + Y - 1] > 0 else 0
+        prison_y = st[1][M_PRISON + Y - 1]
+        while points + release > 0:
+            i = rand_below(rng, points + release)
+            if i == points:
+                m, release = P, 0
+            else:
+                points -= 1
+                cand[i], cand[points] = cand[points], cand[i]
+                m = cand[points]
+            if droched.play(geo, st, m) == OK:
+                if m < P:
+                    cand[points] = cand[-1]
+                    cand.pop()
+                    enemy = st[1][M_PRISON + Y - 1] - prison_y
+                    cand.extend(int(q) for q in st[6][W_BUF][:enemy])
+                    cand.extend(int(q) for q in st[6][W_BUF2][:st[1][M_REMOVED] - enemy])
+                break
+            seen.add(m)
+        else:
+            return Y
 
 
-@pytest.mark.parametrize("size,seed", [(4, 1), (5, 2)])
+@pytest.mark.parametrize("size,seed", [(4, 4), (5, 3)])
 def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
-    """The playout skips placements it saw refused on the same board: its game must be the
-    one drawn by trying each drawn candidate in turn (games with long runs of releases)."""
-    geo, P = geometry(size), get_board(size).num_points
+    """The playout skips placements it saw refused on the same board and stops drawing
+    once all are: its game must be the one drawn by asking ``play`` about every candidate
+    (games with long runs of releases)."""
+    geo = geometry(size)
+    P = get_board(size).num_points
     st = start_state("droched", size, capacity=20000)
     winner = droched.playout(geo, st, seed_rng(seed), 20000)
     ref = start_state("droched", size, capacity=20000)
-    rng = seed_rng(seed)
-    while True:
-        X = ref[1][M_TO_MOVE]
-        cand = [p for p in range(P) if ref[0][p] == 0]
-        if ref[1][M_PRISON + 2 - X] > 0:
-            cand.append(P)
-        if first_accepted(rng, cand, lambda m: droched.play(geo, ref, m) == OK) is None:
-            break
+    assert droched_game_trying_every_candidate(geo, ref, seed_rng(seed), P) == winner
     ply = ref[1][M_PLY]
-    assert ply > 1000 and np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
-    assert st[1][M_PLY] == ply and winner == 3 - X
+    assert ply > 1000 and st[1][M_PLY] == ply
+    assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
 
 
 def keil_game_trying_every_candidate(geo, st, rng, P):

@@ -473,46 +473,75 @@ def playout(geo, st, rng, max_ply):
     full."""
     board, meta, moves = st[0], st[1], st[5]
     P = board.shape[0]
-    cand = st[6][W_CAND]
+    work = st[6]
+    cand, buf, buf2 = work[W_CAND], work[W_BUF], work[W_BUF2]
+    # The empty points cand[:empties], kept from turn to turn instead of listed anew: a
+    # draw swaps two of them, the placed point leaves from the slot its draw put it in,
+    # stones sent to the prison join at the end. The release, when there is one, is drawn
+    # as if it were one more candidate after them.
+    empties = empty_points(board, cand)
     # A random game ends with a long run of releases, each turn trying placements that
     # were already refused on the same board. A refusal stands while the board stays the
     # same (lone prisoner: a matter of the board; repetition: the earlier boards only
-    # grow), so each player records theirs: after the candidates, cand[off + p] holds the
-    # run in which ``p`` was refused, cand[off + P] the current run, off = P+1 (Black) or
-    # 2P+2 (White). Runs are numbered by the ply they start at, plus 1; the draws are the
-    # same as without the record.
+    # grow), so each player records theirs: cand[off + p] holds the run in which ``p``
+    # was refused, cand[off + P] the current run, off = P+1 (Black) or 2P+2 (White); runs
+    # are numbered by the ply they start at, plus 1. Once every empty point is refused in
+    # the run, the release is the only action: no more draws.
     for i in range(P + 1, 3 * P + 3):
         cand[i] = 0
+    refused_black = 0
+    refused_white = 0
     first = meta[M_PLY]
     while True:
         ply = meta[M_PLY]
         if ply >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
+        Y = 3 - X
         off = (P + 1) * X
+        refused = refused_black if X == 1 else refused_white
         # Two releases since this player's last turn (in this call): the same board.
         if not (ply >= first + 2 and moves[ply] == P and moves[ply - 1] == P):
             cand[off + P] = ply + 1
+            refused = 0
         run = cand[off + P]
-        n = empty_points(board, cand)
-        if meta[M_PRISON + (3 - X) - 1] > 0:
-            cand[n] = P
-            n += 1
+        points = empties if refused < empties else 0
+        release = 1 if meta[M_PRISON + Y - 1] > 0 else 0
+        prison_y = meta[M_PRISON + Y - 1]
         moved = False
-        while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
-            n -= 1
-            cand[i] = cand[n]
-            if p < P and cand[off + p] == run:
-                continue
+        while points + release > 0:
+            i = rand_below(rng, points + release)
+            if i == points:
+                p = P
+                release = 0
+            else:
+                points -= 1
+                p = cand[i]
+                cand[i] = cand[points]
+                cand[points] = p
+                if cand[off + p] == run:
+                    continue
             code = play(geo, st, p)
             if code == OK:
                 moved = True
+                if p < P:
+                    empties -= 1
+                    cand[points] = cand[empties]
+                    for k in range(meta[M_PRISON + Y - 1] - prison_y):
+                        cand[empties] = buf[k]
+                        empties += 1
+                    for k in range(meta[M_REMOVED] - (meta[M_PRISON + Y - 1] - prison_y)):
+                        cand[empties] = buf2[k]
+                        empties += 1
                 break
             if code == R_FULL:
                 return -1
             cand[off + p] = run
+            refused += 1
+        if X == 1:
+            refused_black = refused
+        else:
+            refused_white = refused
         if not moved:
             meta[M_OVER] = 1
             return 3 - X
