@@ -290,6 +290,38 @@ def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, openi
         assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
 
 
+@pytest.mark.parametrize("size,seed", [(4, 1), (5, 2), (7, 3)])
+def test_dehil_playout_is_the_game_drawn_trying_every_candidate(size, seed):
+    """The Dehil playout keeps its list of empty points from move to move: its game must
+    be the one drawn by asking ``play`` about every candidate from the same list (the
+    placed point's slot takes the list's last point; Dehil removes no stones), passing
+    over own eyes, and passing when nothing is left."""
+    geo, P = geometry(size), get_board(size).num_points
+    st = start_state("dehil", size, capacity=4 * P + 64)
+    winner = dehil.playout(geo, st, seed_rng(seed), 10**6)
+    ref = start_state("dehil", size, capacity=4 * P + 64)
+    rng = seed_rng(seed)
+    cand = list(range(P))
+    while not dehil.is_over(geo, ref):
+        X = ref[1][M_TO_MOVE]
+        n = len(cand)
+        while n > 0:
+            i = rand_below(rng, n)
+            n -= 1
+            cand[i], cand[n] = cand[n], cand[i]
+            m = cand[n]
+            if not dehil.fills_own_eye(ref[0], geo[0], m, X) and dehil.play(geo, ref, m) == OK:
+                cand[n] = cand[-1]
+                cand.pop()
+                break
+        else:
+            assert dehil.play(geo, ref, P) == OK
+    assert dehil.winner(geo, ref) == winner
+    ply = ref[1][M_PLY]
+    assert ply > P // 2 and st[1][M_PLY] == ply
+    assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+
+
 def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason():
     """Every empty point the oracle refuses is refused by the core with the same kind of
     reason (suicide vs repetition), on positions from random games."""

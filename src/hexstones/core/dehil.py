@@ -360,21 +360,28 @@ def playout(geo, st, rng, max_ply):
     board, meta = st[0], st[1]
     P = board.shape[0]
     cand = st[6][W_CAND]
+    # The empty points cand[:empties], kept from move to move instead of listed anew each
+    # turn: a draw swaps two of them, the placed point leaves from the slot its draw put
+    # it in (Dehil removes no stones, so none ever comes back).
+    empties = empty_points(board, cand)
     while meta[M_PASSES] < 2:
         if meta[M_PLY] >= max_ply:
             return 0
         X = meta[M_TO_MOVE]
-        n = empty_points(board, cand)
+        n = empties
         placed = False
         while n > 0:
             i = rand_below(rng, n)
             p = cand[i]
             n -= 1
             cand[i] = cand[n]
+            cand[n] = p
             if fills_own_eye(board, nbr, p, X):
                 continue
             code = play(geo, st, p)
             if code == OK:
+                empties -= 1
+                cand[n] = cand[empties]
                 placed = True
                 break
             if code == R_FULL:
