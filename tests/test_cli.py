@@ -26,11 +26,13 @@ def hexstones_cli(*argv: str, stdin: str = "", timeout: float = 120, env=None):
                           timeout=timeout, env=env)
 
 
-@pytest.mark.parametrize("command", ["play", "render", "gtp", "match"])
+@pytest.mark.parametrize("command", ["play", "render", "gtp", "match", "serve", "show",
+                                     "tournament", "komi"])
 def test_every_subcommand_has_help(command):
     done = hexstones_cli(command, "--help")
     assert done.returncode == 0
     assert done.stdout.startswith("usage: hexstones " + command)
+    assert "%%" not in done.stdout  # argparse prints descriptions as written
 
 
 @pytest.mark.parametrize("argv", [

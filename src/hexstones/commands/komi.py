@@ -33,8 +33,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "komi", help="self-play across komi values to find the fair komi",
         description="The same AI plays both colours at each komi (Droched: black stones in "
-                    "the prison); prints Black's win rate per komi with 95%% intervals and the "
-                    "komi nearest 50%%, and can write the table as JSON and a plot as SVG.")
+                    "the prison); prints Black's win rate per komi with 95% intervals and the "
+                    "komi nearest 50%, and can write the table as JSON and a plot as SVG.")
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--size", type=int, help="board side (default: the game's)")
     p.add_argument("--komi", dest="komis", type=_komi_list,
