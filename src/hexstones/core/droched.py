@@ -506,8 +506,8 @@ def playout(geo, st, rng, max_ply):
             refused = 0
         run = cand[off + P]
         points = empties if refused < empties else 0
-        release = 1 if meta[M_PRISON + Y - 1] > 0 else 0
         prison_y = meta[M_PRISON + Y - 1]
+        release = 1 if prison_y > 0 else 0
         moved = False
         while points + release > 0:
             i = rand_below(rng, points + release)
@@ -527,10 +527,11 @@ def playout(geo, st, rng, max_ply):
                 if p < P:
                     empties -= 1
                     cand[points] = cand[empties]
-                    for k in range(meta[M_PRISON + Y - 1] - prison_y):
+                    enemy = meta[M_PRISON + Y - 1] - prison_y  # play left them in buf
+                    for k in range(enemy):
                         cand[empties] = buf[k]
                         empties += 1
-                    for k in range(meta[M_REMOVED] - (meta[M_PRISON + Y - 1] - prison_y)):
+                    for k in range(meta[M_REMOVED] - enemy):  # own ones in buf2
                         cand[empties] = buf2[k]
                         empties += 1
                 break
