@@ -189,10 +189,10 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
 
 def droched_game_trying_every_candidate(geo, st, rng, P):
     """The Droched playout spelt out with ``play`` alone: the kernel's list of empty
-    points (as in the Keil game below; stones sent to the prison join it, the enemy's
-    first), the release drawn as one more candidate after them, and no draws once every
-    empty point was refused on the same board by the same player (the release is then
-    the only action). Returns the winner."""
+    points (as in the Keil and Dehil game below; stones sent to the prison join it, the
+    enemy's first), the release drawn as one more candidate after them, and no draws once
+    every empty point was refused on the same board by the same player (the release is
+    then the only action). Returns the winner."""
     cand = [p for p in range(P) if st[0][p] == 0]
     refused = {1: (None, set()), 2: (None, set())}
     while True:
@@ -241,15 +241,15 @@ def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
 
 
-def keil_game_trying_every_candidate(geo, st, rng, P):
-    """The Keil playout policy spelt out with ``play`` alone: draw empty points without
-    replacement, pass over own eyes, play the first one ``play`` accepts, else move P.
-    The list of empty points is the kernel's: kept from turn to turn, a draw swaps the
-    drawn point with the last undrawn one, the placed point's slot takes the list's last
-    point, and captured points (in the order ``play`` leaves them in the work buffer)
-    join at the end."""
+def game_trying_every_candidate(kernel, geo, st, rng, P):
+    """The Keil and Dehil playout policy spelt out with ``play`` alone: draw empty points
+    without replacement, pass over own eyes, play the first one ``play`` accepts, else
+    move P. The list of empty points is the kernel's: kept from turn to turn, a draw
+    swaps the drawn point with the last undrawn one, the placed point's slot takes the
+    list's last point, and captured points (Keil; in the order ``play`` leaves them in
+    the work buffer) join at the end. Returns the winner."""
     cand = [p for p in range(P) if st[0][p] == 0]
-    while not keil.is_over(geo, st):
+    while not kernel.is_over(geo, st):
         X = st[1][M_TO_MOVE]
         n = len(cand)
         while n > 0:
@@ -257,14 +257,14 @@ def keil_game_trying_every_candidate(geo, st, rng, P):
             n -= 1
             cand[i], cand[n] = cand[n], cand[i]
             m = cand[n]
-            if not keil.fills_own_eye(st[0], geo[0], m, X) and keil.play(geo, st, m) == OK:
+            if not kernel.fills_own_eye(st[0], geo[0], m, X) and kernel.play(geo, st, m) == OK:
                 cand[n] = cand[-1]
                 cand.pop()
                 cand.extend(int(q) for q in st[6][W_BUF][:st[1][M_REMOVED]])
                 break
         else:
-            assert keil.play(geo, st, P) == OK
-    return keil.winner(geo, st)
+            assert kernel.play(geo, st, P) == OK
+    return kernel.winner(geo, st)
 
 
 @pytest.mark.parametrize("size,seed,opening", [(3, 1, 0), (4, 2, 0), (5, 3, 0), (5, 4, 9),
@@ -284,7 +284,7 @@ def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, openi
         winner = keil.playout(geo, st, seed_rng(seed * 10 + game), 10**6)
         ref = start_state("keil", size, capacity=8 * P + 64)
         copy_into(ref, start)
-        assert keil_game_trying_every_candidate(geo, ref, seed_rng(seed * 10 + game), P) == winner
+        assert game_trying_every_candidate(keil, geo, ref, seed_rng(seed * 10 + game), P) == winner
         ply = ref[1][M_PLY]
         assert ply > opening + P // 2 and st[1][M_PLY] == ply
         assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
@@ -293,30 +293,12 @@ def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, openi
 @pytest.mark.parametrize("size,seed", [(4, 1), (5, 2), (7, 3)])
 def test_dehil_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     """The Dehil playout keeps its list of empty points from move to move: its game must
-    be the one drawn by asking ``play`` about every candidate from the same list (the
-    placed point's slot takes the list's last point; Dehil removes no stones), passing
-    over own eyes, and passing when nothing is left."""
+    be the one drawn by asking ``play`` about every candidate from the same list."""
     geo, P = geometry(size), get_board(size).num_points
     st = start_state("dehil", size, capacity=4 * P + 64)
     winner = dehil.playout(geo, st, seed_rng(seed), 10**6)
     ref = start_state("dehil", size, capacity=4 * P + 64)
-    rng = seed_rng(seed)
-    cand = list(range(P))
-    while not dehil.is_over(geo, ref):
-        X = ref[1][M_TO_MOVE]
-        n = len(cand)
-        while n > 0:
-            i = rand_below(rng, n)
-            n -= 1
-            cand[i], cand[n] = cand[n], cand[i]
-            m = cand[n]
-            if not dehil.fills_own_eye(ref[0], geo[0], m, X) and dehil.play(geo, ref, m) == OK:
-                cand[n] = cand[-1]
-                cand.pop()
-                break
-        else:
-            assert dehil.play(geo, ref, P) == OK
-    assert dehil.winner(geo, ref) == winner
+    assert game_trying_every_candidate(dehil, geo, ref, seed_rng(seed), P) == winner
     ply = ref[1][M_PLY]
     assert ply > P // 2 and st[1][M_PLY] == ply
     assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
