@@ -15,11 +15,11 @@ import pytest
 
 from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
-from hexstones.core.common import copy_into, rand_below, rebuild_table, seed_rng, undo
+from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table, seed_rng, undo
 from hexstones.core.layout import (
     M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE,
-    R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE_KEY,
-    S_TABLE_PLY, W_BUF, W_BUF2, capacity_of, geometry, grow_state,
+    R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE,
+    W_BUF, W_BUF2, capacity_of, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -175,7 +175,7 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
     assert longest >= 100  # the case this test is for
     rebuilt = tuple(a.copy() for a in st)
     rebuild_table(rebuilt)
-    for k in (S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT):
+    for k in (S_TABLE, S_HIST_SLOT):
         assert np.array_equal(rebuilt[k], st[k])
     game = oracle_game("droched", size=size, prison=prison, handicap=handicap)
     replay = start_state("droched", size, prison=prison, handicap=points, capacity=ply + 8)
@@ -406,7 +406,7 @@ def test_undo_copy_and_grow_keep_the_game(name):
         ka = KERNELS[name].legal_moves(geo, root, out_a)
         kb = KERNELS[name].legal_moves(geo, st, out_b)
         assert list(out_a[:ka]) == list(out_b[:kb])
-    board_10 = root[3][10].copy()
+    board_10 = board_at(root, 10).copy()
     for _ in range(20):
         undo(geo, bigger)
     assert bigger[1][M_PLY] == 10 and np.array_equal(bigger[0], board_10)
@@ -592,3 +592,10 @@ def test_uncompiled_kernels_play_the_same_rules():
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_history_longer_than_the_position_table_can_number_is_refused():
+    from hexstones.core.layout import MAX_CAPACITY, allocate_state
+
+    with pytest.raises(ValueError, match="at most"):
+        allocate_state(3, MAX_CAPACITY + 1)

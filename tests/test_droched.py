@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 import hexstones
 from hexstones.board import get_board
+from hexstones.core.common import board_at
 from hexstones.core.layout import (
-    M_PLY, M_TO_MOVE, S_HIST_BOARD, S_HIST_HASH, S_HIST_META, S_TABLE_KEY, S_TABLE_PLY,
+    M_PLY, M_TO_MOVE, ROW_BITS, S_HIST_HASH, S_HIST_META, S_TABLE,
 )
 from hexstones.games.base import BLACK, WHITE, IllegalMove, other
 
@@ -48,11 +49,12 @@ def turn_ends(game):
     ends = {BLACK: {}, WHITE: {}}
     for row in range(1, ply + 1):
         mover = BLACK if st[S_HIST_META][row - 1, M_TO_MOVE] == 1 else WHITE
-        board = tuple(int(c) for c in st[S_HIST_BOARD][row])
+        board = tuple(int(c) for c in board_at(st, row))
         ends[mover][board] = ends[mover].get(board, 0) + 1
-    used = np.flatnonzero(st[S_TABLE_PLY])
-    table = sorted((int(st[S_TABLE_KEY][i]), int(st[S_TABLE_PLY][i])) for i in used)
-    assert table == sorted((int(st[S_HIST_HASH][row]), row) for row in range(1, ply + 1))
+    low = (1 << ROW_BITS) - 1
+    entries = [int(e) for e in st[S_TABLE] if e != 0]
+    table = sorted((e & ~low, e & low) for e in entries)
+    assert table == sorted((int(st[S_HIST_HASH][row]) & ~low, row) for row in range(1, ply + 1))
     return ends
 
 

@@ -24,11 +24,15 @@ the board). Point numbers are :class:`hexstones.board.Board`'s indices (``P = bo
                         (+c-1: Droched stones of colour c in the prison), ``M_REMOVED``
                         (stones the last move removed), ``M_LAST`` (last move)
  2    hist_hash  uint64[C+1]    Zobrist hash after t moves (board, + button for Keil)
- 3    hist_board int8[C+1, P]   board after t moves
+ 3    hist_board int8[C+1, P]   board after t moves, in row ``hist_meta[t, M_BOARD_ROW]``
+                                (a move that leaves the board as it was stores none)
  4    hist_meta  int64[C+1, 16] meta after t moves
  5    hist_move  int32[C+1]     the t-th move
  6    work   int32[17, 6P+8]    scratch (not part of the position)
  7    stamp  int64[1]           scratch counter
+ 8    table  uint64[T]          position table: each entry the hash's high bits and a
+                                history row (low 24 bits; 0 = free), linear probing
+ 9    hist_slot int32[C+1]      the table slot of history row t
 ====  ================  ==============================================================
 
 ``C`` is the capacity (moves the history holds); :func:`layout.grow_state` makes a

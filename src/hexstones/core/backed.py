@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexstones.core.common import undo as _undo
+from hexstones.core.common import board_at, undo as _undo
 from hexstones.core.layout import (
     M_PLY, M_TO_MOVE, R_FULL, capacity_of, geometry, grow_state,
 )
@@ -85,7 +85,7 @@ class CoreBacked:
 
     def _row(self, ply: int) -> np.ndarray:
         """The board after ``ply`` moves."""
-        return self._st[3][ply]
+        return board_at(self._st, ply)
 
     def copy(self):
         twin = object.__new__(type(self))

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.layout import (
-    M_LAST, M_PLY, M_TO_MOVE, W_MARKS,
+    M_BOARD_ROW, M_LAST, M_PLY, M_TO_MOVE, ROW_BITS, W_MARKS,
 )
 
 _STAMP_LIMIT = 2**31 - 2
@@ -15,6 +15,12 @@ _U25 = np.uint64(25)
 _U27 = np.uint64(27)
 _U32 = np.uint64(32)
 _MULT = np.uint64(2685821657736338717)
+# A position-table entry is one word: the hash's high bits and the history row in the
+# low ROW_BITS (0 = a free slot). One load per probe instead of two (keys and rows in
+# separate arrays): the probe waits on memory in long games. A match of the high bits is
+# confirmed on the board, as a full hash match was.
+_ROW_MASK = np.uint64((1 << ROW_BITS) - 1)
+_KEY_MASK = ~_ROW_MASK
 
 
 @njit(cache=True, _nrt=False)
@@ -56,32 +62,34 @@ def table_insert(st, row):
     hash's home up to it is taken by rows at least as old, which stay while it stays, so
     the free slot found is the same. It matters: a random Droched game ends with
     thousands of releases on one board, and probing each from the home is quadratic."""
-    keys, rows, hh = st[8], st[9], st[2]
-    mask = keys.shape[0] - 1
+    table, hh = st[8], st[2]
+    mask = table.shape[0] - 1
     h = hh[row]
     if row >= 2 and hh[row - 1] == h:  # row 0 is never in the table
-        i = (st[10][row - 1] + 1) & mask
+        i = (st[9][row - 1] + 1) & mask
     else:
         i = np.int64(h & np.uint64(mask))
-    while rows[i] != 0:
+    while table[i] != 0:
         i = (i + 1) & mask
-    keys[i] = h
-    rows[i] = row
-    st[10][row] = i
+    table[i] = (h & _KEY_MASK) | np.uint64(row)
+    st[9][row] = i
 
 
 @njit(cache=True, _nrt=False)
 def rebuild_table(st):
     """Refill the position table from history rows 1..ply (after growing a state)."""
-    st[9][:] = 0
+    st[8][:] = 0
     for row in range(1, st[1][M_PLY] + 1):
         table_insert(st, row)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def commit(st, move, h):
+def commit(st, move, h, board_changed):
     """Record the move just made: the board and meta are already updated, except the ply,
-    side to move and last move, which this sets; ``h`` is the new position hash."""
+    side to move and last move, which this sets; ``h`` is the new position hash. A move
+    that left the board as it was (``board_changed`` False: a pass, the button, a
+    release) stores no board: its row points at the last row that has one. Half the
+    moves of a random Droched game are releases."""
     board, meta, hh, hb, hm, hmv = st[0], st[1], st[2], st[3], st[4], st[5]
     ply = meta[M_PLY] + 1
     meta[M_PLY] = ply
@@ -89,8 +97,10 @@ def commit(st, move, h):
     meta[M_LAST] = move
     hh[ply] = h
     # Element loops: numba's slice assignment is several times slower on short rows.
-    for i in range(board.shape[0]):
-        hb[ply, i] = board[i]
+    if board_changed:
+        meta[M_BOARD_ROW] = ply
+        for i in range(board.shape[0]):
+            hb[ply, i] = board[i]
     for i in range(meta.shape[0]):
         hm[ply, i] = meta[i]
     hmv[ply] = move
@@ -106,13 +116,21 @@ def undo(geo, st):
         return -1
     move = st[5][ply]
     # The newest table entry: freeing its slot keeps every older probe chain intact.
-    st[9][st[10][ply]] = 0
+    st[8][st[9][ply]] = 0
     board, hb, hm = st[0], st[3], st[4]
-    for i in range(board.shape[0]):
-        board[i] = hb[ply - 1, i]
+    row_after = meta[M_BOARD_ROW]
     for i in range(meta.shape[0]):
         meta[i] = hm[ply - 1, i]
+    row = meta[M_BOARD_ROW]
+    if row != row_after:  # else the move left the board as it was
+        for i in range(board.shape[0]):
+            board[i] = hb[row, i]
     return move
+
+
+def board_at(st, ply: int):
+    """The board (a row of the history, not a copy) after ``ply`` moves."""
+    return st[3][st[4][ply, M_BOARD_ROW]]
 
 
 @njit(cache=True, _nrt=False)
@@ -120,7 +138,7 @@ def copy_into(dst, src):
     """Make ``dst`` (a state of the same side, capacity >= src's ply) equal to ``src``."""
     rows = src[1][M_PLY] + 1
     for row in range(1, dst[1][M_PLY] + 1):
-        dst[9][dst[10][row]] = 0
+        dst[8][dst[9][row]] = 0
     P = src[0].shape[0]
     for i in range(P):
         dst[0][i] = src[0][i]
@@ -136,10 +154,9 @@ def copy_into(dst, src):
             dst[4][row, i] = src[4][row, i]
     if dst[8].shape[0] == src[8].shape[0]:
         for row in range(1, rows):
-            slot = src[10][row]
+            slot = src[9][row]
             dst[8][slot] = src[8][slot]
-            dst[9][slot] = row
-            dst[10][row] = slot
+            dst[9][row] = slot
     else:
         for row in range(1, rows):
             table_insert(dst, row)
@@ -153,20 +170,25 @@ def repeats(st, h, extra_slot):
     A hash match is confirmed on the board
     (and, if ``extra_slot`` >= 0, on whether that meta slot is non-zero: Keil's button)."""
     board, meta, hb, hm = st[0], st[1], st[3], st[4]
-    keys, rows = st[8], st[9]
+    table = st[8]
     P = board.shape[0]
     parity = (meta[M_PLY] + 1) & 1
-    mask = keys.shape[0] - 1
+    mask = table.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
-    while rows[i] != 0:
-        t = rows[i]
-        if keys[i] == h and (t & 1) == parity:
+    key = h & _KEY_MASK
+    while True:
+        e = table[i]
+        if e == 0:
+            break
+        t = np.int64(e & _ROW_MASK)
+        if (e & _KEY_MASK) == key and (t & 1) == parity:
             same = True
             if extra_slot >= 0:
                 same = (hm[t, extra_slot] != 0) == (meta[extra_slot] != 0)
             if same:
+                row = hm[t, M_BOARD_ROW]
                 for k in range(P):
-                    if hb[t, k] != board[k]:
+                    if hb[row, k] != board[k]:
                         same = False
                         break
             if same:

@@ -142,7 +142,7 @@ def play(geo, st, move):
             meta[M_SPECIAL] = X
         meta[M_PASSES] += 1
         meta[M_REMOVED] = 0
-        commit(st, move, h)
+        commit(st, move, h, False)
         return OK
     if board[move] != 0:
         return R_OCCUPIED
@@ -152,7 +152,7 @@ def play(geo, st, move):
         return R_TRIANGLE
     meta[M_PASSES] = 0
     meta[M_REMOVED] = 0
-    commit(st, move, h ^ geo[3][X, move])
+    commit(st, move, h ^ geo[3][X, move], True)
     return OK
 
 

@@ -10,7 +10,7 @@ from hexstones.core.common import (
     commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
+    M_BOARD_ROW, M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
     W_BUF, W_BUF2, W_CAND, W_FILL, W_LABEL, W_MARKS, W_MASK,
 )
@@ -294,7 +294,7 @@ def play(geo, st, move):
         meta[M_PRISON + Y - 1] -= 1
         meta[M_REMOVED] = 0
         meta[M_OVER] = -1
-        commit(st, move, h)
+        commit(st, move, h, False)
         return OK
     if board[move] != 0:
         return R_OCCUPIED
@@ -404,7 +404,7 @@ def play(geo, st, move):
     meta[M_REMOVED] = nX + nY
     meta[M_DEAD] = 0
     meta[M_OVER] = -1
-    commit(st, move, h)
+    commit(st, move, h, True)
     return OK
 
 
@@ -599,7 +599,7 @@ def imprisoned_points(geo, st, out):
     move = st[5][ply]
     if move < 0 or move >= P:
         return 0
-    before = st[3][ply - 1]
+    before = st[3][st[4][ply - 1, M_BOARD_ROW]]
     n = 0
     for p in range(P):
         if board[p] == 0 and (before[p] != 0 or p == move):

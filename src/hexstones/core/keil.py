@@ -223,7 +223,7 @@ def place(geo, st, move, rings, use_rings):
         else:
             meta[M_PASSES] += 1
         meta[M_REMOVED] = 0
-        commit(st, move, h)
+        commit(st, move, h, False)
         return OK
     if board[move] != 0:
         return R_OCCUPIED
@@ -291,7 +291,7 @@ def place(geo, st, move, rings, use_rings):
     meta[M_DEAD + Y - 1] = 0
     meta[M_PASSES] = 0
     meta[M_REMOVED] = ncap
-    commit(st, move, h)
+    commit(st, move, h, True)
     return OK
 
 

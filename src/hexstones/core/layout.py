@@ -32,6 +32,8 @@ M_REMOVED = 9      # stones removed from the board by the last move (captures / 
 M_OVER = 10        # Droched cache: -1 unknown, 0 not over, 1 over (Keil/Dehil: unused)
 M_GAME = 11        # game id
 M_LAST = 12        # last move played (-1 none)
+M_BOARD_ROW = 13   # the history row that holds this position's board (moves that leave
+                   # the board as it was, a release or a pass, store no board of their own)
 META_SIZE = 16
 
 # -- reason codes returned by play (0 = played) ------------------------------------------
@@ -54,7 +56,7 @@ REASON_NAMES = {
 
 # -- state tuple positions ----------------------------------------------------------
 (S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
- S_TABLE_KEY, S_TABLE_PLY, S_HIST_SLOT) = range(11)
+ S_TABLE, S_HIST_SLOT) = range(10)
 # rows of the int32 work array (scratch, never part of the position; rows hold 6P+8)
 (W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND, W_DEG, W_FILL, W_DISC, W_LOW, W_SPLIT,
  W_SNODE, W_SEDGE, W_NODEG, W_GROUP, W_AREAS, W_ADJ, W_RING) = range(18)
@@ -129,8 +131,15 @@ def table_size(capacity: int) -> int:
     return 1 << max(6, (2 * (capacity + 1) - 1).bit_length())
 
 
+# History rows are numbered in the low ROW_BITS bits of a position-table entry.
+ROW_BITS = 24
+MAX_CAPACITY = (1 << ROW_BITS) - 2
+
+
 def allocate_state(size: int, capacity: int):
     """An empty state tuple for side ``size`` with room for ``capacity`` moves."""
+    if capacity > MAX_CAPACITY:
+        raise ValueError(f"a game history holds at most {MAX_CAPACITY} moves, not {capacity}")
     P = 3 * size * (size - 1) + 1
     slots = table_size(capacity)
     return (
@@ -142,16 +151,18 @@ def allocate_state(size: int, capacity: int):
         np.full(capacity + 1, -1, np.int32),        # hist_move[t]: the t-th move (row 0 unused)
         np.zeros((WORK_ROWS, 6 * P + 8), np.int32),  # scratch
         np.zeros(1, np.int64),                      # flood-fill stamp counter
-        np.zeros(slots, np.uint64),                 # position table: hash of history row ...
-        np.zeros(slots, np.int32),                  # ... and the row (0 = free slot)
+        np.zeros(slots, np.uint64),                 # position table: hash and history row
         np.zeros(capacity + 1, np.int32),           # hist_slot[t]: row t's table slot
     )
 
 
 def grow_state(state, capacity: int):
-    """A copy of ``state`` with room for ``capacity`` moves (history kept)."""
+    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
+    ``MAX_CAPACITY`` if that is less and still more than the state has."""
     P = state[S_BOARD].shape[0]
     size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
+    if capacity > MAX_CAPACITY > capacity_of(state):
+        capacity = MAX_CAPACITY
     bigger = allocate_state(size, capacity)
     rows = int(state[S_META][M_PLY]) + 1
     bigger[S_BOARD][:] = state[S_BOARD]
