@@ -176,6 +176,23 @@ def test_dehil_cut_test_sees_walls_on_two_sides():
     assert mcts_policies().makes_cut(board, geo[0], b1, 1)
 
 
+
+def test_dehil_playout_prefers_the_opponents_cut_points_too():
+    board_obj = hexstones.new_game("dehil", size=4).board
+    nbr = geometry(4)[0]
+    board = np.zeros(board_obj.num_points, np.int8)
+    d4 = board_obj.index["d4"]
+    board[board_obj.index["e4"]] = 2
+    board[board_obj.index["c4"]] = 2  # White's walls on opposite sides of d4
+    policies = mcts_policies()
+    assert not policies.makes_cut(board, nbr, d4, 1)  # no cut for Black ...
+    assert policies.cut_point(board, nbr, d4, 1)  # ... but Black there blocks White's
+    assert policies.cut_point(board, nbr, d4, 2)
+    board[board_obj.index["c4"]] = 0
+    assert not policies.cut_point(board, nbr, d4, 1)
+    assert not policies.cut_point(board, nbr, d4, 2)
+
+
 def test_last_good_replies_are_learnt_from_the_winner_and_forgotten_for_the_loser():
     game = hexstones.new_game("dehil", size=3)
     for move in ("a1", "b2", "c3", "pass"):
