@@ -128,7 +128,8 @@ def undo(geo, st):
     return move
 
 
-def board_at(st, ply: int):
+@njit(cache=True, inline="always")
+def board_at(st, ply):
     """The board (a row of the history, not a copy) after ``ply`` moves."""
     return st[3][st[4][ply, M_BOARD_ROW]]
 

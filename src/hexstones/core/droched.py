@@ -7,10 +7,11 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (
-    commit, copy_into, empty_points, new_stamp, rand_below, repeats, reserve_stamps, undo,
+    board_at, commit, copy_into, empty_points, new_stamp, rand_below, repeats,
+    reserve_stamps, undo,
 )
 from hexstones.core.layout import (
-    M_BOARD_ROW, M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
+    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
     W_BUF, W_BUF2, W_CAND, W_FILL, W_LABEL, W_MARKS, W_MASK,
 )
@@ -599,7 +600,7 @@ def imprisoned_points(geo, st, out):
     move = st[5][ply]
     if move < 0 or move >= P:
         return 0
-    before = st[3][st[4][ply - 1, M_BOARD_ROW]]
+    before = board_at(st, ply - 1)
     n = 0
     for p in range(P):
         if board[p] == 0 and (before[p] != 0 or p == move):
