@@ -17,9 +17,9 @@ from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
 from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table, seed_rng, undo
 from hexstones.core.layout import (
-    M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER, R_NOT_A_MOVE,
-    R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT, S_TABLE,
-    W_BUF, W_BUF2, capacity_of, geometry, grow_state,
+    M_PLY, M_PRISON, M_REMOVED, M_SPECIAL, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER,
+    R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT,
+    S_TABLE, W_BUF, W_BUF2, capacity_of, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -410,6 +410,35 @@ def test_undo_copy_and_grow_keep_the_game(name):
     for _ in range(20):
         undo(geo, bigger)
     assert bigger[1][M_PLY] == 10 and np.array_equal(bigger[0], board_10)
+
+
+@pytest.mark.parametrize("name", ["keil", "dehil", "droched"])
+def test_each_history_row_records_its_move_hash_and_board(name):
+    """The rows ``commit`` writes: the move, the hash of the board after it (recomputed
+    from the board) and the board itself, as the game API played them. An error here
+    once went unseen by the rules tests (a numba inlining fault dropped the move row)."""
+    import hexstones
+
+    game = hexstones.new_game(name, size=4)
+    rnd = random.Random(5)
+    for _ in range(25):
+        legal = sorted(game.legal_moves())
+        if not legal:
+            break
+        game.play(rnd.choice(legal))
+    st = game.core_state()
+    ply = int(st[1][M_PLY])
+    assert ply == len(game.moves) > 10
+    zob = geometry(4)[3]
+    for t in range(1, ply + 1):
+        assert st[5][t] == move_number(game.board, game.moves[t - 1])
+        board = board_at(st, t)
+        expected = np.uint64(0)
+        for p, c in enumerate(board):
+            expected ^= zob[c, p]
+        if name == "keil" and st[4][t, M_SPECIAL]:
+            expected ^= geometry(4)[4][0]
+        assert st[2][t] == expected, t
 
 
 def test_repetition_is_seen_after_growing_and_copying():

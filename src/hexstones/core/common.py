@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from hexstones.core.layout import (
     M_BOARD_ROW, M_LAST, M_PLY, M_TO_MOVE, ROW_BITS, W_MARKS,
@@ -21,6 +24,52 @@ _MULT = np.uint64(2685821657736338717)
 # confirmed on the board, as a full hash match was.
 _ROW_MASK = np.uint64((1 << ROW_BITS) - 1)
 _KEY_MASK = ~_ROW_MASK
+
+
+def prefetch(array, index):
+    """Start loading ``array[index]`` into the cache; changes no result. Compiled, it is
+    LLVM's prefetch (for reading, kept in all cache levels), built into the caller and
+    cached with it; in plain Python (NUMBA_DISABLE_JIT) it does nothing."""
+
+
+@overload(prefetch)
+def _compiled_prefetch(array, index):
+    return lambda array, index: _llvm_prefetch(array, index)
+
+
+@intrinsic
+def _llvm_prefetch(typingctx, array, index):
+    sig = types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        address = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
+                                           wraparound=False)
+        i32 = ir.IntType(32)
+        byte_pointer = ir.IntType(8).as_pointer()
+        function = builder.module.declare_intrinsic(
+            "llvm.prefetch", [byte_pointer],
+            ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]))
+        builder.call(function, [builder.bitcast(address, byte_pointer), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def home_slot(table, h):
+    """The slot where the probe for hash ``h`` starts (the table size is a power of 2)."""
+    return np.int64(h & np.uint64(table.shape[0] - 1))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def prefetch_position(st, h):
+    """Start loading the position-table slot ``repeats`` will read first for hash ``h``.
+    In a long game the table outgrows the caches and that read waits on memory; started
+    before a placement's bridge walks, the load overlaps them (Droched: 1.07-1.10x)."""
+    table = st[8]
+    prefetch(table, home_slot(table, h))
 
 
 @njit(cache=True, _nrt=False)
@@ -68,7 +117,7 @@ def table_insert(st, row):
     if row >= 2 and hh[row - 1] == h:  # row 0 is never in the table
         i = (st[9][row - 1] + 1) & mask
     else:
-        i = np.int64(h & np.uint64(mask))
+        i = home_slot(table, h)
     while table[i] != 0:
         i = (i + 1) & mask
     table[i] = (h & _KEY_MASK) | np.uint64(row)
@@ -175,7 +224,7 @@ def repeats(st, h, extra_slot):
     P = board.shape[0]
     parity = (meta[M_PLY] + 1) & 1
     mask = table.shape[0] - 1
-    i = np.int64(h & np.uint64(mask))
+    i = home_slot(table, h)
     key = h & _KEY_MASK
     while True:
         e = table[i]

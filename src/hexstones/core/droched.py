@@ -7,8 +7,8 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (
-    board_at, commit, copy_into, empty_points, new_stamp, rand_below, repeats,
-    reserve_stamps, undo,
+    board_at, commit, copy_into, empty_points, new_stamp, prefetch_position, rand_below,
+    repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
     M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
@@ -305,6 +305,9 @@ def play(geo, st, move):
     buf2 = work[W_BUF2]
     board[move] = X
     h ^= zob[X, move]
+    # Nine placements in ten remove no stone, and then ``h`` is the hash ``repeats``
+    # looks up at the end: its table slot loads while the bridges are walked.
+    prefetch_position(st, h)
     reserve_stamps(st, P + 16)
     nY = 0  # removed enemy stones: buf[0:nY]
     nX = 0  # removed own stones: buf2[0:nX]
