@@ -32,6 +32,8 @@ def prefetch(array, index):
     cached with it; in plain Python (NUMBA_DISABLE_JIT) it does nothing."""
 
 
+# Not inline="always": numba's inlining of this overload into ``play`` dropped a later
+# store (the history's move row); LLVM inlines the call anyway.
 @overload(prefetch)
 def _compiled_prefetch(array, index):
     return lambda array, index: _llvm_prefetch(array, index)
