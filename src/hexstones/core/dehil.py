@@ -108,6 +108,10 @@ def placement_allowed(geo, board, p, X):
     """With X's stone already on ``p``: whether every X triangle is allowed. Only triangles
     with a point within distance 2 of ``p`` can have changed (all were allowed before)."""
     nbr, on_edge, tri, near = geo[0], geo[1], geo[5], geo[6]
+    if not in_triangle(board, nbr, p, X):
+        # No new triangle, and no stone joins one (it would be a triangle with ``p``): every
+        # supporter still supports, and ``p`` can only add support.
+        return True
     for k in range(near.shape[1]):
         t = near[p, k]
         if t < 0:
