@@ -8,7 +8,10 @@ open_spiel``, the ``bench`` extra), then the ratios. Rates are per second of thi
 process's CPU time, pinned to one core, after a warm-up (compile time is not counted:
 the first-run compile and the import time are printed separately): the whole run's rate
 and the best slice of at least 0.25 s, as timeit reports its best repeat (on a shared
-machine the other load can only slow a slice down).
+machine the other load can only slow a slice down). The lines are measured in turns, a
+slice each, not one after another: load that comes and goes during the run then weighs
+on every line alike, and the ratios between them keep still (measured one after another,
+Droched's ratio to Keil moved between 0.42 and 0.63 from run to run).
 """
 
 from __future__ import annotations
@@ -47,52 +50,83 @@ def rates(games: int, moves: int, spent: float, slices: list[tuple[int, float]])
             "playouts_per_s": round(games / spent, 2), "mean_length": round(moves / games, 1)}
 
 
-def measure_hexstones(playouts, game: str, size: int, seconds: float) -> dict:
-    games = moves = 0
-    spent = 0.0
-    slices = []
-    batch, seed = 1, 0
-    while spent < seconds:
+class HexstonesLine:
+    """Random playouts of one game and side, measured a slice at a time."""
+
+    def __init__(self, playouts, game: str, size: int):
+        self.playouts, self.game, self.size = playouts, game, size
+        self.games = self.moves = 0
+        self.spent = 0.0
+        self.slices: list[tuple[int, float]] = []
+        self.batch, self.seed = 1, 0
+
+    def step(self) -> None:
+        """Play batches for at least SLICE CPU seconds (batches double until one lasts
+        that long: Keil's games take microseconds, Droched's up to a tenth of a second)."""
+        took_here = 0.0
+        while took_here < SLICE:
+            start = time.process_time()
+            stats = self.playouts(self.game, self.batch, seed=self.seed, size=self.size)
+            took = time.process_time() - start
+            took_here += took
+            self.spent += took
+            self.games += stats["games"]
+            self.moves += stats["moves"]
+            self.slices.append((stats["moves"], took))
+            self.seed += 1
+            if took < SLICE:
+                self.batch *= 2
+
+    def result(self) -> dict:
+        return {"engine": "hexstones", "game": self.game, "size": self.size,
+                **rates(self.games, self.moves, self.spent, self.slices)}
+
+
+class OpenSpielLine:
+    """OpenSpiel's Go, uniformly random legal actions through its Python API."""
+
+    def __init__(self, pyspiel, size: int):
+        self.pyspiel, self.size = pyspiel, size
+        self.game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+        self.rng = random.Random(0)
+        self.games = self.moves = 0
+        self.spent = 0.0
+        self.slices: list[tuple[int, float]] = []
+
+    def step(self) -> None:
         start = time.process_time()
-        stats = playouts(game, batch, seed=seed, size=size)
+        moves = 0
+        while time.process_time() - start < SLICE:
+            state = self.game.new_initial_state()
+            while not state.is_terminal():
+                state.apply_action(self.rng.choice(state.legal_actions()))
+                moves += 1
+            self.games += 1
         took = time.process_time() - start
-        spent += took
-        games += stats["games"]
-        moves += stats["moves"]
-        slices.append((stats["moves"], took))
-        seed += 1
-        if took < SLICE:
-            batch *= 2
-    return {"engine": "hexstones", "game": game, "size": size,
-            **rates(games, moves, spent, slices)}
+        self.spent += took
+        self.moves += moves
+        self.slices.append((moves, took))
+
+    def result(self) -> dict:
+        return {"engine": "open_spiel " + getattr(self.pyspiel, "__version__", ""),
+                "game": "go", "size": self.size,
+                **rates(self.games, self.moves, self.spent, self.slices),
+                "note": "uniformly random legal actions (pass included) via the Python API"}
 
 
-def measure_openspiel(size: int, seconds: float) -> dict | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
-    rng = random.Random(0)
-    games = moves = 0
-    slices = []
-    start = time.process_time()
-    slice_start, slice_moves = start, 0
-    while time.process_time() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
-            slice_moves += 1
-        games += 1
-        now = time.process_time()
-        if now - slice_start >= SLICE:
-            slices.append((slice_moves, now - slice_start))
-            slice_start, slice_moves = now, 0
-    spent = time.process_time() - start
-    return {"engine": "open_spiel " + getattr(pyspiel, "__version__", ""), "game": "go",
-            "size": size, **rates(games, moves, spent, slices),
-            "note": "uniformly random legal actions (pass included) via the Python API"}
+def measure_in_turns(lines: list, seconds: float) -> None:
+    """Give each line a slice in turn until every one has had ``seconds`` of CPU time;
+    a progress line per round goes to stderr."""
+    rounds = 0
+    while any(line.spent < seconds for line in lines):
+        for line in lines:
+            if line.spent < seconds:
+                line.step()
+        rounds += 1
+        done = min(sum(min(line.spent, seconds) for line in lines) / (seconds * len(lines)), 1)
+        print(f"\rround {rounds}: {done:4.0%} of the measuring time", end="",
+              file=sys.stderr, flush=True)
+    print(file=sys.stderr)
 
 
 def main() -> int:
@@ -116,21 +150,21 @@ def main() -> int:
                       "note": "first_playouts_seconds includes compiling unless cached"}),
           flush=True)
 
-    results = {}
-    for game, size in CONFIGS:
-        line = measure_hexstones(playouts, game, size, args.seconds)
-        results[(game, size)] = line
-        print(json.dumps(line), flush=True)
-    peers = {}
+    ours = {(game, size): HexstonesLine(playouts, game, size) for game, size in CONFIGS}
+    theirs = {}
     if not args.no_openspiel:
-        for size in (9, 11):
-            line = measure_openspiel(size, args.seconds)
-            if line is None:
-                print(json.dumps({"engine": "open_spiel", "error": "pyspiel not installed "
-                                  "(pip install open_spiel)"}), flush=True)
-                break
-            peers[size] = line
-            print(json.dumps(line), flush=True)
+        try:
+            import pyspiel
+        except ImportError:
+            print(json.dumps({"engine": "open_spiel", "error": "pyspiel not installed "
+                              "(pip install open_spiel)"}), flush=True)
+        else:
+            theirs = {size: OpenSpielLine(pyspiel, size) for size in (9, 11)}
+    measure_in_turns([*ours.values(), *theirs.values()], args.seconds)
+    results = {key: line.result() for key, line in ours.items()}
+    peers = {size: line.result() for size, line in theirs.items()}
+    for line in [*results.values(), *peers.values()]:
+        print(json.dumps(line), flush=True)
     for key in ("moves_per_s", "best_slice_moves_per_s"):
         if peers:
             ratios = {f"{g}{s}_vs_go{p}": round(r[key] / peers[p][key], 2)
