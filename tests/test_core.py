@@ -430,9 +430,12 @@ def test_each_history_row_records_its_move_hash_and_board(name):
     ply = int(st[1][M_PLY])
     assert ply == len(game.moves) > 10
     zob = geometry(4)[3]
+    replay = hexstones.new_game(name, size=4)
     for t in range(1, ply + 1):
         assert st[5][t] == move_number(game.board, game.moves[t - 1])
+        replay.play(game.moves[t - 1])
         board = board_at(st, t)
+        assert np.array_equal(board, replay.core_state()[0]), t
         expected = np.uint64(0)
         for p, c in enumerate(board):
             expected ^= zob[c, p]
