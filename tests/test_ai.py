@@ -176,7 +176,6 @@ def test_dehil_cut_test_sees_walls_on_two_sides():
     assert mcts_policies().makes_cut(board, geo[0], b1, 1)
 
 
-
 def test_dehil_playout_prefers_the_opponents_cut_points_too():
     board_obj = hexstones.new_game("dehil", size=4).board
     nbr = geometry(4)[0]
@@ -218,7 +217,7 @@ def test_droched_playout_prefers_imprisoning_enemy_stones():
     idx, P = game.board.index, game.board.num_points
     ply = len(game.moves)
     reply = np.full((2, P + 1), -1, np.int32)
-    cand = np.empty(P + 16, np.int32)
+    cand = np.empty(mcts_policies().buffer_size(P), np.int32)
     played = []
     for seed in range(100):
         work = mcts.state_for(game)

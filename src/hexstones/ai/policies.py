@@ -236,5 +236,7 @@ def policy_playout(gid, geo, st, rng, max_ply, cand, scores, reply):
     return droched_playout(geo, st, rng, max_ply, cand, reply)
 
 
-def buffer_size(num_points: int) -> int:
+@njit(cache=True, inline="always")
+def buffer_size(num_points):
+    """Slots of the playout scratch buffer ``cand`` (compiled, so the search sizes it too)."""
     return num_points + 1 + DEHIL_LOOK

@@ -67,7 +67,7 @@ _invalidate_stale_cache()
 
 from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
 from hexstones.ai.policies import (  # noqa: E402
-    DEHIL_LOOK, dehil_eye, learn_replies, policy_playout,
+    buffer_size, dehil_eye, learn_replies, policy_playout,
 )
 from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
@@ -224,7 +224,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
     owner_of_region = np.empty(P + 1, np.int32)
-    cand = np.empty(P + 1 + DEHIL_LOOK, np.int32)  # playout scratch: policies.buffer_size
+    cand = np.empty(buffer_size(P), np.int32)  # playout scratch
     copy_into(work, root_st)
     for _ in range(iterations):
         # Back to the root through the kernel's own undo (it also keeps the state's
