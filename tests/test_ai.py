@@ -139,6 +139,10 @@ def test_bad_arguments_are_refused():
 def test_levels_are_ordered_and_playable():
     budgets = [LEVELS[k].iterations for k in range(1, 11)]
     assert budgets == sorted(budgets) and len(set(budgets)) == 10
+    caps = [LEVELS[k].max_seconds for k in range(1, 11)]
+    assert caps == sorted(caps)
+    # Where the caps bind (slow games), each upper level still gets clearly more time.
+    assert all(caps[k] >= 1.5 * caps[k - 1] for k in range(7, 10))
     game = hexstones.new_game("droched", size=3)
     for level in (1, 2, 3, 4):
         assert ai.choose_move(game, level=level, seed=level) in game.legal_moves()
