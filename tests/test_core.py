@@ -19,7 +19,7 @@ from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table
 from hexstones.core.layout import (
     M_PLY, M_PRISON, M_REMOVED, M_SPECIAL, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER,
     R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT,
-    S_TABLE, W_BUF, W_BUF2, capacity_of, geometry, grow_state,
+    S_TABLE, W_BUF, W_BUF2, capacity_of, default_capacity, geometry, grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state
@@ -532,6 +532,29 @@ def test_playouts_start_from_a_game_object_position():
     stats = playouts(game, 30, seed=1)
     assert stats["games"] == 30 and stats["size"] == 4
     assert game.moves == ["d4", "e5", "button"]  # the game object is untouched
+
+
+def test_playouts_do_not_depend_on_the_room_the_game_object_holds():
+    """Same position, same seed, same result: a game whose history grew during a long
+    game that was then taken back plays the same playouts as a fresh one. (Random Droched
+    games on side 3 run hundreds of moves, past the room a fresh game starts with, so
+    the playouts themselves grow their history.)"""
+    from hexstones.games import new_game
+
+    fresh = new_game("droched", size=3)
+    grown = new_game("droched", size=3)
+    rng = random.Random(3)
+    while len(grown.moves) <= default_capacity(3):  # random games until a long one
+        while grown.moves:
+            grown.undo()
+        while not grown.is_over:
+            grown.play(rng.choice(grown.legal_moves()))
+    while grown.moves:
+        grown.undo()
+    for seed in (1, 2):
+        a, b = playouts(fresh, 12, seed=seed), playouts(grown, 12, seed=seed)
+        assert a == b
+        assert a["mean_length"] > default_capacity(3)
 
 
 def test_playouts_refuse_bad_input():

@@ -16,7 +16,7 @@ from hexstones.board import get_board
 from hexstones.core.common import seed_rng
 from hexstones.core.dispatch import play, run_playouts
 from hexstones.core.layout import (
-    GAME_IDS, OK, REASON_NAMES, capacity_of, geometry, grow_state,
+    GAME_IDS, M_PLY, OK, REASON_NAMES, capacity_of, default_capacity, geometry, grow_state,
 )
 from hexstones.core.state import start_state
 from hexstones.games import Game, new_game
@@ -64,8 +64,10 @@ def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dic
         raise ValueError(f"seed must be a whole number, not {seed!r}")
     gid, geo = GAME_IDS[game.name], geometry(game.size)
     root = core_state_of(game)
-    P = get_board(game.size).num_points
-    st = grow_state(root, max(capacity_of(root), 8 * P + 64))
+    # The room a playout starts with depends on the position only, never on how much the
+    # game object happened to hold: a playout that fills its history resumes in a bigger
+    # one with a fresh candidate list, so the room changes the games drawn.
+    st = grow_state(root, int(root[1][M_PLY]) + default_capacity(game.size))
     rng = seed_rng(seed)
     totals = np.zeros(4, np.int64)
     scores = np.zeros(4, np.float64)
