@@ -14,6 +14,7 @@ from hexstones.ai import komi_study as ks
 from hexstones.ai import tournament as t
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
+from hexstones.games import new_game
 
 
 # -- Elo and intervals ----------------------------------------------------------------
@@ -243,6 +244,34 @@ def test_tournament_command_prints_table_and_writes_json(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert len(data["games"]) == 2
     assert {r["player"] for r in data["standings"]["overall"]["players"]} == {"random", "uct:3"}
+
+
+def test_tournament_command_plays_at_the_given_balance(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["tournament", "random", "uct:3", "--game", "keil", "--game", "droched",
+               "--size", "3", "--komi", "2", "--games", "2", "--workers", "1", "--no-progress",
+               "--json", str(out)])
+    assert rc == 0
+    games = json.loads(out.read_text())["games"]
+    assert {g["game"]: g["options"] for g in games} == {
+        "keil": {"size": 3, "komi": 2}, "droched": {"size": 3, "prison": 2}}
+    for record in games:  # each game was played under its recorded options
+        replay = new_game(record["game"], **record["options"])
+        for move in record["moves"]:
+            replay.play(move)
+        if record["adjudicated"]:  # stopped at the move limit, decided by the score
+            assert not replay.is_over
+        else:
+            assert replay.result()["winner"] == record["winner"]
+
+
+def test_tournament_command_refuses_a_bad_balance_before_playing(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["tournament", "random", "uct:3", "--game", "droched", "--size", "3",
+               "--komi=-1", "--json", str(out)])
+    assert rc == 2
+    assert "prison" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_tournament_command_rejects_bad_players(capsys):

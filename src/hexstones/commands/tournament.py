@@ -20,6 +20,10 @@ def add_parser(sub) -> None:
     p.add_argument("--game", dest="games", action="append", choices=GAME_NAMES,
                    help="a game to play (repeat for several; default all three)")
     p.add_argument("--size", type=int, help="board side for every game (default: each game's)")
+    p.add_argument("--komi", type=int,
+                   help="the balance for every game: Keil and Dehil a komi for White, Droched "
+                        "black stones in the prison (default: each game's; write a negative "
+                        "komi as --komi=-2)")
     p.add_argument("--games", dest="games_per_pair", type=int, default=10,
                    help="games per pair of players in each game (default 10)")
     p.add_argument("--backend", choices=BACKENDS, default="local",
@@ -35,10 +39,16 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import tournament as t
+    from hexstones.ai.komi_study import balance_option
     from hexstones.games import GAME_NAMES
 
     games = args.games or list(GAME_NAMES)
-    options = {g: ({"size": args.size} if args.size is not None else {}) for g in games}
+    options: dict[str, dict] = {g: {} for g in games}
+    for g in games:
+        if args.size is not None:
+            options[g]["size"] = args.size
+        if args.komi is not None:
+            options[g][balance_option(g)] = args.komi
     try:
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
                            seed=args.seed, options=options, ladder=args.ladder)
