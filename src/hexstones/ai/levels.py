@@ -1,8 +1,9 @@
 """Strength levels 1-10 for the app and the command line.
 
 A level is a search budget plus how much game knowledge the search uses. Budgets grow
-about 2.5 times per level, which in Monte-Carlo search is enough for the stronger level
-to win clearly more than 60% of games (measured figures: docs/ai.md). Levels 1-3 also
+2-2.5 times per level, in iterations and in time, which in Monte-Carlo search is enough
+for the stronger level to win clearly more than 60% of games (measured figures:
+docs/ai.md). Levels 1-3 also
 pick their move at random in proportion to visits, so that a beginner can win; level 10
 is the full search with a few seconds per move.
 """
@@ -21,22 +22,32 @@ class Level:
     temperature: float  # 0: play the most visited move; >0: sample by visits ** (1/T)
 
 
+# The time cap halves from level to level down from level 10's 7 s. A level's search is
+# its iterations or its cap, whichever ends first, and the iteration budgets grow at least
+# 2x a level too, so every level searches at least twice as much as the level below in
+# every game and on every side, however fast the search runs there. (With caps that grew
+# slower than the budgets, slow searches - Droched on side 9 runs about 180 iterations a
+# second - hit the caps of several levels alike: levels 4 and 5 were one player there.)
+TOP_SECONDS = 7.0
+
+
+def _cap(number: int) -> float:
+    return TOP_SECONDS / 2 ** (10 - number)
+
+
 LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
-        Level(1, 12, 0.5, False, 1.0),
-        Level(2, 60, 0.5, False, 0.25),
-        Level(3, 150, 0.5, True, 0.25),
-        Level(4, 300, 1.0, True, 0.0),
-        Level(5, 800, 1.0, True, 0.0),
-        Level(6, 2000, 1.5, True, 0.0),
-        Level(7, 5000, 2.0, True, 0.0),
-        # The caps grow 1.5x a level from level 7: where the caps bind (Droched runs
-        # about 1 200 iterations a second on side 5) the iteration budgets do not set the
-        # steps, and caps of 2 / 2.5 / 3 s made levels 7-9 nearly one player.
-        Level(8, 12000, 3.0, True, 0.0),
-        Level(9, 30000, 4.5, True, 0.0),
-        Level(10, 1_000_000, 7.0, True, 0.0),
+        Level(1, 12, _cap(1), False, 1.0),
+        Level(2, 60, _cap(2), False, 0.25),
+        Level(3, 150, _cap(3), True, 0.25),
+        Level(4, 300, _cap(4), True, 0.0),
+        Level(5, 800, _cap(5), True, 0.0),
+        Level(6, 2000, _cap(6), True, 0.0),
+        Level(7, 5000, _cap(7), True, 0.0),
+        Level(8, 12000, _cap(8), True, 0.0),
+        Level(9, 30000, _cap(9), True, 0.0),
+        Level(10, 1_000_000, _cap(10), True, 0.0),
     )
 }
 

@@ -170,7 +170,9 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     reply = np.full((2, P + 1), -1, np.int32)
     start = time.perf_counter()
     done = 0
-    chunk = 8
+    # A timed search starts with one iteration and sizes its batches from the rate seen,
+    # so that even the lowest levels' caps (hundredths of a second) are kept in slow games.
+    chunk = 8 if seconds is None else 1
     while True:
         if iterations is not None and done >= iterations:
             break
@@ -184,7 +186,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
         if seconds is not None:
             # Batches of about 1/20 of the budget keep the overrun small.
             rate = done / max(time.perf_counter() - start, 1e-6)
-            chunk = max(8, min(100_000, int(rate * seconds / 20)))
+            chunk = max(1, min(100_000, int(rate * seconds / 20)))
         else:
             chunk = 256
     elapsed = time.perf_counter() - start
