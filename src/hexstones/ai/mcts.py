@@ -170,9 +170,10 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     reply = np.full((2, P + 1), -1, np.int32)
     start = time.perf_counter()
     done = 0
-    # A timed search starts with one iteration and sizes its batches from the rate seen,
-    # so that even the lowest levels' caps (hundredths of a second) are kept in slow games.
-    chunk = 8 if seconds is None else 1
+    # At least 8 iterations, so that the root's moves have visits; after that, timed
+    # batches are sized from the rate seen, down to one iteration, so that the lowest
+    # levels' caps (hundredths of a second) are kept in slow games.
+    chunk = 8
     while True:
         if iterations is not None and done >= iterations:
             break
