@@ -5,7 +5,12 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import random
+import re
+import signal
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -272,6 +277,58 @@ def test_tournament_command_refuses_a_bad_balance_before_playing(tmp_path, capsy
     assert rc == 2
     assert "prison" in capsys.readouterr().err
     assert not out.exists()
+
+
+COMMANDS_OF_100_GAMES = {
+    "tournament": ["tournament", "random", "uct:0.05s", "--game", "keil", "--size", "3",
+                   "--games", "100"],
+    "komi": ["komi", "keil", "--size", "3", "--komi", "0:1", "--games", "50",
+             "--player", "uct:0.05s"],
+}
+
+
+@pytest.mark.parametrize("command, workers", [("tournament", "1"), ("tournament", "2"),
+                                              ("komi", "2")])
+def test_an_interrupted_study_reports_and_saves_the_games_it_finished(tmp_path, command,
+                                                                      workers):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) after the first
+    games: the command stops its workers, prints its table for the finished games and
+    writes them as JSON, marked as interrupted, with exit status 130."""
+    out = tmp_path / "t.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hexstones.cli", *COMMANDS_OF_100_GAMES[command],
+         "--workers", workers, "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        seen = []
+        for line in process.stderr:  # the progress bar, a line per update off a terminal
+            seen.append(line)
+            if re.search(r"\] [1-9]\d*/100 games", line):
+                break
+        else:
+            pytest.fail(f"no game finished: {''.join(seen)}")
+        os.killpg(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    finished = int(re.search(r"interrupted after (\d+) of 100 games", stderr).group(1))
+    assert 1 <= finished < 100
+    data = json.loads(out.read_text())
+    assert data["interrupted"] == {"games_finished": finished, "games_scheduled": 100}
+    if command == "komi":
+        assert "fair komi:" in stdout
+        assert sum(row["games"] for row in data["rows"]) == finished
+        return
+    assert f"keil: {finished} games" in stdout
+    assert len(data["games"]) == finished
+    for record in data["games"]:  # whole games only, each as it was played
+        replay = new_game(record["game"], **record["options"])
+        for move in record["moves"]:
+            replay.play(move)
+        assert replay.is_over != record["adjudicated"]
 
 
 def test_tournament_command_rejects_bad_players(capsys):

@@ -18,6 +18,7 @@ import json
 import os
 import random
 import re
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -164,10 +165,20 @@ def _warm_up(tasks: list[dict[str, Any]]) -> None:
             mcts.warm_up(new_game(t["game"], **t.get("options", {})))
 
 
+class Interrupted(Exception):
+    """Raised by :func:`run_tasks` on Ctrl-C; ``records`` are the games finished before it
+    (in task order), so that hours of play are not lost."""
+
+    def __init__(self, records: list[dict[str, Any]], total: int):
+        super().__init__(f"interrupted after {len(records)} of {total} games")
+        self.records, self.total = records, total
+
+
 def run_tasks(tasks: list[dict[str, Any]], *, backend: str = "local", workers: int | None = None,
               on_result: Callable[[dict[str, Any]], None] | None = None,
               ray_address: str | None = None, worker_fn=None) -> list[dict[str, Any]]:
-    """Run every task with ``worker_fn`` (default :func:`play_game`); results in task order."""
+    """Run every task with ``worker_fn`` (default :func:`play_game`); results in task order.
+    On KeyboardInterrupt the workers are stopped and :class:`Interrupted` is raised."""
     worker_fn = worker_fn or play_game
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -180,24 +191,43 @@ def run_tasks(tasks: list[dict[str, Any]], *, backend: str = "local", workers: i
         if on_result:
             on_result(record)
 
-    if backend == "serial" or (backend == "local" and (workers == 1 or len(tasks) <= 1)):
-        for i, t in enumerate(tasks):
-            done(i, worker_fn(t))
-    elif backend == "local":
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        if worker_fn is play_game:
-            _warm_up(tasks)
-        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
-        n = workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
-            futures = {pool.submit(worker_fn, t): i for i, t in enumerate(tasks)}
-            for fut in as_completed(futures):
-                done(futures[fut], fut.result())
-    else:
-        _run_ray(tasks, workers, ray_address, done, worker_fn)
+    try:
+        if backend == "serial" or (backend == "local" and (workers == 1 or len(tasks) <= 1)):
+            for i, t in enumerate(tasks):
+                done(i, worker_fn(t))
+        elif backend == "local":
+            _run_pool(tasks, workers, done, worker_fn)
+        else:
+            _run_ray(tasks, workers, ray_address, done, worker_fn)
+    except KeyboardInterrupt:
+        raise Interrupted([r for r in results if r is not None], len(tasks)) from None
     return results  # type: ignore[return-value]
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: the parent alone handles it (and stops the
+    # pool), so the workers print no tracebacks.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _call_indexed(job):
+    worker_fn, i, task = job
+    return i, worker_fn(task)
+
+
+def _run_pool(tasks, workers, done, worker_fn) -> None:
+    import multiprocessing
+
+    if worker_fn is play_game:
+        _warm_up(tasks)
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
+    n = workers or os.cpu_count() or 1
+    # multiprocessing.Pool, not concurrent.futures: leaving the block (an interrupt
+    # included) terminates the workers instead of waiting for their games to end.
+    with ctx.Pool(n, initializer=_ignore_interrupts) as pool:
+        jobs = [(worker_fn, i, t) for i, t in enumerate(tasks)]
+        for i, record in pool.imap_unordered(_call_indexed, jobs):
+            done(i, record)
 
 
 def _run_ray(tasks, workers, address, done, worker_fn) -> None:

@@ -54,6 +54,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import komi_study as ks
     from hexstones.ai import tournament as t
+    from hexstones.commands.tournament import INTERRUPTED, play_tasks
     from hexstones.games import game_class
 
     size = args.size if args.size is not None else game_class(args.game).default_size
@@ -67,19 +68,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
     progress = None if args.no_progress else t.Progress(len(tasks), [tasks[0]["black"]], black_wins=True)
-    try:
-        records = t.run_tasks(tasks, backend=args.backend, workers=args.workers,
-                              ray_address=args.ray_address,
-                              on_result=progress.update if progress else None)
-    except RuntimeError as exc:
-        print(f"hexstones komi: {exc}", file=sys.stderr)
-        return 1
+    played = play_tasks("komi", args, tasks, progress)
+    if isinstance(played, int):
+        return played
+    records, interrupted = played
     summary = ks.summarise(args.game, size, records)
     print(ks.format_table(summary), end="")
     if args.json:
+        out = {k: v for k, v in summary.items() if k != "fair_row"}
+        if interrupted:
+            out["interrupted"] = interrupted
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({k: v for k, v in summary.items() if k != "fair_row"}, fh, indent=1)
+            json.dump(out, fh, indent=1)
     if args.plot:
         with open(args.plot, "w", encoding="utf-8") as fh:
             fh.write(ks.plot(summary))
-    return 0
+    return INTERRUPTED if interrupted else 0

@@ -59,16 +59,46 @@ def run(args: argparse.Namespace) -> int:
         return 2
     players = [t.parse_player(p).spec for p in args.players]
     progress = None if args.no_progress else t.Progress(len(tasks), players)
+    played = play_tasks("tournament", args, tasks, progress)
+    if isinstance(played, int):
+        return played
+    records, interrupted = played
+    summary = t.standings(records, players)
+    print(t.format_table(summary), end="")
+    if args.json:
+        out = {"players": players, "games": records, "standings": summary}
+        if interrupted:
+            out["interrupted"] = interrupted
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1)
+    return INTERRUPTED if interrupted else 0
+
+
+# The shell's exit status for a command stopped by Ctrl-C (128 + SIGINT).
+INTERRUPTED = 130
+
+
+def play_tasks(command: str, args: argparse.Namespace, tasks: list, progress):
+    """Play the games of ``hexstones tournament`` or ``hexstones komi`` as ``args`` say.
+
+    Returns ``(records, interrupted)``: on Ctrl-C the games finished so far, so that the
+    command still reports and saves them, and ``interrupted`` says how many of how many
+    (for the JSON output; None when every game was played). Returns an exit status instead when there is
+    nothing to report: a backend that failed (1), or an interrupt before any game ended."""
+    from hexstones.ai import tournament as t
+
     try:
         records = t.run_tasks(tasks, backend=args.backend, workers=args.workers,
                               ray_address=args.ray_address,
                               on_result=progress.update if progress else None)
+    except t.Interrupted as stop:
+        if not stop.records:
+            print(f"\nhexstones {command}: {stop}", file=sys.stderr)
+            return INTERRUPTED
+        print(f"\nhexstones {command}: {stop}; the results are of those games only",
+              file=sys.stderr)
+        return stop.records, {"games_finished": len(stop.records), "games_scheduled": stop.total}
     except RuntimeError as exc:
-        print(f"hexstones tournament: {exc}", file=sys.stderr)
+        print(f"hexstones {command}: {exc}", file=sys.stderr)
         return 1
-    summary = t.standings(records, players)
-    print(t.format_table(summary), end="")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"players": players, "games": records, "standings": summary}, fh, indent=1)
-    return 0
+    return records, None
