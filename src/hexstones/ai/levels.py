@@ -1,11 +1,11 @@
 """Strength levels 1-10 for the app and the command line.
 
-A level is a search budget plus how much game knowledge the search uses. Budgets grow
-2-2.5 times per level, in iterations and in time, which in Monte-Carlo search is enough
-for the stronger level to win clearly more than 60% of games (measured figures:
-docs/ai.md). Levels 1-3 also
-pick their move at random in proportion to visits, so that a beginner can win; level 10
-is the full search with a few seconds per move.
+A level is a search budget plus how much game knowledge the search uses. Each level
+searches at least twice as much as the level below (iterations 2-5x, time caps 2x),
+which in Monte-Carlo search is enough for the stronger level to win clearly more than
+60% of games (measured figures: docs/ai.md). Levels 1-3 also pick their move at random
+in proportion to visits, so that a beginner can win; level 10 is the full search with a
+few seconds per move.
 """
 
 from __future__ import annotations

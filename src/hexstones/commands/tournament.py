@@ -83,8 +83,9 @@ def play_tasks(command: str, args: argparse.Namespace, tasks: list, progress):
 
     Returns ``(records, interrupted)``: on Ctrl-C the games finished so far, so that the
     command still reports and saves them, and ``interrupted`` says how many of how many
-    (for the JSON output; None when every game was played). Returns an exit status instead when there is
-    nothing to report: a backend that failed (1), or an interrupt before any game ended."""
+    (for the JSON output; None when every game was played). Returns an exit status
+    instead when there is nothing to report: a backend that failed (1), or an interrupt
+    before any game ended (130)."""
     from hexstones.ai import tournament as t
 
     try:
