@@ -309,3 +309,61 @@ def test_players_as_a_mapping_and_unknown_information_left_out():
     assert record.info == {"black": "Ann", "white": "Bo", "event": "Cup"}
     with pytest.raises(ValueError, match="players"):
         write_sgf(game, players="Ann and Bo")
+
+
+# -- limits: a record longer than any game of its setup is refused, not read through --------
+
+
+def test_a_flood_of_nodes_is_refused_by_its_length_before_it_is_read():
+    # Issue #20: 10 MB of ';' took 36 s and 2.2 GB to refuse; the length alone refuses it.
+    text = "(;HG[keil]SZ[5]" + ";" * 10_000_000 + ")"
+    with pytest.raises(SGFError, match=r"10000016 characters; a Keil game of side 5 needs at most"):
+        read_record(text)
+
+
+def test_variations_past_the_longest_game_are_refused_by_their_node_count():
+    from hexstones.records.sgf import longest_game
+
+    longest = longest_game(hexstones.new_game("keil", size=3))
+    flood = "(;HG[keil]SZ[3];B[a1](;W[b2])" + "(;)" * (longest + 10) + ")"
+    with pytest.raises(SGFError, match=f"more than {longest + 1} nodes; a Keil game of side 3 holds at most"):
+        read_record(flood)
+    # Variations within the bound are read (and only the main line is played).
+    assert read_record("(;HG[keil]SZ[3];B[a1](;W[b2])" + "(;)" * 100 + ")").game.moves == ["a1", "b2"]
+
+
+@pytest.mark.parametrize("root", [
+    "C[" + "x" * 1_100_000 + "]",               # one long comment
+    "XA[" + "][" * 600_000 + "]",               # a million empty values
+    "A" * 1_100_000 + "[]",                     # one long identifier
+])
+def test_a_root_node_past_a_megabyte_is_refused(root):
+    with pytest.raises(SGFError, match="past 1048576 characters; the root node"):
+        read_record("(;HG[keil]SZ[5]" + root + ";B[a1])")
+
+
+def test_the_longest_game_grows_with_the_board_and_the_prison():
+    from hexstones.records.sgf import MAX_CAPACITY, longest_game, longest_record
+
+    sides = [longest_game(hexstones.new_game("keil", size=n)) for n in (3, 5, 9)]
+    assert sides == sorted(sides) and sides[0] >= 10 * 1863  # the longest random Droched game, side 3
+    if _available("droched"):
+        plain = longest_game(hexstones.new_game("droched", size=5))
+        assert longest_game(hexstones.new_game("droched", size=5, prison=1000)) == plain + 2000
+    assert longest_game(hexstones.new_game("keil", size=13)) <= MAX_CAPACITY
+    game = hexstones.new_game("keil", size=3)
+    assert longest_record(game) > 16 * longest_game(game)
+
+
+@pytest.mark.skipif(not _available("droched"), reason="games/droched.py has not landed yet")
+def test_a_long_random_droched_game_reads_back():
+    game, rng = hexstones.new_game("droched", size=4), random.Random(3)
+    while not game.is_over:  # random Droched games on side 4 run to about 2,000 moves
+        game.play(rng.choice(game.legal_moves()))
+    assert len(game.moves) > 500
+    assert read_sgf(write_sgf(game)).moves == game.moves
+
+
+def test_digits_of_other_scripts_are_not_numbers():
+    with pytest.raises(SGFError, match="whole number"):
+        read_sgf("(;HG[keil]SZ[\u0665])")  # an Arabic-Indic five

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hexstones.games import GAME_NAMES, Game, IllegalMove, new_game
-from hexstones.records.sgf_syntax import Node, SGFError, format_property, parse
+from hexstones.core.layout import MAX_CAPACITY
+from hexstones.records.sgf_syntax import Node, SGFError, format_property
+from hexstones.records.sgf_syntax import reader as sgf_reader
 
 # SGF has no registered game numbers for these games: private ones outside the
 # registered range, so that Go programs refuse the file rather than misread it.
@@ -35,7 +37,8 @@ PROPERTY_INFO = {v: k for k, v in INFO_PROPERTIES.items()}
 STRUCTURAL = {"FF", "CA", "AP", "GM", "HG", "SZ", "KM", "PR", "HA", "AB", "PL", "C", "B", "W"}
 
 _RESULT = re.compile(r"^([BW])\+(R|Resign|T|Time|F|Forfeit|(\d+(?:\.\d+)?))?$", re.IGNORECASE)
-_INTEGER = re.compile(r"^[+-]?\d{1,6}$")
+# ASCII digits only (int() takes other scripts' digits too); the game API checks the range.
+_INTEGER = re.compile(r"^[+-]?[0-9]{1,12}$")
 COLOR_OF_PROPERTY = {"B": "black", "W": "white"}
 PROPERTY_OF_COLOR = {"black": "B", "white": "W"}
 
@@ -216,19 +219,72 @@ def _integer(node: Node, ident: str, what: str) -> int:
     return int(text)
 
 
+# How much a record may hold, decided by the game it sets up, so that a read refuses a
+# flood of nodes or characters in time proportional to these bounds (the reader stops at
+# them; it never builds what lies beyond).
+#
+# Moves: random Droched games are the longest of the three games (releases and the
+# no-repetition rule keep a nearly full board going): the longest of 200 random games
+# reached 5.2 P**2 moves at side 3 and 3.0 at side 5, of 60 at side 7 2.7, of 20 at
+# side 9 1.6 (P points). MOVES_PER_SQUARED_POINT P**2 leaves ten times that room at
+# least; each black stone in the prison at the start may add a release and a reply.
+# No history holds more than MAX_CAPACITY moves.
+MOVES_PER_SQUARED_POINT = 60
+# Characters: the root node and the comments of the whole record get INFORMATION_CHARACTERS;
+# each move node gets CHARACTERS_PER_MOVE (``;B[release]`` with spacing is under 16).
+INFORMATION_CHARACTERS = 1 << 20
+CHARACTERS_PER_MOVE = 16
+
+
+def longest_game(game: Game) -> int:
+    """The most moves a record of ``game``'s setup may hold (see MOVES_PER_SQUARED_POINT)."""
+    points = game.board.num_points
+    prison = game.options.get("prison", 0)
+    return min(MAX_CAPACITY, MOVES_PER_SQUARED_POINT * points * points + 2 * prison)
+
+
+def longest_record(game: Game) -> int:
+    """The most characters a record of ``game``'s setup may hold."""
+    return INFORMATION_CHARACTERS + CHARACTERS_PER_MOVE * longest_game(game)
+
+
 def read_record(text: str) -> GameRecord:
     """The one game in SGF ``text``, with its information and comments.
 
     Raises :class:`SGFError` naming the line and column (syntax, properties) or the move
-    number (a move the rules forbid).
+    number (a move the rules forbid). A record longer than any game of its setup may be
+    (:func:`longest_game`, :func:`longest_record`) is refused before it is read through.
     """
-    trees = parse(text)
-    if len(trees) != 1:
-        second = trees[1].nodes[0]
-        raise SGFError(f"the text holds {len(trees)} game trees; read them one at a time",
-                       line=second.line, column=second.column)
-    nodes = trees[0].main_line()
-    root = nodes[0]
+    reader = sgf_reader(text)
+    reader.limit = INFORMATION_CHARACTERS
+    reader.why = "the root node of a record must end within them"
+    nodes = reader.collection(keep=False)
+    root = next(nodes)
+    game = _set_up(root)
+    longest = longest_game(game)
+    side = f"a {game.name.capitalize()} game of side {game.size}"
+    reader.why = f"{side} holds at most {longest} moves"
+    reader.max_nodes = longest + 1  # and the root
+    reader.limit = longest_record(game)
+    if len(text) > reader.limit:
+        raise SGFError(f"the record has {len(text)} characters; {side} needs at most "
+                       f"{reader.limit} (at most {longest} moves)")
+    record = _root_record(game, root)
+    for number, node in enumerate(nodes, start=1):
+        _replay(record, number, node)
+    if len(reader.tree_heads) != 1:
+        line, column = reader.tree_heads[1]
+        raise SGFError(f"the text holds {len(reader.tree_heads)} game trees; read them one at a time",
+                       line=line, column=column)
+    if "result" in record.info:
+        problem = _check_result(game, record.info["result"])
+        if problem:
+            raise SGFError(problem, line=root.line, column=root.column)
+    return record
+
+
+def _set_up(root: Node) -> Game:
+    """The game the root node sets up."""
     where = {"line": root.line, "column": root.column}
     props = root.properties
 
@@ -274,26 +330,21 @@ def read_record(text: str) -> GameRecord:
             raise SGFError(f"setup property {ident} is not part of these games (only Droched's AB handicap)",
                            **where)
     try:
-        game = new_game(name, **options)
+        return new_game(name, **options)
     except (ValueError, TypeError) as exc:
         raise SGFError(f"cannot set up {name}: {exc}", **where) from None
 
+
+def _root_record(game: Game, root: Node) -> GameRecord:
+    """A record of ``game`` (no move yet) with the root node's information."""
     record = GameRecord(game)
-    for ident, values in props.items():
+    for ident, values in root.properties.items():
         if ident in PROPERTY_INFO:
             record.info[PROPERTY_INFO[ident]] = _single(root, ident)
         elif ident == "C":
             record.comments[0] = _single(root, "C")
         elif ident not in STRUCTURAL:
             record.extra.setdefault(0, {})[ident] = list(values)
-
-    for number, node in enumerate(nodes[1:], start=1):
-        _replay(record, number, node)
-
-    if "result" in record.info:
-        problem = _check_result(game, record.info["result"])
-        if problem:
-            raise SGFError(problem, line=root.line, column=root.column)
     return record
 
 
