@@ -122,6 +122,45 @@ def test_raw_protocol_framing_ids_comments_and_quit():
     assert answers[5:] == [""]  # nothing after quit
 
 
+@pytest.mark.parametrize("environment", [
+    {"PYTHONIOENCODING": "utf-8:strict"},
+    {"PYTHONIOENCODING": "ascii:strict", "LC_ALL": "C"},
+])
+def test_a_line_that_is_not_text_gets_an_error_and_the_engine_carries_on(environment):
+    # Issue #20: with a strict encoding, 'name \xff\xfe' killed the reader thread and the
+    # engine never answered again (the timeout guards against a hang, it measures nothing).
+    script = b"1 name\n2 name \xff\xfe\n3 version\n\xc3\n4 play b d4\n5 showboard\n6 quit\n"
+    done = subprocess.run(ENGINE + ["--size", "4", "--player", "random"], input=script,
+                          capture_output=True, timeout=120, env={**os.environ, **environment})
+    assert done.returncode == 0, done.stderr
+    answers = done.stdout.decode("utf-8").split("\n\n")
+    assert answers[0] == "=1 hexstones"
+    assert answers[1] == "?2 the command is not UTF-8 text (byte 8 is 0xff)"
+    assert answers[2] == f"=3 {hexstones.__version__}"
+    assert answers[3].startswith("? the command is not UTF-8 text")
+    assert answers[4] == "=4"
+    assert answers[5].startswith("=5\n") and " X " in answers[5]
+    assert answers[6:] == ["=6", ""]
+
+
+def test_a_line_past_the_limit_is_refused_unread():
+    from hexstones.protocol.gtp import MAX_LINE_BYTES
+
+    script = b"name " + b"x" * (3 * MAX_LINE_BYTES) + b"\n1 name\n"
+    done = subprocess.run(ENGINE + ["--size", "4", "--player", "random"], input=script,
+                          capture_output=True, timeout=120)
+    assert done.stdout.decode() == f"? the command is longer than {MAX_LINE_BYTES} bytes\n\n=1 hexstones\n\n"
+
+
+@pytest.mark.parametrize("value", ["1e19", "-1e19", "9223372036854775808", "1000001"])
+def test_komi_past_the_games_bound_is_a_clear_error(keil, value):
+    # Issue #20: 'komi 1e19' answered '? internal error' (an OverflowError in the core).
+    with pytest.raises(EngineFailure) as info:
+        keil.send(f"komi {value}")
+    assert "internal error" not in str(info.value) and "komi" in str(info.value)
+    assert read_sgf(keil.send("printsgf")).options["komi"] == 3  # nothing changed
+
+
 def test_boardsize_komi_and_final_score(keil):
     assert keil.send("boardsize 3") == ""
     assert keil.send("gogui-rules_board_size") == "3"

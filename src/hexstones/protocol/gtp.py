@@ -15,7 +15,7 @@ import random
 import re
 import sys
 import threading
-from typing import Any, Callable, TextIO
+from typing import Any, BinaryIO, Callable, TextIO
 
 import hexstones
 from hexstones.games import Game, IllegalMove, new_game
@@ -26,6 +26,10 @@ _COLORS = {"b": "black", "black": "black", "w": "white", "white": "white"}
 _ID = re.compile(r"^(\d+)\s*(.*)$")
 # Who answers genmove: the AI, or uniformly random legal moves (a baseline opponent).
 PLAYERS = ("ai", "random")
+
+
+# What the reader thread queues for a line past MAX_LINE_BYTES.
+_TOO_LONG: Any = object()
 
 
 class GTPError(Exception):
@@ -320,19 +324,49 @@ class Engine:
         return text
 
 
-class Server:
-    """Reads commands from ``infile``, answers on ``outfile`` (GTP framing)."""
+# A command line longer than this is refused unread (GTP commands are a few words).
+MAX_LINE_BYTES = 1 << 16
+_LEADING_ID = re.compile(rb"^\s*(\d+)")
 
-    def __init__(self, engine: Engine, infile: TextIO, outfile: TextIO):
+
+class Server:
+    """Reads commands from ``infile``, answers on ``outfile`` (GTP framing).
+
+    Both are used as bytes where they have a ``buffer`` (``sys.stdin``, ``sys.stdout``),
+    whatever the locale's encoding: a line that is not UTF-8 text gets ``?`` and the
+    engine carries on; answers are UTF-8.
+    """
+
+    def __init__(self, engine: Engine, infile: TextIO | BinaryIO, outfile: TextIO | BinaryIO):
         self.engine = engine
         self.infile, self.outfile = infile, outfile
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: queue.Queue[str | bytes | None] = queue.Queue()
 
     def _read(self) -> None:
         # A thread, so that a streaming analysis notices the next command at once.
-        for raw in self.infile:
-            self.lines.put(raw)
-        self.lines.put(None)
+        source = getattr(self.infile, "buffer", self.infile)
+        try:
+            while True:
+                raw = source.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                if len(raw) > MAX_LINE_BYTES:
+                    while raw and raw[-1:] not in (b"\n", "\n"):
+                        raw = source.readline(MAX_LINE_BYTES + 1)  # skip the rest of the line
+                    raw = _TOO_LONG
+                self.lines.put(raw)
+        finally:
+            self.lines.put(None)  # whatever happened, the engine stops waiting
+
+    def write(self, text: str) -> None:
+        sink = getattr(self.outfile, "buffer", None)
+        if sink is not None:
+            self.outfile.flush()
+            sink.write(text.encode("utf-8", "backslashreplace"))
+            sink.flush()
+        else:
+            self.outfile.write(text)
+            self.outfile.flush()
 
     def respond(self, ok: bool, ident: str, body: str) -> None:
         # Multi-line answers that start with a newline (boards, SGF) begin on the next line.
@@ -340,8 +374,23 @@ class Server:
             body = "\n" + _one_line(body)
         elif body:
             body = " " + _one_line(body)
-        self.outfile.write(f"{'=' if ok else '?'}{ident}{body}\n\n")
-        self.outfile.flush()
+        self.write(f"{'=' if ok else '?'}{ident}{body}\n\n")
+
+    def decode(self, raw: str | bytes) -> str | None:
+        """The line as text, or None after answering ``?`` if it is not text."""
+        if raw is _TOO_LONG:
+            self.respond(False, "", f"the command is longer than {MAX_LINE_BYTES} bytes")
+            return None
+        if isinstance(raw, str):
+            return raw
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            match = _LEADING_ID.match(raw)
+            ident = match.group(1).decode("ascii") if match else ""
+            self.respond(False, ident, f"the command is not UTF-8 text (byte {exc.start + 1} "
+                                       f"is {raw[exc.start]:#04x})")
+            return None
 
     def serve(self) -> int:
         threading.Thread(target=self._read, daemon=True).start()
@@ -349,7 +398,10 @@ class Server:
             raw = self.lines.get()
             if raw is None:
                 return 0
-            line = clean_line(raw)
+            text = self.decode(raw)
+            if text is None:
+                continue
+            line = clean_line(text)
             if not line:
                 continue
             ident = ""
@@ -385,19 +437,17 @@ class Server:
                 return 0
 
     def stream_analysis(self, ident: str, settings: dict[str, Any]) -> None:
-        self.outfile.write(f"={ident}\n")
-        self.outfile.flush()
+        self.write(f"={ident}\n")
         while self.lines.empty():
             try:
                 line = self.engine.analysis_line(settings, settings["interval"])
             except Exception as exc:  # end the response cleanly; the engine carries on
                 print(f"hexstones gtp: analysis stopped: {exc!r}", file=sys.stderr)
                 break
-            self.outfile.write(line + "\n")
-            self.outfile.flush()
-        self.outfile.write("\n")
-        self.outfile.flush()
+            self.write(line + "\n")
+        self.write("\n")
 
 
-def serve(engine: Engine, infile: TextIO = sys.stdin, outfile: TextIO = sys.stdout) -> int:
+def serve(engine: Engine, infile: TextIO | BinaryIO = sys.stdin,
+          outfile: TextIO | BinaryIO = sys.stdout) -> int:
     return Server(engine, infile, outfile).serve()
