@@ -55,6 +55,7 @@ class Game:
     overlays: ClassVar[tuple[Overlay, ...]] = ()
     final_overlay: ClassVar[str] = ""                         # shown when the game ends
     option_names: ClassVar[tuple[str, ...]] = ("size",)
+    sgf_number: ClassVar[int] = 0                              # the game's SGF GM[] number
 
     def __init__(self, size: int):
         self.size = self.check_size(size)
@@ -82,6 +83,7 @@ class Game:
             "score_parts": [{"key": p.key, "label": p.label, "sign": p.sign} for p in cls.score_parts],
             "overlays": [{"name": o.name, "label": o.label} for o in cls.overlays],
             "final_overlay": cls.final_overlay, "options": list(cls.option_names),
+            "sgf_number": cls.sgf_number,
         }
 
     @property

@@ -53,6 +53,7 @@ class DehilGame(CoreBacked, Game):
                 Overlay("partitions", "Groups with / without partitions"))
     final_overlay = "partitions"
     option_names = ("size", "komi")
+    sgf_number = 902
     kernels = kernels
 
     def __init__(self, size: int = 9, komi: int = 0):

@@ -76,6 +76,7 @@ class DrochedGame(CoreBacked, Game):
                 Overlay("bridges", "Groups on bridges / broken bridges"))
     final_overlay = "bridges"
     option_names = ("size", "prison", "handicap")
+    sgf_number = 903
     kernels = kernels
 
     def __init__(self, size: int = 9, prison: int = 0, handicap=()):

@@ -54,6 +54,7 @@ class KeilGame(CoreBacked, Game):
                 Overlay("groups", "Groups and their liberties"))
     final_overlay = "territory"
     option_names = ("size", "komi")
+    sgf_number = 901
     kernels = kernels
 
     def __init__(self, size: int = 7, komi: int = 6):
