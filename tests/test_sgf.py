@@ -367,3 +367,34 @@ def test_a_long_random_droched_game_reads_back():
 def test_digits_of_other_scripts_are_not_numbers():
     with pytest.raises(SGFError, match="whole number"):
         read_sgf("(;HG[keil]SZ[\u0665])")  # an Arabic-Indic five
+
+
+@pytest.mark.parametrize("name", AVAILABLE_GAMES)
+def test_every_balance_the_game_api_accepts_reads_back_and_no_other(name):
+    # Issue #20: the reader refused |KM| > 10**6 and PR past six digits on its own; now the
+    # game API's bound decides, so every game the app accepts downloads and imports again.
+    cls = hexstones.games.game_class(name)
+    balance = cls.balance
+    for value in (balance.minimum, balance.maximum):
+        game = hexstones.new_game(name, size=3, **{balance.option: value})
+        assert read_sgf(write_sgf(game)).balance_value == value
+    text = write_sgf(hexstones.new_game(name, size=3, **{balance.option: balance.maximum}))
+    past = text.replace(f"[{balance.maximum}]", f"[{balance.maximum + 1}]")
+    with pytest.raises(SGFError, match=f"must be from {balance.minimum} to {balance.maximum}"):
+        read_sgf(past)
+    with pytest.raises(ValueError, match=f"must be from {balance.minimum} to {balance.maximum}"):
+        hexstones.new_game(name, size=3, **{balance.option: balance.maximum + 1})
+
+
+def test_options_of_another_game_say_whose_they_are():
+    with pytest.raises(SGFError, match=r"KM \(komi\) belongs to Keil and Dehil, not Droched"):
+        read_sgf("(;HG[droched]KM[3])")
+    with pytest.raises(SGFError, match=r"belongs to Droched, not Dehil, whose balance is KM"):
+        read_sgf("(;HG[dehil]HA[1])")
+
+
+def test_a_recorded_resignation_gives_the_one_outcome_text():
+    record = read_record("(;HG[keil]SZ[3]RE[W+R];B[a1])")
+    assert record.outcome.text() == "White wins: Black resigned"
+    assert read_record("(;HG[keil]SZ[3]RE[B+T])").outcome.text() == "Black wins on time"
+    assert read_record("(;HG[keil]SZ[3]RE[B+F])").outcome is None  # a forfeit is no outcome of play

@@ -12,15 +12,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexstones.games import GAME_NAMES, Game, IllegalMove, new_game
+from hexstones.games import GAME_NAMES, Game, IllegalMove, Outcome, game_class, new_game
 from hexstones.core.layout import MAX_CAPACITY
 from hexstones.records.sgf_syntax import Node, SGFError, format_property
 from hexstones.records.sgf_syntax import reader as sgf_reader
 
-# SGF has no registered game numbers for these games: private ones outside the
-# registered range, so that Go programs refuse the file rather than misread it.
-GAME_NUMBERS = {"keil": 901, "dehil": 902, "droched": 903}
+# SGF has no registered game numbers for these games: each game class names a private
+# one outside the registered range, so that Go programs refuse the file rather than
+# misread it.
+GAME_NUMBERS = {name: game_class(name).sgf_number for name in GAME_NAMES}
 GAME_OF_NUMBER = {str(v): k for k, v in GAME_NUMBERS.items()}
+# The SGF property of each new_game option but the size (SZ); HA goes with AB.
+PROPERTY_OF_OPTION = {"komi": "KM", "prison": "PR", "handicap": "AB"}
+OPTION_WORDS = {"komi": "komi", "prison": "black stones in the prison", "handicap": "handicap stones"}
 APPLICATION = "hexstones"
 
 # Game-information keys (as write_sgf takes them) and their SGF properties, in the
@@ -36,9 +40,11 @@ PROPERTY_INFO = {v: k for k, v in INFO_PROPERTIES.items()}
 # Properties this module writes itself or interprets; everything else is kept verbatim.
 STRUCTURAL = {"FF", "CA", "AP", "GM", "HG", "SZ", "KM", "PR", "HA", "AB", "PL", "C", "B", "W"}
 
-_RESULT = re.compile(r"^([BW])\+(R|Resign|T|Time|F|Forfeit|(\d+(?:\.\d+)?))?$", re.IGNORECASE)
+_RESULT = re.compile(r"^([BW])\+(R|Resign|T|Time|F|Forfeit|([0-9]+(?:\.[0-9]+)?))?$", re.IGNORECASE)
+# An SGF Real (ASCII digits: float() takes other scripts' digits too).
+_REAL = re.compile(r"^[+-]?[0-9]{1,30}(?:\.[0-9]{1,30})?$")
 # ASCII digits only (int() takes other scripts' digits too); the game API checks the range.
-_INTEGER = re.compile(r"^[+-]?[0-9]{1,12}$")
+_INTEGER = re.compile(r"^[+-]?[0-9]{1,30}$")
 COLOR_OF_PROPERTY = {"B": "black", "W": "white"}
 PROPERTY_OF_COLOR = {"black": "B", "white": "W"}
 
@@ -61,49 +67,60 @@ class GameRecord:
     @property
     def winner(self) -> str | None:
         """The winner by the rules if the game is over, else by the recorded result."""
-        result = self.game.result()
-        if result is not None:
-            return result["winner"]
+        outcome = self.game.outcome()
+        if outcome is not None:
+            return outcome.winner
         match = _RESULT.match(self.info.get("result", ""))
         return COLOR_OF_PROPERTY[match.group(1).upper()] if match else None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended: by the rules, or by a recorded resignation or loss on time
+        (None for an unfinished game, a forfeit or a result without a reason)."""
+        outcome = self.game.outcome()
+        if outcome is not None:
+            return outcome
+        match = _RESULT.match(self.info.get("result", "").strip())
+        if not match or not match.group(2) or match.group(3) is not None:
+            return None
+        loser = "white" if match.group(1).upper() == "B" else "black"
+        reason = match.group(2)[0].upper()
+        if reason == "R":
+            return Outcome.resignation(loser)
+        return Outcome.on_time(loser) if reason == "T" else None
 
     def to_sgf(self) -> str:
         return _write(self)
 
 
 def result_text(game: Game) -> str | None:
-    """The SGF RE value the rules give (``B+2.5``; ``W+`` in Droched), or None if not over."""
-    result = game.result()
-    if result is None:
+    """The SGF RE value the rules give (``B+2.5``; ``W+`` in a game without a score), or
+    None if not over."""
+    outcome = game.outcome()
+    if outcome is None:
         return None
-    winner = result["winner"]
-    text = PROPERTY_OF_COLOR[winner] + "+"
-    score = result.get("score")
-    if score:
-        loser = "white" if winner == "black" else "black"
-        text += f"{score[winner] - score[loser]:g}"
-    return text
+    margin = outcome.margin
+    return PROPERTY_OF_COLOR[outcome.winner] + "+" + ("" if margin is None else f"{margin:g}")
 
 
 def _check_result(game: Game, text: str) -> str | None:
     """Why ``text`` (an RE value) contradicts ``game``, or None if it fits."""
     match = _RESULT.match(text.strip())
-    result = game.result()
-    if result is None:
+    outcome = game.outcome()
+    if outcome is None:
         return None  # an unfinished game may end by resignation, time, forfeit, ...
-    if not match:
-        return f"the moves end the game ({result_text(game)}), but the result says {text!r}"
-    winner = COLOR_OF_PROPERTY[match.group(1).upper()]
     expected = result_text(game)
-    if winner != result["winner"]:
+    if not match:
+        return f"the moves end the game ({expected}), but the result says {text!r}"
+    if COLOR_OF_PROPERTY[match.group(1).upper()] != outcome.winner:
         return f"the result says {text!r} but the moves give {expected}"
-    reason = (match.group(2) or "").lower()
-    if reason and match.group(3) is None:
+    if match.group(2) and match.group(3) is None:
         return f"the result says {text!r} but the game ended by the rules: {expected}"
-    if match.group(3) is not None and "score" in result and float(match.group(3)) != float(expected[2:]):
-        return f"the result says {text!r} but the moves give {expected}"
-    if match.group(3) is not None and "score" not in result:
-        return f"the result says {text!r} but {game.name} has no score"
+    if match.group(3) is not None:
+        if outcome.margin is None:
+            return f"the result says {text!r} but {game.title} has no score"
+        if float(match.group(3)) != outcome.margin:
+            return f"the result says {text!r} but the moves give {expected}"
     return None
 
 
@@ -160,14 +177,13 @@ def _write(record: GameRecord) -> str:
 
     root: list[tuple[str, list[str]]] = [
         ("FF", ["4"]), ("CA", ["UTF-8"]), ("AP", [f"{APPLICATION}:{_version()}"]),
-        ("GM", [str(GAME_NUMBERS[game.name])]), ("HG", [game.name]), ("SZ", [str(game.size)]),
+        ("GM", [str(game.sgf_number)]), ("HG", [game.name]), ("SZ", [str(game.size)]),
     ]
     options = dict(game.options)
     options.pop("size", None)
-    if "komi" in options:
-        root.append(("KM", [str(options.pop("komi"))]))
-    if "prison" in options:
-        root.append(("PR", [str(options.pop("prison"))]))
+    for option in ("komi", "prison"):
+        if option in options:
+            root.append((PROPERTY_OF_OPTION[option], [str(options.pop(option))]))
     if "handicap" in options:
         handicap = options.pop("handicap")
         points = list(handicap or ())
@@ -262,7 +278,7 @@ def read_record(text: str) -> GameRecord:
     root = next(nodes)
     game = _set_up(root)
     longest = longest_game(game)
-    side = f"a {game.name.capitalize()} game of side {game.size}"
+    side = f"a {game.title} game of side {game.size}"
     reader.why = f"{side} holds at most {longest} moves"
     reader.max_nodes = longest + 1  # and the root
     reader.limit = longest_record(game)
@@ -294,45 +310,45 @@ def _set_up(root: Node) -> Game:
     if "FF" in props and _single(root, "FF").strip() not in ("1", "2", "3", "4"):
         raise SGFError(f"FF[{_single(root, 'FF')}] is not an SGF file format (1-4)", **where)
     name = _game_name(root)
+    cls = game_class(name)
+    for option, ident in PROPERTY_OF_OPTION.items():
+        if (ident in props or option == "handicap" and "HA" in props) and option not in cls.option_names:
+            owners = " and ".join(game_class(n).title for n in GAME_NAMES
+                                  if option in game_class(n).option_names)
+            balance = cls.balance
+            raise SGFError(f"{ident} ({OPTION_WORDS[option]}) belongs to {owners}, not {cls.title}, "
+                           f"whose balance is {PROPERTY_OF_OPTION[balance.option]} ({balance.label})",
+                           **where)
     options: dict[str, Any] = {}
     if "SZ" in props:
         options["size"] = _integer(root, "SZ", "the board side SZ")
     if "KM" in props:
-        if name == "droched":
-            raise SGFError("Droched has no komi: its balance is PR (black stones in the prison)", **where)
         komi_text = _single(root, "KM").strip()
-        try:
-            komi = float(komi_text)
-        except ValueError:
-            komi = None
-        if komi is None or not komi.is_integer() or abs(komi) > 10**6:
-            raise SGFError(f"KM[{komi_text}]: {name.capitalize()}'s komi must be a whole number", **where)
-        options["komi"] = int(komi)
+        komi = float(komi_text) if _REAL.match(komi_text) else None
+        if komi is None or not komi.is_integer():
+            raise SGFError(f"KM[{komi_text[:40]}]: {cls.title}'s komi must be a whole number", **where)
+        options["komi"] = int(komi_text.split(".")[0])  # exact: the game API checks the bounds
     if "PR" in props:
-        if name != "droched":
-            raise SGFError(f"PR (stones in the prison) belongs to Droched, not {name.capitalize()}", **where)
         options["prison"] = _integer(root, "PR", "the number of black stones in the prison PR")
     if "AB" in props or "HA" in props:
-        if name != "droched":
-            raise SGFError(f"handicap stones (AB, HA) belong to Droched, not {name.capitalize()}", **where)
         points = [p.strip().lower() for p in props.get("AB", [])]
         if "HA" in props and _integer(root, "HA", "the handicap HA") != len(points):
-            raise SGFError(f"HA[{_single(root, 'HA')}] but AB lists {len(points)} stones", **where)
+            raise SGFError(f"HA[{_single(root, 'HA')[:40]}] but AB lists {len(points)} stones", **where)
         if points:
             options["handicap"] = points
-    if "PL" in props:
-        player = _single(root, "PL").strip().upper()
-        expected = "W" if options.get("handicap") else "B"
-        if player != expected:
-            raise SGFError(f"PL[{player}]: in this game {COLOR_OF_PROPERTY[expected]} plays first", **where)
     for ident in ("AW", "AE"):
         if ident in props:
-            raise SGFError(f"setup property {ident} is not part of these games (only Droched's AB handicap)",
+            raise SGFError(f"setup property {ident} is not part of these games (only AB handicap stones)",
                            **where)
     try:
-        return new_game(name, **options)
+        game = new_game(name, **options)
     except (ValueError, TypeError) as exc:
         raise SGFError(f"cannot set up {name}: {exc}", **where) from None
+    if "PL" in props:
+        player = _single(root, "PL").strip().upper()
+        if COLOR_OF_PROPERTY.get(player) != game.to_move:
+            raise SGFError(f"PL[{player[:40]}]: in this game {game.to_move} plays first", **where)
+    return game
 
 
 def _root_record(game: Game, root: Node) -> GameRecord:
@@ -355,19 +371,19 @@ def _game_name(root: Node) -> str:
     if "HG" in props:
         named = _single(root, "HG").strip().lower()
         if named not in GAME_NAMES:
-            raise SGFError(f"HG[{named}] is not a hexstones game: {', '.join(GAME_NAMES)}", **where)
+            raise SGFError(f"HG[{named[:40]}] is not a hexstones game: {', '.join(GAME_NAMES)}", **where)
     if "GM" in props:
         number = _single(root, "GM").strip()
         by_number = GAME_OF_NUMBER.get(number)
         if by_number is None:
-            raise SGFError(f"GM[{number}] is not a hexstones game (Keil 901, Dehil 902, Droched 903)",
-                           **where)
+            numbers = ", ".join(f"{game_class(n).title} {k}" for n, k in GAME_NUMBERS.items())
+            raise SGFError(f"GM[{number[:40]}] is not a hexstones game ({numbers})", **where)
         if named is not None and named != by_number:
             raise SGFError(f"GM[{number}] is {by_number} but HG says {named}", **where)
         named = by_number
     if named is None:
-        raise SGFError("the root node does not say which game: HG[keil|dehil|droched] or GM[901-903]",
-                       **where)
+        raise SGFError(f"the root node does not say which game: HG[{'|'.join(GAME_NAMES)}] or "
+                       f"GM[{'|'.join(map(str, GAME_NUMBERS.values()))}]", **where)
     return named
 
 
