@@ -66,6 +66,24 @@ def test_bad_arguments_exit_2_with_a_short_message(argv, tmp_path, capsys):
     assert message[-1].startswith("hexstones")
 
 
+@pytest.mark.parametrize("argv, words", [
+    # Issue #20: these were tracebacks (OverflowError) or an engine that played on.
+    (["play", "keil", "--komi", "99999999999999999999"], "Keil's komi (komi for White) must be from -1000000"),
+    (["play", "droched", "--prison", "9223372036854775807"], "Droched's prison (black stones in the prison) must be"),
+    (["gtp", "--komi", "-99999999999999999999"], "must be from -1000000 to 1000000"),
+    (["match", "a", "b", "--game", "dehil", "--komi", "1000001"], "must be from -1000000 to 1000000, not 1000001"),
+    (["play", "keil", "--seconds", "inf"], "--seconds must be a positive number, not inf"),
+    (["gtp", "--seconds", "nan"], "--seconds must be a positive number, not nan"),
+    (["play", "droched", "--komi", "2"], "Droched has no komi: its balance is --prison"),
+    (["gtp", "--game", "keil", "--prison", "2"], "Keil has no prison: its balance is --komi"),
+    (["play", "keil", "--pie", "choose", "--komi", "3"], "--pie decides the balance: leave out --komi"),
+])
+def test_bad_game_options_say_what_and_why_in_one_line(argv, words, capsys):
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"hexstones {argv[0]}: ") and words in err[0]
+
+
 def exit_code(argv: list[str]) -> int:
     from hexstones.cli import main
 
@@ -106,7 +124,7 @@ def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
     for move in ("d4", "e5"):
         before_button.play(move)
     assert " ".join(before_button.legal_moves()) in out
-    assert "white resigns: black wins" in out
+    assert "Black wins: White resigned" in out  # the game API's one result text
     assert before_button.picture() in out  # the board as RULES.md draws it
     record = read_record(save.read_text())
     assert record.game.moves == ["d4", "e5", "button"]

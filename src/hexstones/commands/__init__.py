@@ -1,1 +1,60 @@
-"""Subcommands of the ``hexstones`` command, one module each (see hexstones.cli)."""
+"""Subcommands of the ``hexstones`` command, one module each (see hexstones.cli).
+
+Shared here: the game options every game-playing command takes (``--size`` and one flag
+per balance option, both from the games' own facts) and their one check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+
+def balance_flags() -> dict[str, tuple[str, list[str]]]:
+    """Each balance option of the games (``komi``, ``prison``): its label and the titles
+    of the games that take it."""
+    from hexstones.games import GAME_NAMES, game_class
+
+    flags: dict[str, tuple[str, list[str]]] = {}
+    for name in GAME_NAMES:
+        balance = game_class(name).balance
+        flags.setdefault(balance.option, (balance.label, []))[1].append(game_class(name).title)
+    return flags
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """``--size`` and a flag for each balance option."""
+    p.add_argument("--size", type=int, help="board side (default: the game's)")
+    for option, (label, titles) in balance_flags().items():
+        p.add_argument(f"--{option}", type=int,
+                       help=f"{label}, {' and '.join(titles)} (default: the game's)")
+
+
+def game_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The options ``args`` give a new game of ``name``, checked by the game API
+    (``check_options``); ValueError saying what and why."""
+    from hexstones.games import check_options, game_class
+
+    cls = game_class(name)
+    options: dict[str, Any] = {}
+    if args.size is not None:
+        options["size"] = args.size
+    for option in balance_flags():
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if option != cls.balance.option:
+            raise ValueError(f"{cls.title} has no {option}: its balance is --{cls.balance.option} "
+                             f"({cls.balance.label})")
+        options[option] = value
+    check_options(name, options)
+    return options
+
+
+def check_budget(args: argparse.Namespace) -> None:
+    """``--seconds`` and ``--iterations``, where given, are positive and finite."""
+    for name in ("seconds", "iterations"):
+        value = getattr(args, name, None)
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"--{name} must be a positive number, not {value}")

@@ -7,6 +7,7 @@ import sys
 
 
 def add_parser(sub) -> None:
+    from hexstones.commands import add_game_options
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -15,9 +16,7 @@ def add_parser(sub) -> None:
                     "Droched. Vertices are RULES.md points (a1 ...) and pass/button/release; "
                     "boardsize N is the hexhex side. See docs/gtp.md.")
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
-    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
-    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil (default: the game's)")
-    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    add_game_options(p)
     p.add_argument("--level", type=int, help="AI strength 1-10 for genmove (default 10)")
     p.add_argument("--seconds", type=float, help="search time per genmove, overriding the level's")
     p.add_argument("--iterations", type=int, help="search iterations per genmove, overriding the level's")
@@ -28,23 +27,14 @@ def add_parser(sub) -> None:
 
 def make_engine(args: argparse.Namespace, command: str):
     """The engine the arguments ask for, or None after printing why (exit code 2)."""
+    from hexstones.commands import check_budget, game_options
     from hexstones.protocol.gtp import Engine
 
-    if args.komi is not None and args.game == "droched":
-        print(f"hexstones {command}: Droched has no komi: use --prison", file=sys.stderr)
-        return None
-    if args.prison is not None and args.game != "droched":
-        print(f"hexstones {command}: --prison is for Droched only", file=sys.stderr)
-        return None
-    for name in ("seconds", "iterations"):
-        value = getattr(args, name)
-        if value is not None and not value > 0:
-            print(f"hexstones {command}: --{name} must be positive, not {value}", file=sys.stderr)
-            return None
     try:
-        return Engine(args.game, size=args.size, komi=args.komi, prison=args.prison, level=args.level,
-                      seconds=args.seconds, iterations=args.iterations, seed=args.seed,
-                      player=args.player)
+        options = game_options(args.game, args)
+        check_budget(args)
+        return Engine(args.game, **options, level=args.level, seconds=args.seconds,
+                      iterations=args.iterations, seed=args.seed, player=args.player)
     except ValueError as exc:
         print(f"hexstones {command}: {exc}", file=sys.stderr)
         return None

@@ -9,6 +9,7 @@ import sys
 
 
 def add_parser(sub) -> None:
+    from hexstones.commands import add_game_options
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -20,9 +21,7 @@ def add_parser(sub) -> None:
     p.add_argument("engine1", help="command that starts the first engine")
     p.add_argument("engine2", help="command that starts the second engine")
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
-    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
-    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil")
-    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    add_game_options(p)
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
     p.add_argument("--max-moves", type=int, default=2000,
                    help="stop a game without result after this many moves (default 2000)")
@@ -33,6 +32,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hexstones.commands import game_options
     from hexstones.protocol.match import play_match
 
     def fail(message: str) -> int:
@@ -45,17 +45,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--max-moves must be at least 1, not {args.max_moves}")
     if not args.timeout > 0:
         return fail(f"--timeout must be positive, not {args.timeout}")
-    options = {}
-    if args.size is not None:
-        options["size"] = args.size
-    if args.komi is not None:
-        if args.game == "droched":
-            return fail("Droched has no komi: use --prison")
-        options["komi"] = args.komi
-    if args.prison is not None:
-        if args.game != "droched":
-            return fail("--prison is for Droched only")
-        options["prison"] = args.prison
+    try:
+        options = game_options(args.game, args)
+    except ValueError as exc:
+        return fail(str(exc))
     if args.sgf_dir is not None:
         try:
             args.sgf_dir.mkdir(parents=True, exist_ok=True)
@@ -66,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if args.sgf_dir is not None:
             (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
         if not args.json:
-            print(f"game {outcome.number}: {outcome.result or 'no result'} ({outcome.reason}, "
+            print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
                   f"{len(outcome.moves)} moves)", file=sys.stderr)
 
     try:

@@ -8,7 +8,7 @@ import pathlib
 import sys
 from typing import Callable
 
-from hexstones.games import Game, IllegalMove, other
+from hexstones.games import COLORS, Game, IllegalMove, Outcome, other
 
 HELP = """\
 Type a move in RULES.md notation: a point like e5, or {specials}.
@@ -27,6 +27,7 @@ CHARS = {"black": "X", "white": "O"}
 
 
 def add_parser(sub) -> None:
+    from hexstones.commands import add_game_options
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -35,9 +36,7 @@ def add_parser(sub) -> None:
                     "second person at the same keyboard (--color both). Type 'help' during the "
                     "game for the commands.")
     p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("--size", type=int, help="board side, 3-13 (default: the game's)")
-    p.add_argument("--komi", type=int, help="White's komi, Keil and Dehil (default: the game's)")
-    p.add_argument("--prison", type=int, help="black stones in the prison at the start, Droched")
+    add_game_options(p)
     p.add_argument("--level", type=int, default=3, help="AI strength 1-10 (default 3)")
     p.add_argument("--color", choices=("black", "white", "both"), default="black",
                    help="the colour you play; 'both' for two people (default black)")
@@ -64,17 +63,26 @@ def picture(game: Game, colored: bool) -> str:
 
 
 def state_line(game: Game) -> str:
-    parts = [f"{game.name.capitalize()} side {game.size}, move {len(game.moves)}"]
+    """One line: the game, the last move, the score now with its parts (or the prison),
+    the balance and whose turn it is or the result."""
+    parts = [f"{game.title} side {game.size}, move {len(game.moves)}"]
     if game.moves:
         parts.append(f"last {game.moves[-1]}")
-    button = getattr(game, "button", None)
-    if game.name == "keil":
-        parts.append(f"button: {button or 'free'}")
-    if game.name == "droched":
-        prison = game.prison
+    details = game.score_details()
+    if details is not None:
+        score = game.score()
+        sides = []
+        for color in COLORS:
+            # The parts that count now; the balance has its own place below.
+            shown = [f"{p.label} {'-' if p.sign < 0 else ''}{details[color][p.key]:g}"
+                     for p in game.score_parts if details[color][p.key] and p.key != game.balance.option]
+            sides.append(f"{color} {score[color]:g}" + (f" ({', '.join(shown)})" if shown else ""))
+        parts.append("score now: " + ", ".join(sides))
+    prison = game.prison
+    if prison is not None:
         parts.append(f"prison: {prison['black']} black, {prison['white']} white")
-    if "komi" in game.options:
-        parts.append(f"komi {game.options['komi']}")
+    else:  # a prison balance shows in the prison
+        parts.append(f"{game.balance.short} {game.balance_value}")
     parts.append(game.status())
     return "; ".join(parts)
 
@@ -122,7 +130,7 @@ class Session:
                 self.undo()
             elif text == "resign":
                 self.resigned = color
-                self.write(f"{color} resigns: {other(color)} wins")
+                self.write(Outcome.resignation(color).text())
                 return True
             else:
                 try:
@@ -152,33 +160,21 @@ class Session:
 def run(args: argparse.Namespace) -> int:
     import hexstones
     from hexstones import ai
+    from hexstones.commands import balance_flags, check_budget, game_options
 
     def fail(message: str) -> int:
         print(f"hexstones play: {message}", file=sys.stderr)
         return 2
 
-    if args.komi is not None and args.game == "droched":
-        return fail("Droched has no komi: use --prison")
-    if args.prison is not None and args.game != "droched":
-        return fail("--prison is for Droched only")
+    flag = f"--{hexstones.game_class(args.game).balance.option}"
     if args.pie and args.color == "both":
-        return fail("--pie is for play against the AI; two people agree the balance with --komi/--prison")
-    if args.pie and (args.komi is not None or args.prison is not None):
-        return fail("--pie decides the balance: leave out --komi/--prison")
+        return fail(f"--pie is for play against the AI; two people agree the balance with {flag}")
+    if args.pie and any(getattr(args, option) is not None for option in balance_flags()):
+        return fail(f"--pie decides the balance: leave out {flag}")
     try:
+        options = game_options(args.game, args)
         ai.get_level(args.level)
-    except ValueError as exc:
-        return fail(str(exc))
-    for name in ("seconds", "iterations"):
-        value = getattr(args, name)
-        if value is not None and not value > 0:
-            return fail(f"--{name} must be positive, not {value}")
-    options = {"size": args.size} if args.size is not None else {}
-    if args.komi is not None:
-        options["komi"] = args.komi
-    if args.prison is not None:
-        options["prison"] = args.prison
-    try:
+        check_budget(args)
         game = hexstones.new_game(args.game, **options)
     except ValueError as exc:
         return fail(str(exc))
@@ -231,8 +227,7 @@ def pie(args: argparse.Namespace, game: Game, read, write):
     import hexstones
     from hexstones import ai
 
-    option = "prison" if game.name == "droched" else "komi"
-    what = "black stones in the prison" if option == "prison" else "komi for White"
+    option, what = game.balance.option, game.balance.label
     if args.pie == "propose":
         while True:
             text = read(f"propose the balance ({what}): ").strip()

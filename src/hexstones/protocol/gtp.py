@@ -9,7 +9,6 @@ the next command arrives.
 
 from __future__ import annotations
 
-import math
 import queue
 import random
 import re
@@ -23,7 +22,9 @@ from hexstones.games import Game, IllegalMove, new_game
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexstones"
 _COLORS = {"b": "black", "black": "black", "w": "white", "white": "white"}
-_ID = re.compile(r"^(\d+)\s*(.*)$")
+_ID = re.compile(r"^([0-9]+)\s*(.*)$")
+# A number as GTP writes one (ASCII: float() takes other scripts' digits too).
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
 # Who answers genmove: the AI, or uniformly random legal moves (a baseline opponent).
 PLAYERS = ("ai", "random")
 
@@ -46,8 +47,14 @@ def clean_line(raw: str) -> str:
 def _color(word: str) -> str:
     color = _COLORS.get(word.lower())
     if color is None:
-        raise GTPError(f"invalid color {word!r}: use b, w, black or white")
+        raise GTPError(f"invalid color {_shown(word)}: use b, w, black or white")
     return color
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut short: an answer never echoes a long input back."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def _one_line(text: str) -> str:
@@ -58,19 +65,13 @@ def _one_line(text: str) -> str:
 class Engine:
     """The engine's state and commands, independent of input and output."""
 
-    def __init__(self, game: str = "keil", *, size: int | None = None, komi: int | None = None,
-                 prison: int | None = None, level: int | None = None, seconds: float | None = None,
-                 iterations: int | None = None, seed: int | None = None, player: str = "ai"):
+    def __init__(self, game: str = "keil", *, level: int | None = None, seconds: float | None = None,
+                 iterations: int | None = None, seed: int | None = None, player: str = "ai",
+                 **options: Any):
+        """``options``: the new game's, as ``new_game`` takes them (``size``, ``komi``, ...)."""
         if player not in PLAYERS:
             raise ValueError(f"player must be one of {', '.join(PLAYERS)}, not {player!r}")
         self.player = player
-        options: dict[str, Any] = {}
-        if size is not None:
-            options["size"] = size
-        if komi is not None:
-            options["komi"] = komi
-        if prison is not None:
-            options["prison"] = prison
         self.game: Game = new_game(game, **options)  # ValueError on a bad option: caller reports
         self.level, self.seconds, self.iterations, self.seed = level, seconds, iterations, seed
         if level is not None:
@@ -129,8 +130,8 @@ class Engine:
 
     def cmd_boardsize(self, args: list[str]) -> str:
         self._arity(args, 1, "boardsize SIDE")
-        if not re.fullmatch(r"\d{1,3}", args[0]):
-            raise GTPError(f"boardsize takes a whole number (the hexhex side), not {args[0]!r}")
+        if not re.fullmatch(r"[0-9]{1,3}", args[0]):
+            raise GTPError(f"boardsize takes a whole number (the hexhex side), not {_shown(args[0])}")
         try:
             self.game = new_game(self.game.name, **{**self.game.options, "size": int(args[0])})
         except ValueError as exc:
@@ -143,15 +144,13 @@ class Engine:
         return ""
 
     def cmd_komi(self, args: list[str]) -> str:
+        # Our convention: komi sets the game's balance (Droched: the stones in the prison).
         self._arity(args, 1, "komi VALUE")
-        try:
-            value = float(args[0])
-        except ValueError:
-            raise GTPError(f"komi takes a number, not {args[0]!r}") from None
-        if not math.isfinite(value) or not value.is_integer():
-            raise GTPError(f"komi must be a whole number in {self.game.name.capitalize()}, not {args[0]}")
-        option = "prison" if self.game.name == "droched" else "komi"
-        self._rebuild(**{option: int(value)})
+        text = args[0]
+        if not _NUMBER.match(text) or len(text) > 40:
+            raise GTPError(f"komi takes a number, not {_shown(text)}")
+        value: int | float = int(text) if text.lstrip("+-").isdigit() else float(text)
+        self._rebuild(**{self.game.balance.option: value})  # the game API checks it
         return ""
 
     def cmd_play(self, args: list[str]) -> str:
@@ -209,16 +208,16 @@ class Engine:
         text = result_text(self.game)
         if text is not None:
             return text
+        if not self.game.has_score:
+            raise GTPError(f"the game is not over, and {self.game.title} has no score")
         score = self.game.score()
-        if not score:
-            raise GTPError(f"the game is not over, and {self.game.name.capitalize()} has no score")
         # Keil and Dehil: the score if the game ended now (a win by half a point at least).
         diff = score["black"] - score["white"]
         return ("B+" if diff > 0 else "W+") + f"{abs(diff):g}"
 
     def cmd_final_result(self, args: list[str]) -> str:
-        result = self.game.result()
-        return "unknown" if result is None else result["winner"]
+        outcome = self.game.outcome()
+        return "unknown" if outcome is None else outcome.winner
 
     def cmd_loadsgf(self, args: list[str]) -> str:
         if len(args) not in (1, 2):
@@ -235,8 +234,8 @@ class Engine:
         except SGFError as exc:
             raise GTPError(str(exc)) from None
         if len(args) == 2:
-            if not re.fullmatch(r"\d{1,6}", args[1]) or int(args[1]) < 1:
-                raise GTPError(f"move number must be a whole number from 1, not {args[1]!r}")
+            if not re.fullmatch(r"[0-9]{1,6}", args[1]) or int(args[1]) < 1:
+                raise GTPError(f"move number must be a whole number from 1, not {_shown(args[1])}")
             # GTP: the position before move MOVE_NUMBER is played.
             while len(game.moves) >= int(args[1]):
                 game.undo()
@@ -279,17 +278,17 @@ class Engine:
             color = _color(rest.pop(0))
             if not self.game.is_over and color != self.game.to_move:
                 raise GTPError(f"can only analyze for the side to move ({self.game.to_move})")
-        if rest and re.fullmatch(r"\d+", rest[0]):
+        if rest and re.fullmatch(r"[0-9]{1,6}", rest[0]):
             settings["interval"] = int(rest.pop(0)) / 100
         if len(rest) % 2:
             raise GTPError("usage: kata-analyze [COLOR] [INTERVAL] [interval N] [ownership true|false] "
                            "[maxmoves N]")
         for key, value in zip(rest[::2], rest[1::2]):
-            if key == "interval" and re.fullmatch(r"\d+", value):
+            if key == "interval" and re.fullmatch(r"[0-9]{1,6}", value):
                 settings["interval"] = int(value) / 100
             elif key == "ownership" and value in ("true", "false"):
                 settings["ownership"] = value == "true"
-            elif key == "maxmoves" and re.fullmatch(r"\d+", value) and int(value) > 0:
+            elif key == "maxmoves" and re.fullmatch(r"[0-9]{1,6}", value) and int(value) > 0:
                 settings["maxmoves"] = int(value)
             elif key in ("minmoves", "rootInfo", "ownershipStdev", "movesOwnership", "pvVisits"):
                 continue  # accepted for compatibility with KataGo front ends, not reported
@@ -415,7 +414,7 @@ class Server:
             name, args = words[0], words[1:]
             command = self.engine.commands.get(name)
             if command is None:
-                self.respond(False, ident, f"unknown command {name!r}")
+                self.respond(False, ident, f"unknown command {_shown(name)}")
                 continue
             try:
                 result = command(args)

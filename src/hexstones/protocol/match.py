@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from hexstones.games import Game, IllegalMove, new_game, other
+from hexstones.games import Game, IllegalMove, Outcome, new_game, other
 
 
 class EngineFailure(Exception):
@@ -107,6 +107,7 @@ class GameOutcome:
     result: str  # SGF RE value: "B+2.5", "W+R", "B+F", "" (no result)
     moves: list[str] = field(default_factory=list)
     sgf: str = ""
+    text: str = ""  # the result in words (Outcome.text), "" without one
 
     @property
     def winner_engine(self) -> int | None:
@@ -132,7 +133,7 @@ class MatchResult:
     def summary(self) -> str:
         lines = [f"{self.names[k]}: {self.commands[k]} ({self.players[k]})" for k in (0, 1)]
         for g in self.games:
-            outcome = (f"{g.result}: {self.names[g.winner_engine]} wins"
+            outcome = (f"{g.text}: {self.names[g.winner_engine]} wins"
                        if g.winner is not None else "no result")
             lines.append(f"game {g.number}: {self.names[g.black]} (black) vs {self.names[g.white]} "
                          f"(white): {outcome} ({g.reason}, {len(g.moves)} moves)")
@@ -152,7 +153,7 @@ class MatchResult:
             "unfinished": self.unfinished,
             "games": [{"number": g.number, "black": self.names[g.black], "white": self.names[g.white],
                        "winner": g.winner, "winner_engine": g.winner_engine, "reason": g.reason,
-                       "result": g.result, "moves": g.moves} for g in self.games],
+                       "result": g.result, "text": g.text, "moves": g.moves} for g in self.games],
         }
 
 
@@ -163,11 +164,7 @@ def _setup(client: GTPClient, game: Game) -> None:
             raise EngineFailure(f"the engine plays {theirs!r}, not {game.name!r}")
     client.send(f"boardsize {game.size}")
     client.send("clear_board")
-    options = game.options
-    if "komi" in options:
-        client.send(f"komi {options['komi']}")
-    elif "prison" in options:
-        client.send(f"komi {options['prison']}")  # our convention: komi = Droched's prison
+    client.send(f"komi {game.balance_value}")  # our convention: komi sets the balance (Droched: the prison)
 
 
 def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, number: int,
@@ -181,7 +178,8 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
     def forfeit(color: str, why: str) -> GameOutcome:
         winner = other(color)
         return GameOutcome(number, black, white, winner, f"forfeit by {color}: {why}",
-                           ("B" if winner == "black" else "W") + "+F", list(game.moves))
+                           ("B" if winner == "black" else "W") + "+F", list(game.moves),
+                           text=f"{winner.capitalize()} wins: {color.capitalize()} forfeits")
 
     for color, k in by_color.items():
         try:
@@ -200,7 +198,8 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
         if move == "resign":
             winner = other(color)
             return GameOutcome(number, black, white, winner, "resignation",
-                               ("B" if winner == "black" else "W") + "+R", list(game.moves))
+                               ("B" if winner == "black" else "W") + "+R", list(game.moves),
+                               text=Outcome.resignation(color).text())
         try:
             game.play(move)
         except IllegalMove as exc:
@@ -209,8 +208,9 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
             watcher.send(f"play {color} {move}")
         except EngineFailure as exc:
             return forfeit(other(color), f"refused the legal move {move}: {exc}")
-    result = game.result()
-    return GameOutcome(number, black, white, result["winner"], "rules", result_text(game), list(game.moves))
+    outcome = game.outcome()
+    return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
+                       text=outcome.text())
 
 
 def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
