@@ -398,3 +398,11 @@ def test_a_recorded_resignation_gives_the_one_outcome_text():
     assert record.outcome.text() == "White wins: Black resigned"
     assert read_record("(;HG[keil]SZ[3]RE[B+T])").outcome.text() == "Black wins on time"
     assert read_record("(;HG[keil]SZ[3]RE[B+F])").outcome is None  # a forfeit is no outcome of play
+
+
+def test_variations_are_bounded_on_their_own():
+    from hexstones.records.sgf import SIDE_NODES
+
+    flood = "(;HG[keil]SZ[13];B[a1](;W[b2])" + "(;)" * (SIDE_NODES + 1) + ")"
+    with pytest.raises(SGFError, match=f"more than {SIDE_NODES} nodes off its main line"):
+        read_record(flood)

@@ -9,6 +9,7 @@ the next command arrives.
 
 from __future__ import annotations
 
+import io
 import queue
 import random
 import re
@@ -325,6 +326,7 @@ class Engine:
 
 # A command line longer than this is refused unread (GTP commands are a few words).
 MAX_LINE_BYTES = 1 << 16
+MAX_ERROR_CHARS = 300
 _LEADING_ID = re.compile(rb"^\s*(\d+)")
 
 
@@ -358,16 +360,21 @@ class Server:
             self.lines.put(None)  # whatever happened, the engine stops waiting
 
     def write(self, text: str) -> None:
-        sink = getattr(self.outfile, "buffer", None)
-        if sink is not None:
-            self.outfile.flush()
-            sink.write(text.encode("utf-8", "backslashreplace"))
-            sink.flush()
-        else:
-            self.outfile.write(text)
-            self.outfile.flush()
+        out = self.outfile
+        if isinstance(out, io.TextIOBase):
+            sink = getattr(out, "buffer", None)
+            if sink is None:  # a text stream only (StringIO)
+                out.write(text)
+                out.flush()
+                return
+            out.flush()
+            out = sink
+        out.write(text.encode("utf-8", "backslashreplace"))
+        out.flush()
 
     def respond(self, ok: bool, ident: str, body: str) -> None:
+        if not ok and len(body) > MAX_ERROR_CHARS:  # an error never echoes a long input back
+            body = body[: MAX_ERROR_CHARS - 3] + "..."
         # Multi-line answers that start with a newline (boards, SGF) begin on the next line.
         if body.startswith("\n"):
             body = "\n" + _one_line(body)

@@ -250,6 +250,9 @@ MOVES_PER_SQUARED_POINT = 60
 # each move node gets CHARACTERS_PER_MOVE (``;B[release]`` with spacing is under 16).
 INFORMATION_CHARACTERS = 1 << 20
 CHARACTERS_PER_MOVE = 16
+# Variations and further game trees: checked, never kept or played (hexstones writes
+# none); this many nodes at most.
+SIDE_NODES = 1 << 16
 
 
 def longest_game(game: Game) -> int:
@@ -281,6 +284,7 @@ def read_record(text: str) -> GameRecord:
     side = f"a {game.title} game of side {game.size}"
     reader.why = f"{side} holds at most {longest} moves"
     reader.max_nodes = longest + 1  # and the root
+    reader.max_side_nodes = SIDE_NODES
     reader.limit = longest_record(game)
     if len(text) > reader.limit:
         raise SGFError(f"the record has {len(text)} characters; {side} needs at most "

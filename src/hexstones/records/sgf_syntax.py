@@ -71,8 +71,10 @@ class _Reader:
         self.line = 1
         self.line_start = 0  # where the current line starts
         self.nodes = 0
+        self.side_nodes = 0  # nodes off the first tree's main line
         self.limit: int | None = None
         self.max_nodes: int | None = None
+        self.max_side_nodes: int | None = None
         self.why = ""
         self.trees: list[GameTree] = []  # the game trees read (kept only when asked)
         self.tree_heads: list[tuple[int, int]] = []  # line, column of each tree's first node
@@ -140,7 +142,7 @@ class _Reader:
 
         def sequence(tree: GameTree) -> Iterator[Node]:
             while self.peek() == ";":
-                node = self.node()
+                node = self.node(on_main_line)
                 if keep:
                     tree.nodes.append(node)
                 if on_main_line:
@@ -174,10 +176,15 @@ class _Reader:
             self.skip_space()
 
     # Node = ";" { Property }; Property = PropIdent PropValue { PropValue }
-    def node(self) -> Node:
+    def node(self, main: bool = True) -> Node:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise self.error(f"the record holds more than {self.max_nodes} nodes; {self.why}")
+        if not main:
+            self.side_nodes += 1
+            if self.max_side_nodes is not None and self.side_nodes > self.max_side_nodes:
+                raise self.error(f"the record holds more than {self.max_side_nodes} nodes off its "
+                                 f"main line; only the main line is read")
         node = Node(line=self.line, column=self.column)
         self.move_to(self.pos + 1)  # ";"
         self.skip_space()
