@@ -21,7 +21,6 @@ from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
 from hexstones.games import new_game
 
-
 # -- Elo and intervals ----------------------------------------------------------------
 
 

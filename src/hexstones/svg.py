@@ -14,8 +14,8 @@ stone, ``data-stone="black"`` or ``"white"``: the app and its tests find points 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from html import escape
-from typing import Iterable
 
 from hexstones.games.base import BLACK, WHITE, Game
 

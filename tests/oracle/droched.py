@@ -415,7 +415,7 @@ class DrochedGame(Game):
     def score(self) -> None:
         return None  # Droched has no score, only a last action
 
-    def copy(self) -> "DrochedGame":
+    def copy(self) -> DrochedGame:
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.moves = list(self.moves)

@@ -21,8 +21,9 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.ai.levels import get_level

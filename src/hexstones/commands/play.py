@@ -6,7 +6,7 @@ import argparse
 import os
 import pathlib
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from hexstones.games import Game, IllegalMove, other
 

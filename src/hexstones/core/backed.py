@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from hexstones.core.common import board_at, undo as _undo
+from hexstones.core.common import board_at
+from hexstones.core.common import undo as _undo
 from hexstones.core.layout import (
-    M_PLY, M_TO_MOVE, R_FULL, capacity_of, geometry, grow_state,
+    M_PLY,
+    M_TO_MOVE,
+    R_FULL,
+    capacity_of,
+    geometry,
+    grow_state,
 )
 
 COLOR_NAME = {1: "black", 2: "white"}

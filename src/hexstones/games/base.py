@@ -143,7 +143,7 @@ class Game:
             return text
         return f"{self.to_move} to move"
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         return _copy.deepcopy(self)
 
     def __str__(self) -> str:

@@ -16,7 +16,13 @@ import numpy as np
 from hexstones.core import keil as kernels
 from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
-    M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
+    M_PASSES,
+    M_PLY,
+    M_SPECIAL,
+    R_GAME_OVER,
+    R_OCCUPIED,
+    R_REPETITION,
+    R_SUICIDE,
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number

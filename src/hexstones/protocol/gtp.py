@@ -15,7 +15,8 @@ import random
 import re
 import sys
 import threading
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 import hexstones
 from hexstones.games import Game, IllegalMove, new_game

@@ -12,8 +12,9 @@ import queue
 import shlex
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from hexstones.games import Game, IllegalMove, new_game, other
 

@@ -36,7 +36,7 @@ class Node:
 @dataclass
 class GameTree:
     nodes: list[Node] = field(default_factory=list)
-    variations: list["GameTree"] = field(default_factory=list)
+    variations: list[GameTree] = field(default_factory=list)
 
     def main_line(self) -> list[Node]:
         """The nodes of the first variation at every branch."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hexstones
-from hexstones.games import GAME_NAMES, BLACK, WHITE, Game, IllegalMove, game_class, other
+from hexstones.games import BLACK, GAME_NAMES, WHITE, Game, IllegalMove, game_class, other
 from hexstones.svg import GAME_OVERLAYS, board_svg
 from hexstones.web.store import Store, StoredGame
 
