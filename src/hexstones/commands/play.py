@@ -206,10 +206,9 @@ def run(args: argparse.Namespace) -> int:
 
     session = Session(game, humans, ai_move=ai_move, read=read, write=write, colored=colored)
     try:
-        finished = session.run()
+        session.run()
     except KeyboardInterrupt:
         write("")
-        finished = False
     if args.save is not None:
         from hexstones.records import write_sgf
 

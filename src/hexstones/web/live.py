@@ -95,7 +95,8 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     if pie in ("", "0", "no", "false"):
         pie = "off"
     if pie not in ("off", "you", "ai"):
-        raise WebError(400, f"pie must be 'off' (a fixed komi), 'you' (you propose) or 'ai' (the AI proposes), not {pie!r}")
+        raise WebError(400, f"pie must be 'off' (a fixed komi), 'you' (you propose) or 'ai' "
+                            f"(the AI proposes), not {pie!r}")
     if pie == "ai" and opponent != "ai":
         raise WebError(400, "pie=ai needs opponent=ai: with two people at the screen, use pie=you")
 
