@@ -71,7 +71,7 @@ def state_line(game: Game) -> str:
     if game.name == "keil":
         parts.append(f"button: {button or 'free'}")
     if game.name == "droched":
-        prison = game.prison
+        prison = game.prison  # type: ignore[attr-defined]  # a Droched attribute
         parts.append(f"prison: {prison['black']} black, {prison['white']} white")
     if "komi" in game.options:
         parts.append(f"komi {game.options['komi']}")

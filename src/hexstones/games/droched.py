@@ -70,7 +70,7 @@ class DrochedGame(CoreBacked, Game):
     special_moves = (RELEASE,)
     kernels = kernels
 
-    def __init__(self, size: int = 9, prison: int = 0, handicap=()):
+    def __init__(self, size: int = 9, prison: int | float = 0, handicap=()):
         super().__init__(size)
         if isinstance(prison, float) and prison.is_integer():
             prison = int(prison)

@@ -74,7 +74,8 @@ class Engine:
             from hexstones.ai import get_level
 
             get_level(level)
-        self.commands: dict[str, Callable[[list[str]], str]] = {
+        # each returns the answer text; kata-analyze returns its settings for the streaming
+        self.commands: dict[str, Callable[[list[str]], Any]] = {
             "protocol_version": lambda a: PROTOCOL_VERSION,
             "name": lambda a: ENGINE_NAME,
             "version": lambda a: hexstones.__version__,

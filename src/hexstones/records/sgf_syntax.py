@@ -157,7 +157,7 @@ class _Reader:
     def value(self) -> str:
         line, column = self.line, self.column
         self.advance()  # "["
-        out = []
+        out: list[str] = []
         while True:
             if self.pos >= len(self.text):
                 raise SGFError("a property value opened here is never closed with ']'",

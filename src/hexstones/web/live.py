@@ -8,6 +8,7 @@ the AI's work to a pool of processes: no page request ever waits for the AI.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import logging
 import multiprocessing
@@ -338,7 +339,7 @@ class Tables:
         live.record.moves = list(game.moves)
         live.version += 1
 
-    def undo(self, live: Live) -> list[str]:
+    def undo(self, live: Live) -> builtins.list[str]:  # builtins: Tables.list is a method
         """Take back the last move (against the AI: the person's last move and the AI's replies)."""
         with live.lock:
             if live.record.resigned is not None:
