@@ -11,7 +11,7 @@ from collections.abc import Callable
 from hexstones.games import Game, IllegalMove, other
 
 HELP = """\
-Type a move in RULES.md notation: a point like e5, or {specials}.
+Type a move in docs/rules.md notation: a point like e5, or {specials}.
   undo     take back your last move (and the AI's answer to it)
   resign   give up the game
   legal    list the legal moves
@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
 
 
 def picture(game: Game, colored: bool) -> str:
-    """The board in the RULES.md layout, stones coloured and the last move marked."""
+    """The board in the docs/rules.md layout, stones coloured and the last move marked."""
     last = game.moves[-1] if game.moves and game.board.is_point(game.moves[-1]) else None
     marks = {}
     for point, color in game.stones().items():
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def pie(args: argparse.Namespace, game: Game, read, write):
-    """The komi pie (RULES.md section 5); returns (game, humans) or None if the player quits."""
+    """The komi pie (docs/rules.md section 5); returns (game, humans) or None if the player quits."""
     import hexstones
     from hexstones import ai
 

@@ -1,4 +1,4 @@
-"""Dehil kernels (RULES.md section 3). Move P is a pass."""
+"""Dehil kernels (docs/rules.md section 3). Move P is a pass."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def supported(board, nbr, v, X):
 
 @njit(cache=True, _nrt=False)
 def triangle_allowed(board, nbr, on_edge, a, b, c, X):
-    """The reading of RULES.md 3.4 for the X triangle a, b, c."""
+    """The reading of docs/rules.md 3.4 for the X triangle a, b, c."""
     edge = on_edge[a] + on_edge[b] + on_edge[c]
     if edge > 1:
         return False

@@ -1,4 +1,4 @@
-"""Droched kernels (RULES.md section 4). Move P is a release (one enemy stone leaves the
+"""Droched kernels (docs/rules.md section 4). Move P is a release (one enemy stone leaves the
 prison)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Keil kernels (RULES.md section 2). Move P is the special move: the button while nobody
+"""Keil kernels (docs/rules.md section 2). Move P is the special move: the button while nobody
 has taken it, a pass afterwards (exactly one of the two is ever legal)."""
 
 from __future__ import annotations

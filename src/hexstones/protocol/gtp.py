@@ -1,6 +1,6 @@
 """A GTP version 2 engine for Keil, Dehil and Droched (conventions in docs/gtp.md).
 
-Vertices are RULES.md points (``a1`` ... ) and the words ``pass``, ``button``,
+Vertices are docs/rules.md points (``a1`` ... ) and the words ``pass``, ``button``,
 ``release``; ``boardsize n`` means a hexhex board of side ``n``. Besides the standard
 commands the engine speaks GoGui's ``gogui-rules_*`` commands, so that rule-agnostic
 programs can drive these games, and ``kata-analyze``, which streams ``info`` lines until

@@ -29,7 +29,7 @@ log = logging.getLogger("hexstones.web")
 LEVELS = range(1, 11)
 DEFAULT_LEVEL = 3
 # The balance that the komi pie decides: Keil and Dehil a komi for White, Droched a
-# number of black stones in the prison (RULES.md section 5).
+# number of black stones in the prison (docs/rules.md section 5).
 BALANCE_OPTION = {"keil": "komi", "dehil": "komi", "droched": "prison"}
 # Readable names of the parts of a score (score_details keys of the engines).
 SCORE_PARTS = {
