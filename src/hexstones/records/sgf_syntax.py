@@ -36,7 +36,7 @@ class Node:
 @dataclass
 class GameTree:
     nodes: list[Node] = field(default_factory=list)
-    variations: list["GameTree"] = field(default_factory=list)
+    variations: list[GameTree] = field(default_factory=list)
 
     def main_line(self) -> list[Node]:
         """The nodes of the first variation at every branch."""
@@ -157,7 +157,7 @@ class _Reader:
     def value(self) -> str:
         line, column = self.line, self.column
         self.advance()  # "["
-        out = []
+        out: list[str] = []
         while True:
             if self.pos >= len(self.text):
                 raise SGFError("a property value opened here is never closed with ']'",
