@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 except OSError:
                     if time.monotonic() > deadline or server.poll() is not None:
-                        raise SystemExit("the server did not start")
+                        raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
             games = [(file, set_up(base, game, size, n, seed=7), overlays, game)
                      for file, game, size, n, overlays, _ in SHOTS]

@@ -26,6 +26,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
 
+pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
+
 if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there is nothing to drive
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 

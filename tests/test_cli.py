@@ -190,6 +190,7 @@ def test_render_svg_is_the_apps_drawing(tmp_path):
     assert stdout.stdout.strip() == board_svg(game, coordinates=False)
 
 
+@pytest.mark.slow  # starts Chromium
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="PNG output needs Chromium (.ci/run installs it)")
 def test_render_png(tmp_path):
     _, path = _record(tmp_path)

@@ -17,9 +17,28 @@ from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
 from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table, seed_rng, undo
 from hexstones.core.layout import (
-    M_PLY, M_PRISON, M_REMOVED, M_SPECIAL, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER,
-    R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT,
-    S_TABLE, W_BUF, W_BUF2, capacity_of, default_capacity, geometry, grow_state,
+    M_PLY,
+    M_PRISON,
+    M_REMOVED,
+    M_SPECIAL,
+    M_TO_MOVE,
+    OK,
+    R_GAME_OVER,
+    R_LONE_PRISONER,
+    R_NOT_A_MOVE,
+    R_OCCUPIED,
+    R_PRISON_EMPTY,
+    R_REPETITION,
+    R_SUICIDE,
+    R_TRIANGLE,
+    S_HIST_SLOT,
+    S_TABLE,
+    W_BUF,
+    W_BUF2,
+    capacity_of,
+    default_capacity,
+    geometry,
+    grow_state,
 )
 from hexstones.core.playouts import core_state_of, playouts
 from hexstones.core.state import start_state

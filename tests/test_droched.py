@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +17,12 @@ import hexstones
 from hexstones.board import get_board
 from hexstones.core.common import board_at
 from hexstones.core.layout import (
-    M_PLY, M_TO_MOVE, ROW_BITS, S_HIST_HASH, S_HIST_META, S_TABLE,
+    M_PLY,
+    M_TO_MOVE,
+    ROW_BITS,
+    S_HIST_HASH,
+    S_HIST_META,
+    S_TABLE,
 )
 from hexstones.games.base import BLACK, WHITE, IllegalMove, other
 

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 import hexstones
 from hexstones.games import (
-    BALANCE_LIMIT, GAME_NAMES, IllegalMove, Outcome, check_options, game_class, game_specs,
+    BALANCE_LIMIT,
+    GAME_NAMES,
+    IllegalMove,
+    Outcome,
+    check_options,
+    game_class,
+    game_specs,
 )
 
 

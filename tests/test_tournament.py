@@ -21,7 +21,6 @@ from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
 from hexstones.games import new_game
 
-
 # -- Elo and intervals ----------------------------------------------------------------
 
 
@@ -144,6 +143,7 @@ def test_serial_and_process_pool_backends_agree():
         t.run_tasks(tasks, workers=0)
 
 
+@pytest.mark.slow  # starts a local Ray instance
 def test_ray_backend_on_a_local_instance():
     pytest.importorskip("ray")
     tasks = t.schedule(["random", "uct:3"], ["keil"], games_per_pair=2, seed=2,
@@ -287,6 +287,7 @@ COMMANDS_OF_100_GAMES = {
 }
 
 
+@pytest.mark.slow  # process pools in a subprocess: 25-60 s each on a loaded machine
 @pytest.mark.parametrize("command, workers", [("tournament", "1"), ("tournament", "2"),
                                               ("komi", "2")])
 def test_an_interrupted_study_reports_and_saves_the_games_it_finished(tmp_path, command,

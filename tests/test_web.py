@@ -398,4 +398,5 @@ def test_board_svg_overlays_follow_the_engines():
     svg = board_svg(dehil, overlays=("partitions",))
     with_parts = sum(len(gr["points"]) for gr in dehil.groups() if gr["has_partitions"])
     assert len(re.findall(r'class="has-partitions"', svg)) == with_parts
-    assert len(re.findall(r'class="no-partitions"', svg)) == sum(len(gr["points"]) for gr in dehil.groups()) - with_parts
+    all_points = sum(len(gr["points"]) for gr in dehil.groups())
+    assert len(re.findall(r'class="no-partitions"', svg)) == all_points - with_parts

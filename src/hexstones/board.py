@@ -1,7 +1,7 @@
 """Hexhex board geometry shared by all three games.
 
 A board of side ``n`` holds the points ``(c, r)`` with ``0 <= c, r <= 2n-2`` and
-``|c - r| <= n-1`` (RULES.md section 1). Points are numbered in column-major order
+``|c - r| <= n-1`` (docs/rules.md section 1). Points are numbered in column-major order
 (``a1, a2, ..., b1, ...``); every table here is indexed by that number, so the compiled
 core can use the same tables as numpy arrays.
 """
@@ -141,7 +141,7 @@ class Board:
     # -- pictures -------------------------------------------------------------------
 
     def render(self, marks: dict[int, str] | None = None, empty: str = ".") -> str:
-        """A text picture in the layout of RULES.md: top row first, row numbers left.
+        """A text picture in the layout of docs/rules.md: top row first, row numbers left.
 
         ``marks`` maps point indices to one-character marks; other points show ``empty``.
         """

@@ -2,8 +2,8 @@
 
 Used by the browser app (the page inserts this SVG and makes its points clickable) and
 by the command line. Points lie on the triangular lattice: ``(c, r)`` is drawn at
-``x = (2c - r) * s/2``, ``y = -r * s*sqrt(3)/2`` (row 1 at the bottom, as in RULES.md), so
-that the six neighbours of RULES.md section 1 are the six nearest points. Keil and Dehil
+``x = (2c - r) * s/2``, ``y = -r * s*sqrt(3)/2`` (row 1 at the bottom, as in docs/rules.md), so
+that the six neighbours of docs/rules.md section 1 are the six nearest points. Keil and Dehil
 draw the lattice lines with stones on the points; Droched draws each point as a
 hexagonal cell.
 
@@ -14,8 +14,8 @@ stone, ``data-stone="black"`` or ``"white"``: the app and its tests find points 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from html import escape
-from typing import Iterable
 
 from hexstones.games.base import BLACK, WHITE, Game
 

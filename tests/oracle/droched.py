@@ -194,7 +194,7 @@ class DrochedGame(Game):
             geo = _geometry(self.size)
             black = sum(geo.bit[self.board.index[n]] for n in names)
             position = _Position(geo, black, 0)
-            for g, nb, adjacent in position.groups[BLACK]:
+            for g, _nb, adjacent in position.groups[BLACK]:
                 reach = 0
                 for k in adjacent:
                     reach |= position.regions[k][1]
@@ -415,7 +415,7 @@ class DrochedGame(Game):
     def score(self) -> None:
         return None  # Droched has no score, only a last action
 
-    def copy(self) -> "DrochedGame":
+    def copy(self) -> DrochedGame:
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.moves = list(self.moves)
@@ -467,7 +467,7 @@ class DrochedGame(Game):
         names, feature_names = self.board.names, self.board.feature_names
         found = []
         for color in (BLACK, WHITE):
-            for g, nb, adjacent in pos.groups[color]:
+            for g, _nb, adjacent in pos.groups[color]:
                 reach = 0
                 for k in adjacent:
                     reach |= pos.regions[k][1]

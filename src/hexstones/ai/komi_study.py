@@ -38,7 +38,7 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         raise ValueError("the study needs at least one komi value")
     if isinstance(games_per_komi, bool) or not isinstance(games_per_komi, int) or games_per_komi < 1:
         raise ValueError(f"games per komi must be a whole number of at least 1, not {games_per_komi!r}")
-    tasks = []
+    tasks: list[dict[str, Any]] = []
     for komi in komis:
         options = {"size": size, balance_option(game_name): komi}
         new_game(game_name, **options)  # a bad size or komi fails before any game
@@ -53,7 +53,7 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
     by_komi: dict[int, list[dict[str, Any]]] = {}
     for r in records:
         by_komi.setdefault(r["komi"], []).append(r)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for komi in sorted(by_komi):
         recs = by_komi[komi]
         wins = sum(black_share(r) for r in recs)

@@ -21,7 +21,12 @@ from hexstones.ai.tree import (  # isort: skip
 from hexstones.ai import kernels as K  # isort: skip
 from hexstones.core.common import seed_rng
 from hexstones.core.layout import (
-    GAME_IDS, M_PLY, capacity_of, default_capacity, geometry, grow_state,
+    GAME_IDS,
+    M_PLY,
+    capacity_of,
+    default_capacity,
+    geometry,
+    grow_state,
 )
 from hexstones.core.state import start_state
 

@@ -1,4 +1,4 @@
-"""The komi pie (RULES.md section 5) from the AI's own estimates.
+"""The komi pie (docs/rules.md section 5) from the AI's own estimates.
 
 Keil and Dehil: the AI searches the empty board with komi 0; the mean final margin of its
 playouts (Black minus White) is its estimate of what the first move is worth, and the

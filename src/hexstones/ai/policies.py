@@ -24,7 +24,14 @@ from numba import njit
 from hexstones.ai import kernels as K
 from hexstones.core.common import empty_points, rand_below
 from hexstones.core.layout import (
-    M_LAST, M_OVER, M_PASSES, M_PLY, M_PRISON, M_TO_MOVE, OK, R_FULL,
+    M_LAST,
+    M_OVER,
+    M_PASSES,
+    M_PLY,
+    M_PRISON,
+    M_TO_MOVE,
+    OK,
+    R_FULL,
 )
 
 # Dehil: how many random non-cut candidates to pass over while looking for a cut point

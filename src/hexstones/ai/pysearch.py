@@ -22,11 +22,11 @@ from hexstones.games import BLACK, WHITE, Game, IllegalMove
 @dataclass
 class Node:
     move: str | None
-    parent: "Node | None"
+    parent: Node | None
     mover: str | None  # who played ``move``
     to_move: str
     untried: list[str] | None = None  # legal moves not expanded yet (None: not computed)
-    children: list["Node"] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
     visits: int = 0
     wins: float = 0.0  # for ``mover``
     terminal: bool = False

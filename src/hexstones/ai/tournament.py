@@ -21,8 +21,9 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.ai.levels import get_level
@@ -132,7 +133,7 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
         raise ValueError("a round-robin needs at least two players")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or games_per_pair < 1:
         raise ValueError(f"games per pair must be a whole number of at least 1, not {games_per_pair!r}")
-    tasks = []
+    tasks: list[dict[str, Any]] = []
     for name in games:
         if name not in GAME_NAMES:
             raise ValueError(f"unknown game {name!r}: choose from {', '.join(GAME_NAMES)}")
@@ -201,7 +202,7 @@ def run_tasks(tasks: list[dict[str, Any]], *, backend: str = "local", workers: i
             _run_ray(tasks, workers, ray_address, done, worker_fn)
     except KeyboardInterrupt:
         raise Interrupted([r for r in results if r is not None], len(tasks)) from None
-    return results  # type: ignore[return-value]
+    return results
 
 
 def _ignore_interrupts() -> None:
@@ -341,11 +342,11 @@ class Progress:
                  black_wins: bool = False):
         self.total, self.players, self.width = total, players, width
         self.black_wins = black_wins  # self-play study: show Black's wins, not players'
-        self.black_won = 0
+        self.black_won: float = 0
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.done = 0
-        self.points = {p: 0 for p in players}
+        self.points: dict[str, float] = {p: 0 for p in players}
         self.played = {p: 0 for p in players}
         self._last_tenth = -1
 

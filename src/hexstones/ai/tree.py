@@ -67,7 +67,10 @@ _invalidate_stale_cache()
 
 from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
 from hexstones.ai.policies import (  # noqa: E402
-    buffer_size, dehil_eye, learn_replies, policy_playout,
+    buffer_size,
+    dehil_eye,
+    learn_replies,
+    policy_playout,
 )
 from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402

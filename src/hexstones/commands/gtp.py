@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "gtp", help="run as a GTP engine on stdin/stdout",
         description="Speak the Go Text Protocol (version 2) on stdin/stdout for Keil, Dehil or "
-                    "Droched. Vertices are RULES.md points (a1 ...) and pass/button/release; "
+                    "Droched. Vertices are docs/rules.md points (a1 ...) and pass/button/release; "
                     "boardsize N is the hexhex side. See docs/gtp.md.")
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
     add_game_options(p)

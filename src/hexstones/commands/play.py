@@ -6,12 +6,12 @@ import argparse
 import os
 import pathlib
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from hexstones.games import COLORS, Game, IllegalMove, Outcome, other
 
 HELP = """\
-Type a move in RULES.md notation: a point like e5, or {specials}.
+Type a move in docs/rules.md notation: a point like e5, or {specials}.
   undo     take back your last move (and the AI's answer to it)
   resign   give up the game
   legal    list the legal moves
@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
 
 
 def picture(game: Game, colored: bool) -> str:
-    """The board in the RULES.md layout, stones coloured and the last move marked."""
+    """The board in the docs/rules.md layout, stones coloured and the last move marked."""
     last = game.moves[-1] if game.moves and game.board.is_point(game.moves[-1]) else None
     marks = {}
     for point, color in game.stones().items():
@@ -202,10 +202,9 @@ def run(args: argparse.Namespace) -> int:
 
     session = Session(game, humans, ai_move=ai_move, read=read, write=write, colored=colored)
     try:
-        finished = session.run()
+        session.run()
     except KeyboardInterrupt:
         write("")
-        finished = False
     if args.save is not None:
         from hexstones.records import write_sgf
 
@@ -223,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def pie(args: argparse.Namespace, game: Game, read, write):
-    """The komi pie (RULES.md section 5); returns (game, humans) or None if the player quits."""
+    """The komi pie (docs/rules.md section 5); returns (game, humans) or None if the player quits."""
     import hexstones
     from hexstones import ai
 

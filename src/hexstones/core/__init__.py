@@ -114,8 +114,19 @@ def _drop_stale_cache() -> None:
 _drop_stale_cache()
 
 from hexstones.core.layout import (  # noqa: E402  (after the cache check)
-    BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE,
-    allocate_state, default_capacity, geometry, grow_state,
+    BLACK,
+    DEHIL,
+    DROCHED,
+    EMPTY,
+    GAME_IDS,
+    KEIL,
+    OK,
+    REASON_NAMES,
+    WHITE,
+    allocate_state,
+    default_capacity,
+    geometry,
+    grow_state,
 )
 from hexstones.core.state import start_state  # noqa: E402
 

@@ -3,12 +3,23 @@ the rules themselves run in the kernels)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
-from hexstones.core.common import board_at, undo as _undo
+from hexstones.core.common import board_at
+from hexstones.core.common import undo as _undo
 from hexstones.core.layout import (
-    M_PLY, M_TO_MOVE, R_FULL, capacity_of, geometry, grow_state,
+    M_PLY,
+    M_TO_MOVE,
+    R_FULL,
+    capacity_of,
+    geometry,
+    grow_state,
 )
+
+if TYPE_CHECKING:
+    from hexstones.board import Board
 
 COLOR_NAME = {1: "black", 2: "white"}
 
@@ -17,7 +28,11 @@ class CoreBacked:
     """Mixin for :class:`hexstones.games.base.Game` subclasses whose rules are a core
     kernel module (``kernels``): the position lives in ``self._st``."""
 
-    kernels = None  # the hexstones.core.<game> module
+    kernels: Any = None  # the hexstones.core.<game> module
+    # set by Game.__init__ (declared for the type checker)
+    size: int
+    board: Board
+    moves: list[str]
 
     def _attach(self, st) -> None:
         self._st = st

@@ -9,7 +9,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from hexstones.core.layout import (
-    M_BOARD_ROW, M_LAST, M_PLY, M_TO_MOVE, ROW_BITS, W_MARKS,
+    M_BOARD_ROW,
+    M_LAST,
+    M_PLY,
+    M_TO_MOVE,
+    ROW_BITS,
+    W_MARKS,
 )
 
 _STAMP_LIMIT = 2**31 - 2

@@ -1,17 +1,41 @@
-"""Dehil kernels (RULES.md section 3). Move P is a pass."""
+"""Dehil kernels (docs/rules.md section 3). Move P is a pass."""
 
 from __future__ import annotations
 
 from numba import njit
 
 from hexstones.core.common import (
-    commit, copy_into, empty_points, rand_below, undo,
+    commit,
+    empty_points,
+    rand_below,
 )
 from hexstones.core.layout import (
-    M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
-    OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_TRIANGLE,
-    W_ADJ, W_AREAS, W_BUF, W_CAND, W_DEG, W_DISC, W_FILL, W_GROUP, W_LABEL, W_LOW, W_NODEG,
-    W_SEDGE, W_SNODE, W_SPLIT,
+    M_KOMI,
+    M_PASSES,
+    M_PLY,
+    M_REMOVED,
+    M_SPECIAL,
+    M_TO_MOVE,
+    OK,
+    R_FULL,
+    R_GAME_OVER,
+    R_NOT_A_MOVE,
+    R_OCCUPIED,
+    R_TRIANGLE,
+    W_ADJ,
+    W_AREAS,
+    W_BUF,
+    W_CAND,
+    W_DEG,
+    W_DISC,
+    W_FILL,
+    W_GROUP,
+    W_LABEL,
+    W_LOW,
+    W_NODEG,
+    W_SEDGE,
+    W_SNODE,
+    W_SPLIT,
 )
 
 
@@ -54,7 +78,7 @@ def supported(board, nbr, v, X):
 
 @njit(cache=True, _nrt=False)
 def triangle_allowed(board, nbr, on_edge, a, b, c, X):
-    """The reading of RULES.md 3.4 for the X triangle a, b, c."""
+    """The reading of docs/rules.md 3.4 for the X triangle a, b, c."""
     edge = on_edge[a] + on_edge[b] + on_edge[c]
     if edge > 1:
         return False

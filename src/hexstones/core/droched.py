@@ -1,4 +1,4 @@
-"""Droched kernels (RULES.md section 4). Move P is a release (one enemy stone leaves the
+"""Droched kernels (docs/rules.md section 4). Move P is a release (one enemy stone leaves the
 prison)."""
 
 from __future__ import annotations
@@ -7,13 +7,37 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (
-    board_at, commit, copy_into, empty_points, new_stamp, prefetch_position, rand_below,
-    repeats, reserve_stamps, undo,
+    board_at,
+    commit,
+    empty_points,
+    new_stamp,
+    prefetch_position,
+    rand_below,
+    repeats,
+    reserve_stamps,
+    undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
-    OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
-    W_BUF, W_BUF2, W_CAND, W_FILL, W_LABEL, W_MARKS, W_MASK,
+    M_DEAD,
+    M_OVER,
+    M_PLY,
+    M_PRISON,
+    M_REMOVED,
+    M_TO_MOVE,
+    OK,
+    R_FULL,
+    R_LONE_PRISONER,
+    R_NOT_A_MOVE,
+    R_OCCUPIED,
+    R_PRISON_EMPTY,
+    R_REPETITION,
+    W_BUF,
+    W_BUF2,
+    W_CAND,
+    W_FILL,
+    W_LABEL,
+    W_MARKS,
+    W_MASK,
 )
 
 

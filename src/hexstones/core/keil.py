@@ -1,4 +1,4 @@
-"""Keil kernels (RULES.md section 2). Move P is the special move: the button while nobody
+"""Keil kernels (docs/rules.md section 2). Move P is the special move: the button while nobody
 has taken it, a pass afterwards (exactly one of the two is ever legal)."""
 
 from __future__ import annotations
@@ -7,13 +7,37 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    commit, copy_into, empty_points, new_stamp, next_stamp, rand_below, repeats,
-    reserve_stamps, undo,
+    commit,
+    copy_into,
+    empty_points,
+    new_stamp,
+    next_stamp,
+    rand_below,
+    repeats,
+    reserve_stamps,
+    undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
-    OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_REPETITION, R_SUICIDE,
-    W_BUF, W_CAND, W_LABEL, W_MARKS, W_MASK, W_RING,
+    M_DEAD,
+    M_KOMI,
+    M_PASSES,
+    M_PLY,
+    M_REMOVED,
+    M_SPECIAL,
+    M_TO_MOVE,
+    OK,
+    R_FULL,
+    R_GAME_OVER,
+    R_NOT_A_MOVE,
+    R_OCCUPIED,
+    R_REPETITION,
+    R_SUICIDE,
+    W_BUF,
+    W_CAND,
+    W_LABEL,
+    W_MARKS,
+    W_MASK,
+    W_RING,
 )
 
 

@@ -101,7 +101,7 @@ def geometry(size: int):
                 tris.append(tuple(sorted((p, int(a), int(b)))))
     tris.sort()
     tri = np.array(tris, dtype=np.int32).reshape(len(tris), 3)
-    tris_of = [[] for _ in range(P)]
+    tris_of: list[list[int]] = [[] for _ in range(P)]
     for t, pts in enumerate(tris):
         for p in pts:
             tris_of[p].append(t)

@@ -16,7 +16,14 @@ from hexstones.board import get_board
 from hexstones.core.common import seed_rng
 from hexstones.core.dispatch import play, run_playouts
 from hexstones.core.layout import (
-    GAME_IDS, M_PLY, OK, REASON_NAMES, capacity_of, default_capacity, geometry, grow_state,
+    GAME_IDS,
+    M_PLY,
+    OK,
+    REASON_NAMES,
+    capacity_of,
+    default_capacity,
+    geometry,
+    grow_state,
 )
 from hexstones.core.state import start_state
 from hexstones.games import Game, new_game

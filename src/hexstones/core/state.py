@@ -6,9 +6,25 @@ import numpy as np
 
 from hexstones.board import get_board
 from hexstones.core.layout import (
-    BLACK, DROCHED, GAME_IDS, M_DEAD, M_GAME, M_KOMI, M_LAST, M_OVER, M_PRISON, M_TO_MOVE,
-    S_BOARD, S_HIST_BOARD, S_HIST_HASH, S_HIST_META, S_META, WHITE,
-    allocate_state, default_capacity, geometry,
+    BLACK,
+    DROCHED,
+    GAME_IDS,
+    M_DEAD,
+    M_GAME,
+    M_KOMI,
+    M_LAST,
+    M_OVER,
+    M_PRISON,
+    M_TO_MOVE,
+    S_BOARD,
+    S_HIST_BOARD,
+    S_HIST_HASH,
+    S_HIST_META,
+    S_META,
+    WHITE,
+    allocate_state,
+    default_capacity,
+    geometry,
 )
 
 

@@ -26,7 +26,7 @@ def game_class(name: str) -> type[Game]:
 
 
 def new_game(name: str, **options) -> Game:
-    """A new game of ``name`` ("keil", "dehil", "droched") with RULES.md defaults.
+    """A new game of ``name`` ("keil", "dehil", "droched") with docs/rules.md defaults.
 
     Options: ``size`` for all; ``komi`` (Keil, Dehil); ``prison`` and ``handicap``
     (Droched). An unknown option or a bad value raises ValueError saying which.

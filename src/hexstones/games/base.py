@@ -15,7 +15,15 @@ import numpy as np
 
 from hexstones.board import MAX_SIZE, MIN_SIZE, Board, get_board
 from hexstones.games.spec import (
-    BLACK, COLORS, WHITE, Balance, Outcome, Overlay, ScorePart, other, whole_number,
+    BLACK,
+    COLORS,
+    WHITE,
+    Balance,
+    Outcome,
+    Overlay,
+    ScorePart,
+    other,
+    whole_number,
 )
 
 STONE_CHARS = {BLACK: "X", WHITE: "O"}
@@ -157,6 +165,10 @@ class Game:
         values and partitions, bridges)."""
         raise NotImplementedError
 
+    def territories(self) -> list[dict[str, Any]]:
+        """Every territory (points and owner) in games that count territory; else none."""
+        return []
+
     def analysis(self) -> dict[str, Any]:
         """What the position is made of (groups, territories, ...), as JSON-ready data."""
         raise NotImplementedError
@@ -250,7 +262,7 @@ class Game:
             return outcome.text()
         return f"{self.to_move} to move"
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         return _copy.deepcopy(self)
 
     def __str__(self) -> str:

@@ -1,4 +1,4 @@
-"""Droched (RULES.md section 4): Go on hexagonal cells where life is a bridge to the border.
+"""Droched (docs/rules.md section 4): Go on hexagonal cells where life is a bridge to the border.
 
 A group lives while the empty cells reachable from its stones through empty cells touch at
 least two of the board's 12 border features (6 corners, 6 edges without their corners).
@@ -18,8 +18,16 @@ import numpy as np
 from hexstones.core import droched as kernels
 from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
-    M_PLY, M_PRISON, M_TO_MOVE, R_LONE_PRISONER, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
-    capacity_of, geometry, grow_state,
+    M_PLY,
+    M_PRISON,
+    M_TO_MOVE,
+    R_LONE_PRISONER,
+    R_OCCUPIED,
+    R_PRISON_EMPTY,
+    R_REPETITION,
+    capacity_of,
+    geometry,
+    grow_state,
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
@@ -79,7 +87,7 @@ class DrochedGame(CoreBacked, Game):
     sgf_number = 903
     kernels = kernels
 
-    def __init__(self, size: int = 9, prison: int = 0, handicap=()):
+    def __init__(self, size: int = 9, prison: int | float = 0, handicap=()):
         super().__init__(size)
         self.initial_prison = self.balance.check(prison, self.title)
         prison = self.initial_prison

@@ -1,4 +1,4 @@
-"""Keil (RULES.md section 2): Go on the triangular grid, with linking.
+"""Keil (docs/rules.md section 2): Go on the triangular grid, with linking.
 
 Two adjacent points are linked iff one of their common neighbours has the same content
 as one of them. Groups, liberties and territories all follow links, not plain adjacency.
@@ -16,7 +16,13 @@ import numpy as np
 from hexstones.core import keil as kernels
 from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
-    M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
+    M_PASSES,
+    M_PLY,
+    M_SPECIAL,
+    R_GAME_OVER,
+    R_OCCUPIED,
+    R_REPETITION,
+    R_SUICIDE,
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
@@ -186,7 +192,7 @@ class KeilGame(CoreBacked, Game):
         return found
 
     def links(self, points: list[str]) -> list[tuple[str, str]]:
-        """Neighbouring pairs among ``points`` that are linked (RULES.md 2.1)."""
+        """Neighbouring pairs among ``points`` that are linked (docs/rules.md 2.1)."""
         index, names = self.board.index, self.board.names
         members = {index[p] for p in points}
         nbr = self._geo[0]

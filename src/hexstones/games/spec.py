@@ -47,7 +47,7 @@ def _shown(value: Any, limit: int = 40) -> str:
 
 @dataclass(frozen=True)
 class Balance:
-    """The option that balances the first player's advantage (RULES.md section 5).
+    """The option that balances the first player's advantage (docs/rules.md section 5).
 
     Keil and Dehil: ``komi``, points for White (a score margin). Droched, which has no
     score: ``prison``, black stones in the prison at the start, which White may release.

@@ -1,6 +1,6 @@
 """A GTP version 2 engine for Keil, Dehil and Droched (conventions in docs/gtp.md).
 
-Vertices are RULES.md points (``a1`` ... ) and the words ``pass``, ``button``,
+Vertices are docs/rules.md points (``a1`` ... ) and the words ``pass``, ``button``,
 ``release``; ``boardsize n`` means a hexhex board of side ``n``. Besides the standard
 commands the engine speaks GoGui's ``gogui-rules_*`` commands, so that rule-agnostic
 programs can drive these games, and ``kata-analyze``, which streams ``info`` lines until
@@ -15,7 +15,8 @@ import random
 import re
 import sys
 import threading
-from typing import Any, BinaryIO, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, BinaryIO, TextIO
 
 import hexstones
 from hexstones.games import Game, IllegalMove, new_game
@@ -79,7 +80,8 @@ class Engine:
             from hexstones.ai import get_level
 
             get_level(level)
-        self.commands: dict[str, Callable[[list[str]], str]] = {
+        # each returns the answer text; kata-analyze returns its settings for the streaming
+        self.commands: dict[str, Callable[[list[str]], Any]] = {
             "protocol_version": lambda a: PROTOCOL_VERSION,
             "name": lambda a: ENGINE_NAME,
             "version": lambda a: hexstones.__version__,

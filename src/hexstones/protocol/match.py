@@ -12,8 +12,9 @@ import queue
 import shlex
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from hexstones.games import Game, IllegalMove, Outcome, new_game, other
 
@@ -119,8 +120,8 @@ class GameOutcome:
 @dataclass
 class MatchResult:
     names: tuple[str, str]  # short labels, "engine 1" and "engine 2"
-    commands: tuple[str, str] = ("", "")
-    players: tuple[str, str] = ("", "")  # what the engines call themselves (GTP name, version)
+    commands: tuple[str, ...] = ("", "")
+    players: tuple[str, ...] = ("", "")  # what the engines call themselves (GTP name, version)
     games: list[GameOutcome] = field(default_factory=list)
 
     def wins(self, engine: int) -> int:
@@ -258,10 +259,10 @@ def _player_name(client: GTPClient) -> str:
         return shlex.join(client.argv)
 
 
-def _record_text(game: Game, outcome: GameOutcome, names: tuple[str, str]) -> str:
+def _record_text(game: Game, outcome: GameOutcome, names: tuple[str, ...]) -> str:
     from hexstones.records import write_sgf
 
-    info = {"black": names[outcome.black], "white": names[outcome.white], "event": "hexstones match",
+    info: dict[str, Any] = {"black": names[outcome.black], "white": names[outcome.white], "event": "hexstones match",
             "round": str(outcome.number)}
     if not game.is_over and outcome.result:
         info["result"] = outcome.result

@@ -38,7 +38,7 @@ class Node:
 @dataclass
 class GameTree:
     nodes: list[Node] = field(default_factory=list)
-    variations: list["GameTree"] = field(default_factory=list)
+    variations: list[GameTree] = field(default_factory=list)
 
     def main_line(self) -> list[Node]:
         """The nodes of the first variation at every branch."""
@@ -212,7 +212,7 @@ class _Reader:
     def value(self) -> str:
         line, column = self.line, self.column
         text, start = self.text, self.pos + 1  # after "["
-        out = []
+        out: list[str] = []
         while True:
             stop = _VALUE_STOP.search(text, start)
             if stop is None or stop.end() == len(text) and stop.group() == "\\":

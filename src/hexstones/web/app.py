@@ -150,7 +150,7 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
         with live.lock:
             players = live.setup.get("players") or {}
             names = tuple(
-                ("hexstones AI level %s" % live.setup.get("level")) if players.get(c) == "ai" else "Human"
+                f"hexstones AI level {live.setup.get('level')}" if players.get(c) == "ai" else "Human"
                 for c in ("black", "white")
             )
             try:

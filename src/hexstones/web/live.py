@@ -8,6 +8,7 @@ the AI's work to a pool of processes: no page request ever waits for the AI.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import logging
 import multiprocessing
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hexstones
-from hexstones.games import GAME_NAMES, BLACK, WHITE, Game, IllegalMove, game_class, other
+from hexstones.games import BLACK, GAME_NAMES, WHITE, Game, IllegalMove, game_class, other
 from hexstones.svg import board_svg
 from hexstones.web.store import Store, StoredGame
 
@@ -28,7 +29,7 @@ log = logging.getLogger("hexstones.web")
 LEVELS = range(1, 11)
 DEFAULT_LEVEL = 3
 # The balance that the komi pie decides: Keil and Dehil a komi for White, Droched a
-# number of black stones in the prison (RULES.md section 5).
+# number of black stones in the prison (docs/rules.md section 5).
 BALANCE_OPTION = {"keil": "komi", "dehil": "komi", "droched": "prison"}
 
 
@@ -89,7 +90,8 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     if pie in ("", "0", "no", "false"):
         pie = "off"
     if pie not in ("off", "you", "ai"):
-        raise WebError(400, f"pie must be 'off' (a fixed komi), 'you' (you propose) or 'ai' (the AI proposes), not {pie!r}")
+        raise WebError(400, f"pie must be 'off' (a fixed komi), 'you' (you propose) or 'ai' "
+                            f"(the AI proposes), not {pie!r}")
     if pie == "ai" and opponent != "ai":
         raise WebError(400, "pie=ai needs opponent=ai: with two people at the screen, use pie=you")
 
@@ -331,7 +333,7 @@ class Tables:
         live.record.moves = list(game.moves)
         live.version += 1
 
-    def undo(self, live: Live) -> list[str]:
+    def undo(self, live: Live) -> builtins.list[str]:  # builtins: Tables.list is a method
         """Take back the last move (against the AI: the person's last move and the AI's replies)."""
         with live.lock:
             if live.record.resigned is not None:

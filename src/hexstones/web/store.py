@@ -13,6 +13,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,14 +79,14 @@ class Store:
             self._db.execute("COMMIT")
 
     def create(self, game: str, options: dict[str, Any], setup: dict[str, Any],
-               moves: list[str] = ()) -> StoredGame:
+               moves: Sequence[str] = ()) -> StoredGame:
         now = time.time()
         with self._lock:
             while True:  # ids are random; retry on the (unlikely) clash
                 game_id = secrets.token_hex(5)
                 if not self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
                     break
-        statements = [(
+        statements: list[tuple[str, tuple]] = [(
             "INSERT INTO games (id, game, options, setup, resigned, created, updated) VALUES (?, ?, ?, ?, NULL, ?, ?)",
             (game_id, game, json.dumps(options), json.dumps(setup), now, now),
         )]
@@ -138,7 +139,7 @@ class Store:
 
     def update(self, game_id: str, *, options: dict | None = None, setup: dict | None = None,
                resigned: str | None = None, summary: str | None = None) -> None:
-        statements = []
+        statements: list[tuple[str, tuple]] = []
         if summary is not None:
             statements.append(("UPDATE games SET summary = ? WHERE id = ?", (summary, game_id)))
         if options is not None:
