@@ -362,7 +362,7 @@ class Server:
             self.lines.put(None)  # whatever happened, the engine stops waiting
 
     def write(self, text: str) -> None:
-        out = self.outfile
+        out: Any = self.outfile
         if isinstance(out, io.TextIOBase):
             sink = getattr(out, "buffer", None)
             if sink is None:  # a text stream only (StringIO)

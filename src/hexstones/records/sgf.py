@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hexstones.games import GAME_NAMES, Game, IllegalMove, Outcome, game_class, new_game
 from hexstones.core.layout import MAX_CAPACITY
+from hexstones.games import GAME_NAMES, Game, IllegalMove, Outcome, game_class, new_game
 from hexstones.records.sgf_syntax import Node, SGFError, format_property
 from hexstones.records.sgf_syntax import reader as sgf_reader
 

@@ -7,8 +7,8 @@ properties their meaning.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 
 class SGFError(ValueError):
