@@ -155,10 +155,9 @@ class Tables:
         live = Live(record, game)
         with self._lock:
             self._games[record.id] = live
-        with live.lock:
-            answer = view.state(live)
         self._schedule_ai(live)
-        return answer
+        with live.lock:
+            return view.state(live)
 
     def list(self) -> list[dict[str, Any]]:
         return self.store.list()

@@ -170,7 +170,8 @@ class Store:
             raise ValueError(f"cannot open the games database {self.path!r}: {exc}") from None
         db.text_factory = bytes  # text is decoded row by row: one bad row spoils only its game
         try:
-            problems = [p.decode("utf-8", "replace") for (p,) in db.execute("PRAGMA quick_check")]
+            problems = [" ".join(p.decode("utf-8", "replace").replace("*** in database main ***", "").split())
+                        for (p,) in db.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
                 raise ValueError(
                     f"the games database {self.path!r} is damaged: {problems[0]} ({len(problems)} "
@@ -181,7 +182,9 @@ class Store:
             self._upgrade(db)
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise ValueError(f"the games database {self.path!r} cannot be used: {exc}") from None
+            raise ValueError(f"the games database {self.path!r} is damaged or no SQLite file "
+                             f"(SQLite: {exc}); restore a copy, or save what can be saved with: "
+                             f"sqlite3 {self.path} .recover") from None
         except BaseException:
             db.close()
             raise
