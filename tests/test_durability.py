@@ -137,48 +137,51 @@ def test_killed_at_random_moments_the_server_loses_no_acknowledged_move(tmp_path
     server = Server(tmp_path / "games.db")
     acknowledged: dict[str, list[str]] = {}  # game id -> the moves the server answered 200 to
     ever_started: set[int] = set()
-    for cycle in range(4):
-        server.start()
-        ever_started |= children(server.proc.pid)
-        status, game = server.call("POST", "/api/games", {"game": "keil", "size": 5, "opponent": "human"})
-        assert status == 201
-        acknowledged[game["id"]] = []
-        if cycle % 2:  # kill during an AI search as well as during moves
-            _, workers = start_ai_search(server)
-            ever_started |= workers
-        stop_playing = threading.Event()
-        errors: list[str] = []
-        picks = random.Random(cycle)
+    try:
+        for cycle in range(4):
+            server.start()
+            ever_started |= children(server.proc.pid)
+            status, game = server.call("POST", "/api/games", {"game": "keil", "size": 5, "opponent": "human"})
+            assert status == 201
+            acknowledged[game["id"]] = []
+            if cycle % 2:  # kill during an AI search as well as during moves
+                _, workers = start_ai_search(server)
+                ever_started |= workers
+            stop_playing = threading.Event()
+            errors: list[str] = []
+            picks = random.Random(cycle)
 
-        def play(gid: str, legal: list[str]) -> None:
-            while not stop_playing.is_set():
-                points = [m for m in legal if m != "pass"]
-                try:
-                    status, s = server.call("POST", f"/api/games/{gid}/moves",
-                                            {"move": picks.choice(points), "ply": len(acknowledged[gid])})
-                except OSError:
-                    return  # the server died mid-request: that move was not acknowledged
-                if status != 200 or s["moves"][:-1] != acknowledged[gid]:
-                    errors.append(f"{status}: {s}")
-                    return
-                acknowledged[gid].append(s["moves"][-1])
-                legal = s["legal"]
-                if s["over"]:
-                    return
+            def play(gid: str, legal: list[str]) -> None:
+                while not stop_playing.is_set():
+                    points = [m for m in legal if m != "pass"]
+                    try:
+                        status, s = server.call("POST", f"/api/games/{gid}/moves",
+                                                {"move": picks.choice(points), "ply": len(acknowledged[gid])})
+                    except OSError:
+                        return  # the server died mid-request: that move was not acknowledged
+                    if status != 200 or s["moves"][:-1] != acknowledged[gid]:
+                        errors.append(f"{status}: {s}")
+                        return
+                    acknowledged[gid].append(s["moves"][-1])
+                    legal = s["legal"]
+                    if s["over"]:
+                        return
 
-        player = threading.Thread(target=play, args=(game["id"], game["legal"]))
-        player.start()
-        target = rng.randint(1, 12)
-        deadline = time.monotonic() + WAIT
-        while len(acknowledged[game["id"]]) < target and player.is_alive():
-            assert time.monotonic() < deadline
-            time.sleep(0.002)
-        ever_started |= children(server.proc.pid)
-        server.kill()  # wherever the player is: before, in or after a request
-        stop_playing.set()
-        player.join(WAIT)
-        assert errors == []
-        wait_all_gone(ever_started)
+            player = threading.Thread(target=play, args=(game["id"], game["legal"]))
+            player.start()
+            target = rng.randint(1, 12)
+            deadline = time.monotonic() + WAIT
+            while len(acknowledged[game["id"]]) < target and player.is_alive():
+                assert time.monotonic() < deadline
+                time.sleep(0.002)
+            ever_started |= children(server.proc.pid)
+            server.kill()  # wherever the player is: before, in or after a request
+            stop_playing.set()
+            player.join(WAIT)
+            assert errors == []
+            wait_all_gone(ever_started)
+    finally:
+        server.stop()  # a failed cycle leaves no server behind
     server.start()
     try:
         for gid, moves in acknowledged.items():

@@ -212,7 +212,7 @@ def test_resign_ends_the_game_and_is_stored(db, plain_ai):
         r = client.post(f"/api/games/{gid}/resign", json={})
         assert r.status_code == 200
         s = r.json()
-        assert s["over"] and s["result"] == {"winner": "black", "score": None, "reason": "resignation",
+        assert s["over"] and s["result"] == {"winner": "black", "reason": "resignation",
                                              "text": "Black wins: White resigned"}
         assert s["status"] == "Black wins: White resigned"
         assert move(client, gid, "c4").status_code == 409

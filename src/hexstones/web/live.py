@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hexstones
-from hexstones.games import BLACK, WHITE, Game, IllegalMove
+from hexstones.games import BLACK, WHITE, Game, IllegalMove, check_options
 from hexstones.web import view
 from hexstones.web.ai_pool import AIPool
 from hexstones.web.errors import WebError, shown, whole
@@ -317,7 +317,7 @@ class Tables:
     def _check_balance(self, live: Live, value: Any) -> None:
         options = dict(live.record.options, **{balance_of(live.record.game)["option"]: value})
         try:
-            hexstones.new_game(live.record.game, **options)
+            check_options(live.record.game, options)
         except (ValueError, TypeError, OverflowError) as exc:
             raise WebError(400, f"bad balance: {exc}") from None
 

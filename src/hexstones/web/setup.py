@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import hexstones
-from hexstones.games import BLACK, GAME_NAMES, WHITE, other
+from hexstones.games import BLACK, GAME_NAMES, WHITE, check_options, other
 from hexstones.web.errors import WebError, choice, only_known, shown, whole
 from hexstones.web.pie import KomiPie
 from hexstones.web.spec import balance_of, spec_of
@@ -54,11 +53,11 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     if params.get("komi") not in (None, ""):
         if pie != "off":
             raise WebError(400, "give either a fixed komi or the komi pie, not both")
-        what = "komi" if balance["label"] == "komi" else f"komi ({balance['label']})"
+        what = "komi" if balance["short"] == "komi" else f"komi ({balance['short']})"
         options[balance["option"]] = whole(params["komi"], what)
     handicap = params.get("handicap")
     if handicap not in (None, "", []):
-        if "handicap" not in _option_names(name):
+        if "handicap" not in spec["options"]:
             raise WebError(400, f"handicap stones are not an option of {spec['title']}")
         if isinstance(handicap, str):
             handicap = handicap.replace(" ", "").split(",")
@@ -66,7 +65,7 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
             raise WebError(400, f"handicap must be points, comma separated, not {shown(handicap)}")
         options["handicap"] = [p for p in handicap if p]
     try:
-        options = dict(hexstones.new_game(name, **options).options)  # checked, defaults filled in
+        options = check_options(name, options)  # the game API's one check; defaults filled in
     except (ValueError, TypeError, OverflowError) as exc:
         raise WebError(400, f"bad option: {exc}") from None
 
@@ -81,12 +80,3 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     setup = {"opponent": opponent, "level": level if opponent == "ai" else None,
              "players": players, "pie": pie_state}
     return name, options, setup
-
-
-def _option_names(name: str) -> set[str]:
-    """The options ``new_game(name, ...)`` takes."""
-    import inspect
-
-    from hexstones.games import game_class
-
-    return {p for p in inspect.signature(game_class(name).__init__).parameters if p != "self"}

@@ -11,11 +11,10 @@ import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hexstones import games
-from hexstones.games import BLACK, WHITE, other
+from hexstones.games import Game, Outcome
 from hexstones.svg import board_svg
 from hexstones.web.errors import WebError, shown, whole
-from hexstones.web.spec import score_part_label, spec_of
+from hexstones.web.spec import spec_of
 
 if TYPE_CHECKING:
     from hexstones.web.live import Live
@@ -59,45 +58,11 @@ def view_request(name: str, at: Any = None, overlays: Any = None) -> ViewRequest
 # -- results: the game API's Outcome ----------------------------------------------------------
 
 
-def outcome(live: Live):
+def outcome(live: Live) -> Outcome | None:
     """The game's ``Outcome`` (a resignation, or the rules' result), or None while it goes on."""
-    Outcome = getattr(games, "Outcome", None)
-    if Outcome is None:  # until the game API's Outcome lands on main
-        return _OldOutcome.of(live)
     if live.record.resigned is not None:
         return Outcome.resignation(live.record.resigned)
     return live.game.outcome()
-
-
-@dataclass(frozen=True)
-class _OldOutcome:
-    """Stands in for ``hexstones.games.Outcome`` until it lands on main; goes then."""
-
-    winner: str
-    score: dict[str, float] | None
-    reason: str
-
-    @classmethod
-    def of(cls, live: Live) -> _OldOutcome | None:
-        if live.record.resigned is not None:
-            return cls(other(live.record.resigned), None, "resignation")
-        result = live.game.result()
-        if result is None:
-            return None
-        score = result.get("score")
-        return cls(result["winner"], score, "score" if score else "no legal action")
-
-    def text(self) -> str:
-        winner, loser = self.winner.capitalize(), other(self.winner).capitalize()
-        if self.reason == "resignation":
-            return f"{winner} wins: {loser} resigned"
-        if self.score:
-            s = self.score
-            return f"{winner} wins by {abs(s[BLACK] - s[WHITE]):g} ({s[BLACK]:g} to {s[WHITE]:g})"
-        return f"{winner} wins: {loser} has no legal action"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "score": self.score, "reason": self.reason}
 
 
 def summary(live: Live) -> str:
@@ -142,7 +107,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "at": at,
         "to_move": to_move,
         "over": over,
-        "result": None if result is None else dict(result.to_dict(), text=result.text()),
+        "result": None if result is None else result.to_dict(),
         "human_turn": human_turn,
         "legal": game.legal_moves() if human_turn else [],
         "ai_thinking": live.ai_busy,
@@ -152,24 +117,20 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "svg": board_svg(game, overlays=view.overlays, move_number=at),
         "special_moves": list(spec["special_moves"]),
     }
-    answer.update(_score_facts(name, game))
+    answer.update(_score_facts(game))
     answer["status"] = status_text(live, answer, result)
     return answer
 
 
-def _score_facts(name: str, game) -> dict[str, Any]:
-    facts: dict[str, Any] = {"score": None, "score_details": None, "prison": None}
-    if spec_of(name)["has_score"]:
-        facts["score"] = game.score()
+def _score_facts(game: Game) -> dict[str, Any]:
+    facts: dict[str, Any] = {"score": game.score(), "score_details": None, "prison": game.prison}
+    details = game.score_details()
+    if details is not None:
         facts["score_details"] = {
-            color: [{"part": part, "label": score_part_label(name, part),
-                     # score_details gives the parts that count against as positive numbers
-                     "value": (-v if part == "minus" else v)} for part, v in parts.items()]
-            for color, parts in game.score_details().items()
+            color: [{"part": part.key, "label": part.label, "value": part.sign * parts[part.key]}
+                    for part in game.score_parts]
+            for color, parts in details.items()
         }
-    prison = getattr(game, "prison", None)
-    if isinstance(prison, dict):
-        facts["prison"] = {BLACK: prison.get(BLACK, 0), WHITE: prison.get(WHITE, 0)}
     return facts
 
 
@@ -179,7 +140,7 @@ def status_text(live: Live, state: dict[str, Any], result) -> str:
         return result.text()
     pie = live.pie
     if pie is not None and pie.pending:
-        balance = spec_of(state["game"])["balance"]["label"]
+        balance = spec_of(state["game"])["balance"]["short"]
         ai_game = state["opponent"] == "ai"
         if pie.stage == "propose":
             if ai_game and pie.proposer == "ai":

@@ -148,7 +148,7 @@ function renderPie(s) {
   panel.hidden = false;
   const ai = s.opponent === "ai";
   const spec = specOf(s).balance;
-  const balance = `${spec.label} (${spec.note})`;
+  const balance = spec.label;
   if (pie.stage === "propose" && pie.proposer === "human") {
     const who = ai ? "You propose" : "First player: propose";
     if (panel.dataset.stage !== "propose") {

@@ -11,7 +11,8 @@ const value = (name) => { const el = $(`[name=${name}]:checked`, form) || $(`[na
 function fillSizes(game) {
   const size = $("#size");
   size.innerHTML = "";
-  for (const n of specs[game].app_sizes) {
+  const [smallest, largest] = specs[game].sizes;
+  for (let n = smallest; n <= largest; n++) {
     const points = 3 * n * (n - 1) + 1;
     const opt = new Option(`${n}  (${points} points)`, String(n));
     if (n === specs[game].default_size) { opt.selected = true; opt.text += "  default"; }
@@ -42,8 +43,8 @@ function refreshForm(gameChanged) {
   }
   $("#komi").min = String(d.minimum);
   $("#komi").max = String(d.maximum);
-  $$(".balance-name").forEach((el) => (el.textContent = d.label));
-  $(".balance-name-cap").textContent = d.label[0].toUpperCase() + d.label.slice(1);
+  $$(".balance-name").forEach((el) => (el.textContent = d.short));
+  $(".balance-name-cap").textContent = d.short[0].toUpperCase() + d.short.slice(1);
   $("#komi-note").textContent = d.note;
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
