@@ -54,8 +54,7 @@ def new_game(client, **choices) -> str:
 def stored(db: str) -> tuple:
     """Everything the database holds, to compare before and after a refusal."""
     with sqlite3.connect(db) as con:
-        games = con.execute("SELECT id, game, options, setup, resigned, summary, finished "
-                            "FROM games ORDER BY id").fetchall()
+        games = con.execute("SELECT * FROM games ORDER BY id").fetchall()
         moves = con.execute("SELECT game_id, ply, move FROM moves ORDER BY game_id, ply").fetchall()
     return games, moves
 
