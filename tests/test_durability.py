@@ -48,7 +48,13 @@ class Server:
                 [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
                 stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
         deadline = time.monotonic() + WAIT
-        while "playing at" not in self.log.read_text()[seen:]:
+        while True:  # it says where it plays, and it answers there
+            if "playing at" in self.log.read_text()[seen:]:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+                    break
+                except OSError:
+                    pass
             assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.05)

@@ -14,6 +14,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -36,7 +37,7 @@ def _watch_parent(parent: int) -> None:
         while True:
             if os.getppid() != parent:
                 os._exit(0)
-            threading.Event().wait(PARENT_CHECK_S)
+            time.sleep(PARENT_CHECK_S)
 
     threading.Thread(target=watch, name="hexstones-parent-watch", daemon=True).start()
 
