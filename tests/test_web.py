@@ -145,7 +145,8 @@ def test_illegal_and_malformed_moves_get_the_reason_and_change_nothing(client, d
         (move(client, gid, "pass"), 400, "no pass before the button"),
         (move(client, gid, 5), 400, "a move is a point"),
         (move(client, gid, "e4", ply=0), 409, "meant for move 1"),
-        (client.post(f"/api/games/{gid}/moves", json={"point": "e4"}), 400, "give the move"),
+        (client.post(f"/api/games/{gid}/moves", json={}), 400, "give the move"),
+        (client.post(f"/api/games/{gid}/moves", json={"point": "e4"}), 400, "unknown field 'point'"),
         (client.post(f"/api/games/{gid}/moves", content=b"e4{"), 400, "not valid JSON"),
         (client.post(f"/api/games/{gid}/moves", json=["e4"]), 400, "JSON object"),
     ]
@@ -204,29 +205,34 @@ def test_a_finished_game_refuses_moves_and_shows_the_rules_result(client):
     assert parts["komi"] == 3 and sum(parts.values()) == s["score"]["white"]
 
 
-def test_resign_ends_the_game_and_is_stored(client, db):
-    gid = new(client, "game=dehil&size=3&opponent=human")
-    move(client, gid, "c3")
-    r = client.post(f"/api/games/{gid}/resign", json={})
-    assert r.status_code == 200
-    s = r.json()
-    assert s["over"] and s["result"] == {"winner": "black", "by": "resignation", "resigned": "white"}
-    assert s["status"] == "Black wins: white resigned"
-    assert move(client, gid, "c4").status_code == 409
-    assert client.post(f"/api/games/{gid}/undo").status_code == 409
-    assert client.post(f"/api/games/{gid}/resign").status_code == 409
+def test_resign_ends_the_game_and_is_stored(db, plain_ai):
+    with TestClient(create_app(db)) as client:
+        gid = new(client, "game=dehil&size=3&opponent=human")
+        move(client, gid, "c3")
+        r = client.post(f"/api/games/{gid}/resign", json={})
+        assert r.status_code == 200
+        s = r.json()
+        assert s["over"] and s["result"] == {"winner": "black", "reason": "resignation",
+                                             "text": "Black wins: White resigned"}
+        assert s["status"] == "Black wins: White resigned"
+        assert move(client, gid, "c4").status_code == 409
+        assert client.post(f"/api/games/{gid}/undo").status_code == 409
+        assert client.post(f"/api/games/{gid}/resign").status_code == 409
+        listed = client.get("/api/games").json()["games"][0]
+        assert listed["finished"] is True and listed["summary"] == "Black wins: White resigned"
     with TestClient(create_app(db)) as again:
-        assert state(again, gid)["result"]["by"] == "resignation"
+        assert state(again, gid)["result"]["reason"] == "resignation"
 
 
-def test_undo_takes_back_a_move_and_the_store_forgets_it(client, db):
-    gid = new(client, "game=keil&size=4&opponent=human")
-    assert client.post(f"/api/games/{gid}/undo").status_code == 409  # nothing to take back
-    for m in ["d4", "e4"]:
-        move(client, gid, m)
-    r = client.post(f"/api/games/{gid}/undo")
-    assert r.status_code == 200 and r.json()["undone"] == ["e4"]
-    assert r.json()["moves"] == ["d4"] and r.json()["to_move"] == "white"
+def test_undo_takes_back_a_move_and_the_store_forgets_it(db, plain_ai):
+    with TestClient(create_app(db)) as client:
+        gid = new(client, "game=keil&size=4&opponent=human")
+        assert client.post(f"/api/games/{gid}/undo").status_code == 409  # nothing to take back
+        for m in ["d4", "e4"]:
+            move(client, gid, m)
+        r = client.post(f"/api/games/{gid}/undo")
+        assert r.status_code == 200 and r.json()["undone"] == ["e4"]
+        assert r.json()["moves"] == ["d4"] and r.json()["to_move"] == "white"
     with TestClient(create_app(db)) as again:
         assert state(again, gid)["moves"] == ["d4"]
 

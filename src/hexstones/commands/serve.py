@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 
@@ -16,6 +17,22 @@ def add_parser(sub) -> None:
                    help="SQLite file holding the games (default hexstones-games.db; created if missing)")
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``; OSError if the address cannot be had."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -25,12 +42,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"hexstones serve: --port must be from 1 to 65535, not {args.port}", file=sys.stderr)
         return 2
     try:
-        app = create_app(args.db)
+        app = create_app(args.db)  # takes the database (one server per file)
     except ValueError as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)
         return 2
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"hexstones: playing at http://{host}:{args.port}/ (games stored in {args.db}); Ctrl-C stops",
-          flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as exc:
+        print(f"hexstones serve: cannot listen on {host}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        app.state.tables.close()
+        app.state.store.close()
+        return 1
+    announcement = (f"hexstones: playing at http://{host}:{args.port}/ (games stored in {args.db}); "
+                    f"Ctrl-C stops")
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets)
+            if self.started:  # listening and the app started: only now say where
+                print(announcement, flush=True)
+
+    config = uvicorn.Config(app, log_level="warning")
+    Server(config).run(sockets=[sock])
     return 0

@@ -2,11 +2,17 @@
 
 Pages: ``/`` (new game, stored games, load SGF), ``/new?...`` (a link that creates a game
 and redirects to it), ``/game/<id>`` (the game). JSON API under ``/api``; every refusal is
-an HTTP error whose ``detail`` says what and why, and changes nothing.
+an HTTP error whose ``detail`` (a string) says what and why, and changes nothing: a
+request is checked whole (body, parameters, overlays) before anything is done.
+
+A request body is at most :data:`MAX_BODY` bytes (413 beyond, refused while it is being
+read); the work of a request (replays, SGF parsing, drawing) runs in worker threads, never
+on the event loop, so one request cannot stall the others.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from contextlib import asynccontextmanager
 from html import escape
@@ -14,35 +20,53 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
-from hexstones.web.live import Tables, WebError
+from hexstones.web import view
+from hexstones.web.errors import WebError, only_known, shown, whole
+from hexstones.web.live import Tables
+from hexstones.web.spec import game_specs
 from hexstones.web.store import Store
 
 STATIC = Path(__file__).parent / "static"
 DEFAULT_DB = "hexstones-games.db"
+MAX_BODY = 1024 * 1024  # bytes: an SGF record of a game far longer than any played in the app
+MAX_JSON_DEPTH = 8  # nesting levels: no request of the API needs more than 2
 log = logging.getLogger("hexstones.web")
 
 
 def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing);
-    the AI thinks in up to ``ai_processes`` other processes."""
+    the AI thinks in up to ``ai_processes`` other processes.
+
+    ValueError (one line naming the file) if the database cannot be used: in use by
+    another server, empty, damaged. A stored game that cannot be read is logged and skipped.
+    """
     store = Store(db_path)
     tables = Tables(store, ai_processes=ai_processes)
+    try:
+        problems = tables.fill_in_finished()
+    except BaseException:
+        tables.close()
+        store.close()
+        raise
+    for problem in problems:
+        log.warning("%s: %s; this game is skipped", db_path, problem)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         # Games that were waiting for the AI when the server stopped get their turn back.
         for row in store.list():
-            if row["setup"].get("opponent") != "ai" or row["resigned"] or " won" in row["summary"]:
+            if row["setup"].get("opponent") != "ai" or row["finished"]:
                 continue  # no AI to wake: leave it on disk until someone opens it
             try:
-                live = tables.get(row["id"])
+                await run_in_threadpool(tables.get, row["id"])
             except WebError as exc:
                 log.warning("%s", exc.message)
-                continue
-            del live
         yield
         tables.close()
         store.close()
@@ -50,25 +74,44 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
     app = FastAPI(title="hexstones", lifespan=lifespan)
     app.state.tables = tables
     app.state.store = store
+    app.state.problems = problems
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(AnswerErrors)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"detail": exc.message}, status_code=exc.status)
-        return _error_page(exc.status, exc.message)
+        return _refusal(request, exc.status, exc.message)
 
-    async def body(request: Request) -> dict[str, Any]:
-        """The request's JSON object; a 400 saying why if it is not one."""
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException):
+        return _refusal(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError):
+        # One error shape everywhere: a sentence, not FastAPI's list.
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return _refusal(request, 400, f"bad request: {problems}")
+
+    async def body(request: Request, known: tuple[str, ...] | None) -> dict[str, Any]:
+        """The request's JSON object (with only ``known`` fields unless None: the caller
+        checks them); a 400 saying why if not."""
+        query(request, ())
         raw = await request.body()
         if not raw.strip():
             return {}
         try:
-            data = await request.json()
+            data = json.loads(raw, parse_constant=_no_constant)
+        except RecursionError:
+            raise WebError(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels") from None
         except ValueError:
             raise WebError(400, "the request body is not valid JSON") from None
+        if _depth(data) > MAX_JSON_DEPTH:
+            raise WebError(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
         if not isinstance(data, dict):
             raise WebError(400, f"the request body must be a JSON object, not {type(data).__name__}")
+        if known is not None:
+            only_known(data, known, "field")
         return data
 
     # -- pages ------------------------------------------------------------------------
@@ -79,73 +122,100 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
 
     @app.get("/new", include_in_schema=False)
     def new(request: Request):
-        live = tables.create(dict(request.query_params))
-        return RedirectResponse(f"/game/{live.record.id}", status_code=303)
+        answer = tables.create(query(request, None))
+        return RedirectResponse(f"/game/{answer['id']}", status_code=303)
 
     @app.get("/game/{game_id}", include_in_schema=False)
-    def game_page(game_id: str):
+    def game_page(game_id: str, request: Request):
+        query(request, ("at",))
         tables.get(game_id)  # 404 for an unknown id
         return FileResponse(STATIC / "game.html", headers={"Cache-Control": "no-cache"})
 
     # -- API ------------------------------------------------------------------------------
 
+    @app.get("/api/spec")
+    def spec(request: Request):
+        query(request, ())
+        return {"games": game_specs()}
+
     @app.get("/api/games")
-    def list_games():
+    def list_games(request: Request):
+        query(request, ())
         return {"games": tables.list()}
 
     @app.post("/api/games", status_code=201)
     async def create_game(request: Request):
-        live = tables.create(await body(request))
-        return tables.state(live)
+        data = await body(request, None)  # parse_setup names an unknown choice
+        return await run_in_threadpool(tables.create, data)
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, at: str | None = None, overlays: str = "", since: int | None = None):
+    def get_game(game_id: str, request: Request):
+        params = query(request, ("at", "overlays", "since"))
         live = tables.get(game_id)
-        if since is not None and since == live.version:
-            return {"id": game_id, "version": live.version, "unchanged": True,
-                    "ai_thinking": live.ai_busy}
-        return tables.state(live, at=at, overlays=overlays)
+        show = view.view_request(live.record.game, params.get("at"), params.get("overlays"))
+        since_text = params.get("since")
+        since = None if since_text in (None, "") else whole(since_text, "since")
+        with live.lock:
+            if since is not None and since == live.version:
+                return {"id": game_id, "version": live.version, "unchanged": True,
+                        "ai_thinking": live.ai_busy}
+            return view.state(live, show)
 
     @app.post("/api/games/{game_id}/moves")
     async def play(game_id: str, request: Request):
-        live = tables.get(game_id)
-        data = await body(request)
+        data = await body(request, ("move", "ply", "overlays"))
         if "move" not in data:
             raise WebError(400, "give the move: {\"move\": \"e5\"} (a point, or a word like 'pass')")
-        tables.play(live, data["move"], data.get("ply"))
-        return tables.state(live, overlays=data.get("overlays", ""))
+
+        def work():
+            live = tables.get(game_id)
+            show = view.view_request(live.record.game, None, data.get("overlays"))
+            return tables.play(live, data["move"], data.get("ply"), show)
+        return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request):
-        live = tables.get(game_id)
-        data = await body(request)
-        taken = tables.undo(live)
-        return dict(tables.state(live, overlays=data.get("overlays", "")), undone=taken)
+        data = await body(request, ("overlays",))
+
+        def work():
+            live = tables.get(game_id)
+            return tables.undo(live, view.view_request(live.record.game, None, data.get("overlays")))
+        return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/resign")
     async def resign(game_id: str, request: Request):
-        live = tables.get(game_id)
-        data = await body(request)
-        tables.resign(live, data.get("color"))
-        return tables.state(live, overlays=data.get("overlays", ""))
+        data = await body(request, ("color", "overlays"))
+
+        def work():
+            live = tables.get(game_id)
+            show = view.view_request(live.record.game, None, data.get("overlays"))
+            return tables.resign(live, data.get("color"), show)
+        return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/pie")
     async def pie(game_id: str, request: Request):
-        live = tables.get(game_id)
-        data = await body(request)
-        tables.pie(live, komi=data.get("komi"), color=data.get("color"))
-        return tables.state(live)
+        data = await body(request, ("komi", "color", "overlays"))
+
+        def work():
+            live = tables.get(game_id)
+            show = view.view_request(live.record.game, None, data.get("overlays"))
+            return tables.pie(live, data.get("komi"), data.get("color"), show)
+        return await run_in_threadpool(work)
 
     @app.get("/api/games/{game_id}/svg")
-    def svg(game_id: str, at: str | None = None, overlays: str = ""):
+    def svg(game_id: str, request: Request):
+        params = query(request, ("at", "overlays"))
         live = tables.get(game_id)
-        state = tables.state(live, at=at, overlays=overlays)
-        return Response(state["svg"], media_type="image/svg+xml")
+        show = view.view_request(live.record.game, params.get("at"), params.get("overlays"))
+        with live.lock:
+            answer = view.state(live, show)
+        return Response(answer["svg"], media_type="image/svg+xml")
 
     @app.get("/api/games/{game_id}/sgf")
-    def sgf(game_id: str):
+    def sgf(game_id: str, request: Request):
         from hexstones.records import write_sgf
 
+        query(request, ())
         live = tables.get(game_id)
         with live.lock:
             players = live.setup.get("players") or {}
@@ -163,20 +233,59 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
 
     @app.post("/api/import", status_code=201)
     async def import_sgf(request: Request):
-        from hexstones.records import SGFError, read_sgf
-
-        data = await body(request)
+        data = await body(request, ("sgf", "opponent", "color", "level"))
         text = data.get("sgf")
         if not isinstance(text, str) or not text.strip():
             raise WebError(400, "give the SGF text: {\"sgf\": \"(;GM[...]...)\"}")
-        try:
-            loaded = read_sgf(text)
-        except (SGFError, ValueError) as exc:
-            raise WebError(400, f"cannot read this SGF: {exc}") from None
-        live = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data)
-        return tables.state(live)
+
+        def work():
+            from hexstones.records import SGFError, read_sgf
+
+            try:
+                loaded = read_sgf(text)
+            except (SGFError, ValueError, OverflowError, RecursionError) as exc:
+                raise WebError(400, f"cannot read this SGF: {exc}") from None
+            return tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data)
+        return await run_in_threadpool(work)
 
     return app
+
+
+def query(request: Request, known: tuple[str, ...] | None) -> dict[str, str]:
+    """The query parameters, each given once (and, unless ``known`` is None, only ``known``
+    ones); a 400 naming a repeated or unknown one."""
+    params: dict[str, str] = {}
+    for key, value in request.query_params.multi_items():
+        if key in params:
+            raise WebError(400, f"the parameter {shown(key)} is given more than once: give it once")
+        params[key] = value
+    if known is not None:
+        only_known(params, known, "parameter")
+    return params
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(data: Any) -> int:
+    """How deeply ``data`` nests lists and objects (iteratively: no recursion limit)."""
+    deepest, todo = 0, [(data, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            if level <= MAX_JSON_DEPTH:
+                todo.extend((x, level + 1) for x in item)
+    return deepest
+
+
+def _refusal(request: Request, status: int, message: str) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": message}, status_code=status)
+    return _error_page(status, message)
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:
@@ -187,3 +296,83 @@ def _error_page(status: int, message: str) -> HTMLResponse:
         "<p><a href='/'>Back to the start page</a></p></main></body></html>"
     )
     return HTMLResponse(page, status_code=status)
+
+
+async def _answer(send, status: int, detail: str, close: bool = False) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class AnswerErrors:
+    """ASGI middleware: an unexpected exception becomes a plain 500 with a ``detail``, and
+    goes no further (uvicorn closes the client's connection when an exception reaches it,
+    even after the 500 was sent: the next request on that kept-alive connection failed)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def watched(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            log.exception("internal error answering %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                return  # the answer is on its way; nothing more can be said
+            await _answer(send, 500, f"internal error ({type(exc).__name__}: {shown(str(exc))}); "
+                                     f"the server's log has the details")
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``limit`` bytes gets a 413 naming the limit,
+    as soon as its declared length or the bytes received so far pass it (never more than
+    ``limit`` bytes are held)."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        refusal = f"the request body is over the limit of {self.limit} bytes"
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await _answer(send, 413 if declared.isdigit() else 400,
+                                 refusal if declared.isdigit() else "bad Content-Length", close=True)
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return await _answer(send, 413, refusal, close=True)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        whole_body = b"".join(chunks)
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": whole_body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

@@ -5,14 +5,9 @@
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const $ = (sel) => document.querySelector(sel);
 const board = $("#board");
-const GAME_NAMES = { keil: "Keil", dehil: "Dehil", droched: "Droched" };
-const OVERLAY_LABELS = {
-  keil: { territory: "Territories and their owners", groups: "Groups and their liberties" },
-  dehil: { groups: "Groups and their values", partitions: "Groups with / without partitions" },
-  droched: { groups: "Groups", bridges: "Groups on bridges / broken bridges" },
-};
-// Overlays switched on by themselves when a game ends: the final position explained.
-const FINAL_OVERLAYS = { keil: ["territory"], dehil: ["partitions"], droched: ["bridges"] };
+// The game's facts (title, balance, overlays, ...) come from the server: GET /api/spec.
+let specs = null;
+const specOf = (s) => specs[s.game];
 
 let state = null; // the last state the server sent
 let overlays = null; // Set of overlay names shown
@@ -50,6 +45,11 @@ function stateUrl(at, since) {
 function viewing() { return state && state.at !== state.move_count ? state.at : null; }
 
 async function load(at) {
+  if (specs === null) {
+    const r = await api("/api/spec");
+    if (!r.ok) { say(r.data.detail); $("#status").textContent = r.data.detail; return; }
+    specs = r.data.games;
+  }
   const r = await api(stateUrl(at));
   if (!r.ok) { say(r.data.detail); if (!state) $("#status").textContent = r.data.detail; return; }
   render(r.data);
@@ -86,7 +86,9 @@ function render(s) {
   renderMoves(s);
   if (s.over && !finalShown) {
     finalShown = true;
-    const add = (FINAL_OVERLAYS[s.game] || []).filter((o) => !overlays.has(o));
+    // The overlay that explains the final position is switched on by itself.
+    const final = specOf(s).final_overlay;
+    const add = final && !overlays.has(final) ? [final] : [];
     if (add.length) {
       add.forEach((o) => overlays.add(o));
       renderOverlayBoxes();
@@ -102,10 +104,11 @@ function renderHeader(s) {
     const you = s.players ? (s.players.black === "human" ? "black" : "white") : null;
     who = you ? `you (${you}) vs the AI, level ${s.level}` : `vs the AI, level ${s.level}`;
   }
-  const balance = s.game === "droched" ? `prison ${s.options.prison}` : `komi ${s.options.komi}`;
+  const option = specOf(s).balance.option;
+  const balance = `${option} ${s.options[option]}`;
   const pie = s.pie && s.pie.stage !== "done" ? "komi pie" : balance;
-  $("#title").textContent = `${GAME_NAMES[s.game]} · side ${s.size} · ${pie} · ${who}`;
-  document.title = `${GAME_NAMES[s.game]} · hexstones`;
+  $("#title").textContent = `${specOf(s).title} · side ${s.size} · ${pie} · ${who}`;
+  document.title = `${specOf(s).title} · hexstones`;
   $("#sgf-link").href = `/api/games/${encodeURIComponent(gameId)}/sgf`;
 }
 
@@ -132,7 +135,7 @@ function renderActions(s, past) {
     $("#release").textContent = s.to_move ? `Release a ${enemy} stone (${n} in prison)` : "Release";
   }
   const pieOpen = s.pie && s.pie.stage !== "done";
-  const resigned = s.result && s.result.by === "resignation";
+  const resigned = s.result && s.result.reason === "resignation";
   $("#undo").disabled = !(s.move_count > 0 && !resigned && !pieOpen);
   $("#resign").disabled = !!(s.over || pieOpen);
   if (resignArmed === null) $("#resign").textContent = "Resign";
@@ -144,12 +147,13 @@ function renderPie(s) {
   if (!pie || pie.stage === "done") { panel.hidden = true; panel.innerHTML = ""; return; }
   panel.hidden = false;
   const ai = s.opponent === "ai";
-  const balance = s.game === "droched" ? "black stones in the prison" : "komi for White";
+  const spec = specOf(s).balance;
+  const balance = spec.label;
   if (pie.stage === "propose" && pie.proposer === "human") {
     const who = ai ? "You propose" : "First player: propose";
     if (panel.dataset.stage !== "propose") {
       panel.innerHTML = `<p>${who} the balance; ${ai ? "the AI" : "the second player"} then chooses a colour.</p>
-        <div class="form-row"><label>${balance} <input type="number" step="1" id="pie-komi" data-testid="pie-komi" value="${s.game === "keil" ? 6 : 0}" ${s.game === "droched" ? 'min="0"' : ""}></label>
+        <div class="form-row"><label>${balance} <input type="number" step="1" id="pie-komi" data-testid="pie-komi" value="${spec.default}" min="${spec.minimum}" max="${spec.maximum}"></label>
         <button class="primary" id="pie-propose" data-testid="pie-propose">Propose</button></div>`;
       $("#pie-propose").onclick = async () => {
         const r = await api(`/api/games/${encodeURIComponent(gameId)}/pie`, { komi: $("#pie-komi").value });
@@ -196,7 +200,7 @@ function renderScore(s) {
     box.innerHTML = `<h3>Prison</h3><div class="prison">
       <span class="dot black"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
       <span class="dot white"></span><span data-testid="prison-white">${s.prison.white} white stone${s.prison.white === 1 ? "" : "s"} (Black may release them)</span></div>
-      <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in Droched: whoever cannot act loses.</p>`;
+      <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in ${specOf(s).title}: whoever cannot act loses.</p>`;
   } else {
     box.innerHTML = "";
   }
@@ -208,11 +212,12 @@ function renderResult(s) {
   if (!r) { box.hidden = true; box.innerHTML = ""; return; }
   box.hidden = false;
   let how = "";
-  if (r.by === "resignation") how = `${cap(r.resigned)} resigned after ${s.move_count} moves.`;
+  const loser = r.winner === "black" ? "white" : "black";
+  if (r.reason === "resignation") how = `${cap(loser)} resigned after ${s.move_count} moves.`;
   else if (r.score) {
     const parts = (color) => s.score_details[color].filter((p) => p.value !== 0).map((p) => `${fmt(p.value)} ${p.label}`).join(" + ").replace(/\+ -/g, "− ");
     how = `<div>Black ${fmt(r.score.black)} = ${parts("black") || "0"}</div><div>White ${fmt(r.score.white)} = ${parts("white") || "0"}</div>`;
-  } else how = `${cap(r.winner)} took the last action; ${r.winner === "black" ? "White" : "Black"} has no legal action.`;
+  } else how = `${cap(r.winner)} took the last action; ${cap(loser)} has no legal action.`;
   box.innerHTML = `<div class="winner" data-testid="winner">${cap(r.winner)} wins</div><div class="muted">${how}</div>`;
 }
 
@@ -251,7 +256,7 @@ function renderMoves(s) {
 function renderOverlayBoxes() {
   const box = $("#overlay-boxes");
   box.innerHTML = "";
-  const labels = OVERLAY_LABELS[state.game] || {};
+  const labels = Object.fromEntries(specOf(state).overlays.map((o) => [o.name, o.label]));
   for (const name of state.overlays_available) {
     const label = document.createElement("label");
     const input = document.createElement("input");

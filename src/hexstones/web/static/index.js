@@ -1,11 +1,8 @@
 // The start page: new-game form (it builds the /new link), stored games, SGF loading.
 "use strict";
 
-const DEFAULTS = {
-  keil: { size: 7, komi: 6, balance: "komi", note: "points for White" },
-  dehil: { size: 9, komi: 0, balance: "komi", note: "points for White (may be negative)" },
-  droched: { size: 9, komi: 0, balance: "prison stones", note: "black stones in the prison at the start" },
-};
+// The games' facts (sizes, balance, title) come from the server: GET /api/spec.
+let specs = null;
 const form = document.getElementById("new-game");
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
@@ -14,10 +11,11 @@ const value = (name) => { const el = $(`[name=${name}]:checked`, form) || $(`[na
 function fillSizes(game) {
   const size = $("#size");
   size.innerHTML = "";
-  for (let n = 3; n <= 13; n++) {
+  const [smallest, largest] = specs[game].sizes;
+  for (let n = smallest; n <= largest; n++) {
     const points = 3 * n * (n - 1) + 1;
     const opt = new Option(`${n}  (${points} points)`, String(n));
-    if (n === DEFAULTS[game].size) { opt.selected = true; opt.text += "  default"; }
+    if (n === specs[game].default_size) { opt.selected = true; opt.text += "  default"; }
     size.add(opt);
   }
 }
@@ -38,14 +36,15 @@ function newGameLink() {
 
 function refreshForm(gameChanged) {
   const game = value("game");
-  const d = DEFAULTS[game];
+  const d = specs[game].balance;
   if (gameChanged) {
     fillSizes(game);
-    $("#komi").value = d.komi;
+    $("#komi").value = d.default;
   }
-  $("#komi").min = game === "droched" ? "0" : "";
-  $$(".balance-name").forEach((el) => (el.textContent = d.balance));
-  $(".balance-name-cap").textContent = d.balance[0].toUpperCase() + d.balance.slice(1);
+  $("#komi").min = String(d.minimum);
+  $("#komi").max = String(d.maximum);
+  $$(".balance-name").forEach((el) => (el.textContent = d.short));
+  $(".balance-name-cap").textContent = d.short[0].toUpperCase() + d.short.slice(1);
   $("#komi-note").textContent = d.note;
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
@@ -62,10 +61,16 @@ function refreshForm(gameChanged) {
   $("#link").textContent = location.origin + link;
 }
 
-form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
-form.addEventListener("input", () => refreshForm(false));
-form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
-refreshForm(true);
+async function start() {
+  const res = await fetch("/api/spec");
+  specs = (await res.json()).games;
+  form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
+  form.addEventListener("input", () => refreshForm(false));
+  form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
+  refreshForm(true);
+  loadGames();
+}
+start();
 
 // -- stored games -----------------------------------------------------------------------
 function players(g) {
@@ -84,7 +89,7 @@ async function loadGames() {
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {
       const when = new Date(g.updated * 1000).toLocaleString();
-      const name = g.game[0].toUpperCase() + g.game.slice(1);
+      const name = specs[g.game] ? specs[g.game].title : g.game;
       const tr = document.createElement("tr");
       tr.dataset.gameId = g.id;
       for (const text of [name, `side ${g.options.size}`, players(g), String(g.move_count), g.summary, when]) {
@@ -95,7 +100,7 @@ async function loadGames() {
       const td = document.createElement("td");
       const a = document.createElement("a");
       a.href = `/game/${g.id}`;
-      a.textContent = /won/.test(g.summary) ? "Replay" : "Resume";
+      a.textContent = g.finished ? "Replay" : "Resume";
       td.append(a);
       tr.append(td);
       return tr;
@@ -111,7 +116,6 @@ async function loadGames() {
     box.textContent = "Cannot list the stored games: " + err;
   }
 }
-loadGames();
 
 // -- SGF ------------------------------------------------------------------------------
 for (let n = 1; n <= 10; n++) $("#sgf-level").add(new Option(`level ${n}`, String(n), n === 3, n === 3));

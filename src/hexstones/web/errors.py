@@ -1,0 +1,66 @@
+"""Refusals: the one error type of the app, and how a refused value is shown back.
+
+Every refusal is a :class:`WebError` whose message says what and why; the routes answer
+it as ``{"detail": message}`` with its status. A value echoed in a message is cut short
+(a 1 MB string comes back as its first characters and its length), and a number is only
+ever read from ASCII digits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+ECHO_LIMIT = 40  # characters of a refused value shown back
+_WHOLE = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: '١' (Arabic-Indic one) is no number
+
+
+class WebError(Exception):
+    """A request the app refuses: ``status`` is the HTTP status, the message says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to :data:`ECHO_LIMIT` characters with the full length named."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # a structure too deep, an int too long to print
+        return f"a {type(value).__name__}"
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
+
+
+def whole(value: Any, what: str) -> int:
+    """``value`` (an int or the ASCII digits of one) as an int, or a 400 naming ``what``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value) <= 40:
+        text = value.strip()
+        if _WHOLE.fullmatch(text):
+            return int(text)
+    raise WebError(400, f"{what} must be a whole number, not {shown(value)}")
+
+
+def choice(value: Any, what: str, allowed: tuple[str, ...], default: str) -> str:
+    """``value`` as one of ``allowed`` (any case, spaces trimmed), or a 400 listing them."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in allowed:
+            return text
+    names = ", ".join(f"'{a}'" for a in allowed)
+    raise WebError(400, f"{what} must be one of {names}, not {shown(value)}")
+
+
+def only_known(fields: dict[str, Any], known: tuple[str, ...] | set[str], what: str) -> None:
+    """A 400 naming every field of ``fields`` that is not ``known``."""
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise WebError(400, f"unknown {what} {', '.join(shown(u) for u in unknown)}: "
+                            f"the {what}s are {', '.join(sorted(known)) or 'none'}")

@@ -1,0 +1,82 @@
+"""New-game choices: from a link's parameters or a JSON body to a checked setup."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hexstones.games import BLACK, GAME_NAMES, WHITE, check_options, other
+from hexstones.web.errors import WebError, choice, only_known, shown, whole
+from hexstones.web.pie import KomiPie
+from hexstones.web.spec import balance_of, spec_of
+
+LEVELS = range(1, 11)
+DEFAULT_LEVEL = 3
+CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap")
+
+
+def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """Check the new-game choices; return (game name, new_game options, setup).
+
+    Choices (all optional but ``game``): ``size``, ``opponent`` ("human" or "ai"),
+    ``level`` (1-10), ``color`` (the person's colour against the AI: "black", "white"
+    or "random"), ``komi`` (the game's balance: Droched's is black stones in the prison),
+    ``pie`` ("off", "you": the person proposes the balance, "ai": the AI proposes),
+    ``handicap`` (the points of handicap stones, comma separated, where the game has
+    them). Every problem is a WebError 400 saying what and why.
+    """
+    only_known(params, CHOICES, "new-game choice")
+    name = params.get("game")
+    name = name.strip().lower() if isinstance(name, str) else name
+    if name not in GAME_NAMES:
+        raise WebError(400, f"unknown game {shown(params.get('game'))}: choose one of {', '.join(GAME_NAMES)}")
+    spec = spec_of(name)
+    size = whole(params.get("size", spec["default_size"]), "size")
+    opponent = choice(params.get("opponent"), "opponent ('human': same screen, or 'ai')",
+                      ("human", "ai"), "human")
+    level = whole(params.get("level", DEFAULT_LEVEL), "level")
+    if level not in LEVELS:
+        raise WebError(400, f"level must be from {LEVELS[0]} to {LEVELS[-1]}, not {level}")
+    color = choice(params.get("color"), "color", (BLACK, WHITE, "random"), BLACK)
+    if color == "random":
+        color = random.choice((BLACK, WHITE))
+    pie = params.get("pie")
+    if isinstance(pie, str) and pie.strip().lower() in ("", "0", "no", "false"):
+        pie = "off"
+    pie = choice(pie, "pie ('off': a fixed komi, 'you': you propose, 'ai': the AI proposes)",
+                 ("off", "you", "ai"), "off")
+    if pie == "ai" and opponent != "ai":
+        raise WebError(400, "pie=ai needs opponent=ai: with two people at the screen, use pie=you")
+
+    options: dict[str, Any] = {"size": size}
+    balance = balance_of(name)
+    if params.get("komi") not in (None, ""):
+        if pie != "off":
+            raise WebError(400, "give either a fixed komi or the komi pie, not both")
+        what = "komi" if balance["short"] == "komi" else f"komi ({balance['short']})"
+        options[balance["option"]] = whole(params["komi"], what)
+    handicap = params.get("handicap")
+    if handicap not in (None, "", []):
+        if "handicap" not in spec["options"]:
+            raise WebError(400, f"handicap stones are not an option of {spec['title']}")
+        if isinstance(handicap, str):
+            handicap = handicap.replace(" ", "").split(",")
+        if not isinstance(handicap, list) or not all(isinstance(p, str) for p in handicap):
+            raise WebError(400, f"handicap must be points, comma separated, not {shown(handicap)}")
+        options["handicap"] = [p for p in handicap if p]
+    try:
+        options = check_options(name, options)  # the game API's one check; defaults filled in
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise WebError(400, f"bad option: {exc}") from None
+
+    if pie == "off":
+        players = {BLACK: "human", WHITE: "human"}
+        if opponent == "ai":
+            players = {color: "human", other(color): "ai"}
+        pie_state = None
+    else:
+        players = None  # decided by the pie
+        pie_state = KomiPie(proposer="human" if pie == "you" else "ai").to_dict()
+    setup = {"opponent": opponent, "level": level if opponent == "ai" else None,
+             "players": players, "pie": pie_state}
+    return name, options, setup

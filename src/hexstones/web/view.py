@@ -1,0 +1,161 @@
+"""What a page is shown: a game's state as JSON, its status line, its line in the list.
+
+A view request (``at``, ``overlays``) is checked whole by :func:`view_request` before the
+request it belongs to changes anything; :func:`state` then only builds the answer.
+Results are written by the game API's one formatter, ``Outcome.text()``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hexstones.games import Game, Outcome
+from hexstones.svg import board_svg
+from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.spec import spec_of
+
+if TYPE_CHECKING:
+    from hexstones.web.live import Live
+
+MAX_OVERLAYS_TEXT = 200  # characters: every overlay name of a game fits many times
+
+
+@dataclass(frozen=True)
+class ViewRequest:
+    at: int | None  # the position after this many moves; None: the current one
+    overlays: tuple[str, ...]
+
+
+def view_request(name: str, at: Any = None, overlays: Any = None) -> ViewRequest:
+    """Check ``at`` (a move number) and ``overlays`` (names, comma separated or a list)
+    for a game of ``name``; a 400 saying what is wrong, before anything else is done."""
+    if at in (None, ""):
+        number = None
+    else:
+        number = whole(at, "at")
+        if number < 0:
+            raise WebError(400, f"at must be a move number from 0, not {number}")
+    if overlays in (None, ""):
+        names: list[str] = []
+    elif isinstance(overlays, str) and len(overlays) <= MAX_OVERLAYS_TEXT:
+        names = [o for o in overlays.split(",") if o]
+    elif isinstance(overlays, list) and all(isinstance(o, str) for o in overlays) \
+            and len(overlays) <= MAX_OVERLAYS_TEXT:
+        names = list(overlays)
+    else:
+        raise WebError(400, f"overlays are names, comma separated, not {shown(overlays)}")
+    spec = spec_of(name)
+    offered = [o["name"] for o in spec["overlays"]]
+    unknown = [o for o in names if o not in offered]
+    if unknown:
+        raise WebError(400, f"unknown overlay {shown(unknown[0])} for {spec['title']}: "
+                            f"its overlays are {', '.join(offered)}")
+    return ViewRequest(number, tuple(dict.fromkeys(names)))
+
+
+# -- results: the game API's Outcome ----------------------------------------------------------
+
+
+def outcome(live: Live) -> Outcome | None:
+    """The game's ``Outcome`` (a resignation, or the rules' result), or None while it goes on."""
+    if live.record.resigned is not None:
+        return Outcome.resignation(live.record.resigned)
+    return live.game.outcome()
+
+
+def summary(live: Live) -> str:
+    """The line the list of stored games shows: the result, or whose turn it is."""
+    result = outcome(live)
+    if result is not None:
+        return result.text()
+    return f"{live.game.to_move.capitalize()} to move"
+
+
+# -- the state of a game ------------------------------------------------------------------
+
+
+def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, Any]:
+    """Everything the game page shows, for the position ``view.at`` (the caller holds
+    ``live.lock``: the answer is made of copies, serialized after the lock is released)."""
+    game = live.game
+    total = len(game.moves)
+    at = total if view.at is None else view.at
+    if not 0 <= at <= total:
+        raise WebError(400, f"at must be a move number from 0 to {total}, not {at}")
+    name = live.record.game
+    spec = spec_of(name)
+    result = outcome(live)
+    over = result is not None
+    to_move = None if over else game.to_move
+    pie = live.pie
+    pie_pending = pie is not None and pie.pending
+    human_turn = to_move is not None and not pie_pending and live.player(to_move) == "human"
+    answer: dict[str, Any] = {
+        "id": live.record.id,
+        "game": name,
+        "size": game.size,
+        "options": copy.deepcopy(live.record.options),
+        "opponent": live.setup.get("opponent"),
+        "level": live.setup.get("level"),
+        "players": copy.deepcopy(live.setup.get("players")),
+        "pie": None if pie is None else pie.to_dict(),
+        "moves": list(game.moves),
+        "move_count": total,
+        "version": live.version,
+        "at": at,
+        "to_move": to_move,
+        "over": over,
+        "result": None if result is None else result.to_dict(),
+        "human_turn": human_turn,
+        "legal": game.legal_moves() if human_turn else [],
+        "ai_thinking": live.ai_busy,
+        "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
+        "ai_error": live.ai_error,
+        "overlays_available": [o["name"] for o in spec["overlays"]],
+        "svg": board_svg(game, overlays=view.overlays, move_number=at),
+        "special_moves": list(spec["special_moves"]),
+    }
+    answer.update(_score_facts(game))
+    answer["status"] = status_text(live, answer, result)
+    return answer
+
+
+def _score_facts(game: Game) -> dict[str, Any]:
+    facts: dict[str, Any] = {"score": game.score(), "score_details": None, "prison": game.prison}
+    details = game.score_details()
+    if details is not None:
+        facts["score_details"] = {
+            color: [{"part": part.key, "label": part.label, "value": part.sign * parts[part.key]}
+                    for part in game.score_parts]
+            for color, parts in details.items()
+        }
+    return facts
+
+
+def status_text(live: Live, state: dict[str, Any], result) -> str:
+    """One line: whose turn it is, or the result."""
+    if result is not None:
+        return result.text()
+    pie = live.pie
+    if pie is not None and pie.pending:
+        balance = spec_of(state["game"])["balance"]["short"]
+        ai_game = state["opponent"] == "ai"
+        if pie.stage == "propose":
+            if ai_game and pie.proposer == "ai":
+                return f"Komi pie: the AI is proposing the {balance}"
+            return f"Komi pie: propose the {balance}" if ai_game else f"Komi pie: first player, propose the {balance}"
+        if ai_game and pie.proposer == "human":
+            return f"Komi pie: the AI is choosing a colour ({balance} {pie.komi})"
+        return f"Komi pie: choose your colour ({balance} {pie.komi})" if ai_game \
+            else f"Komi pie: second player, choose a colour ({balance} {pie.komi})"
+    color = state["to_move"]
+    who = ""
+    if state["opponent"] == "ai":
+        who = " (you)" if state["human_turn"] else " (AI)"
+    if live.ai_error:
+        return f"{color.capitalize()} to move{who}: {live.ai_error}"
+    if state["ai_thinking"]:
+        return f"{color.capitalize()} (AI) is thinking\u2026"
+    return f"{color.capitalize()} to move{who}"
