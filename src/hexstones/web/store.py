@@ -28,8 +28,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 try:
