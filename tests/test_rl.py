@@ -229,3 +229,78 @@ def test_bad_arguments_are_refused(kwargs, message):
         rl.env(**kwargs)
     with pytest.raises(ValueError, match=message):
         rl.VectorEnv(num_envs=2, **kwargs)
+
+
+# -- the single-agent Gymnasium env ----------------------------------------------------
+
+def test_single_agent_env_passes_gymnasiums_checker():
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the checker's notes on unbounded Box planes
+        check_env(rl.SingleAgentEnv("keil", size=3), skip_render_check=True)
+
+
+@pytest.mark.parametrize("opponent", ["random", "mcts:8", "level:1"])
+def test_single_agent_games_follow_the_game_api(opponent):
+    env = rl.SingleAgentEnv("keil", size=3, opponent=opponent, color="white")
+    rng = np.random.default_rng(3)
+    for seed in range(2):
+        obs, info = env.reset(seed=seed)
+        assert len(env.game.moves) == 1  # Black, the opponent, has moved
+        done = False
+        while not done:
+            game = env.game
+            np.testing.assert_array_equal(obs, rl.observe(game, "white"))
+            np.testing.assert_array_equal(info["action_mask"], rl.action_mask(game))
+            np.testing.assert_array_equal(env.action_masks(), rl.action_mask(game) == 1)
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            played, expected = len(game.moves), game.move_of(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert game.moves[played] == expected
+            done = terminated or truncated
+        outcome = env.game.outcome()
+        if terminated:
+            assert reward == (1.0 if outcome.winner == "white" else -1.0)
+            assert not info["action_mask"].any()
+        with pytest.raises(RuntimeError, match="reset"):
+            env.step(0)
+
+
+def test_single_agent_env_refuses_an_illegal_action_and_changes_nothing():
+    env = rl.SingleAgentEnv("droched", size=3, handicap=["b2"], color="white")
+    obs, info = env.reset(seed=0)
+    assert env.game.moves == []  # White moves first in a handicap game
+    occupied = get_board(3).index["b2"]
+    assert info["action_mask"][occupied] == 0
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(occupied)
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(True)
+    assert env.game.moves == []
+    np.testing.assert_array_equal(env.reset(seed=0)[0], obs)
+
+
+def test_single_agent_env_bad_arguments():
+    with pytest.raises(ValueError, match="opponent"):
+        rl.SingleAgentEnv("keil", opponent="mcts:0")
+    with pytest.raises(ValueError, match="opponent"):
+        rl.SingleAgentEnv("keil", opponent="level:11")
+    with pytest.raises(ValueError, match="color"):
+        rl.SingleAgentEnv("keil", color="red")
+    with pytest.raises(ValueError, match="max_moves"):
+        rl.SingleAgentEnv("keil", max_moves=-1)
+
+
+def test_single_agent_env_truncates_at_the_cap():
+    env = rl.SingleAgentEnv("droched", size=3, max_moves=6, color="random")
+    env.reset(seed=5)
+    ended = False
+    for _ in range(6):
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            ended = True
+            break
+    assert ended and truncated and not terminated and len(env.game.moves) == 6
+    assert reward == 0 and not info["action_mask"].any()

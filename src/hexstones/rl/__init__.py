@@ -1,6 +1,7 @@
 """Environments for learning research: PettingZoo, Gymnasium and a compiled vector env.
 
 * :func:`env` -- a PettingZoo AEC env of one game (agents ``"black"``, ``"white"``);
+* :class:`SingleAgentEnv` -- a Gymnasium env: one player against a chosen opponent;
 * :class:`VectorEnv` -- many games stepped by one compiled call (Gymnasium vector API);
 * :func:`observe`, :func:`action_mask` -- the planes and mask of any game object;
 * :func:`symmetries` -- the board's 12 symmetries as index maps.
@@ -24,10 +25,11 @@ from hexstones.rl.aec import env, raw_env
 from hexstones.rl.planes import (
     NUM_PLANES, PLANES, Symmetries, action_mask, embedding, observe, other_view, symmetries,
 )
+from hexstones.rl.single import SingleAgentEnv, make_opponent
 from hexstones.rl.vector import VectorEnv, default_max_moves
 
 __all__ = [
-    "env", "raw_env", "VectorEnv", "default_max_moves",
+    "env", "raw_env", "SingleAgentEnv", "make_opponent", "VectorEnv", "default_max_moves",
     "observe", "action_mask", "other_view", "embedding", "PLANES", "NUM_PLANES",
     "Symmetries", "symmetries",
 ]
