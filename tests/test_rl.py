@@ -304,3 +304,158 @@ def test_single_agent_env_truncates_at_the_cap():
             break
     assert ended and truncated and not terminated and len(env.game.moves) == 6
     assert reward == 0 and not info["action_mask"].any()
+
+
+# -- the vector env ------------------------------------------------------------------
+
+def test_vector_env_spaces_and_arrays():
+    env = rl.VectorEnv("droched", size=3, num_envs=4)
+    obs, infos = env.reset(seed=0)
+    assert env.single_observation_space.shape == (5, 5, rl.NUM_PLANES)
+    assert env.observation_space.shape == (4, 5, 5, rl.NUM_PLANES)
+    assert env.single_action_space.n == 20
+    assert env.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (4, 20) and infos["action_mask"].dtype == np.int8
+    # The arrays are preallocated: the next step rewrites the same ones.
+    again = env.step(env.sample_legal_actions())
+    assert again[0] is obs and again[4]["action_mask"] is infos["action_mask"]
+
+
+def test_truncation_and_next_step_autoreset():
+    # Gymnasium's next-step autoreset: the step after an end returns the env's reset
+    # observation with reward 0, not terminated, not truncated, ignoring its action.
+    env = rl.VectorEnv("droched", size=3, num_envs=2, max_moves=4)
+    start_obs, infos = env.reset(seed=3)
+    start_obs, start_mask = start_obs.copy(), infos["action_mask"].copy()
+    for move in range(1, 5):
+        obs, rewards, terminated, truncated, infos = env.step(env.sample_legal_actions())
+        assert not terminated.any()
+        assert truncated.tolist() == [move == 4] * 2
+        assert rewards.tolist() == [0, 0]
+    final = obs.copy()
+    assert not np.array_equal(final[0], start_obs[0])
+    obs, rewards, terminated, truncated, infos = env.step(np.array([-7, 10**6]))
+    assert not terminated.any() and not truncated.any() and rewards.tolist() == [0, 0]
+    np.testing.assert_array_equal(obs, start_obs)
+    np.testing.assert_array_equal(infos["action_mask"], start_mask)
+    assert env.actions_played(0) == [] and env.actions_played(1) == []
+
+
+def test_termination_reward_then_autoreset():
+    env = rl.VectorEnv("keil", size=3, num_envs=1)
+    obs, infos = env.reset(seed=0)
+    game = hexstones.new_game("keil", size=3)
+    for move in ("b2", "button", "pass"):
+        obs, rewards, terminated, truncated, infos = env.step([game.action_of(move)])
+        game.play(move)
+        assert not terminated[0]
+    # White passes: two passes in a row end the game; the score decides.
+    obs, rewards, terminated, truncated, infos = env.step([game.action_of("pass")])
+    game.play("pass")
+    assert terminated[0] and not truncated[0]
+    assert rewards[0] == (1 if game.outcome().winner == "white" else -1)
+    np.testing.assert_array_equal(obs[0], rl.observe(game))
+    assert not infos["action_mask"].any()  # no legal action once over
+    obs, rewards, terminated, truncated, infos = env.step([0])
+    assert not terminated[0] and rewards[0] == 0
+    np.testing.assert_array_equal(obs[0], rl.observe(hexstones.new_game("keil", size=3)))
+
+
+def test_vector_env_refuses_illegal_actions_and_changes_nothing():
+    env = rl.VectorEnv("keil", size=3, num_envs=3)
+    env.reset(seed=0)
+    b2 = get_board(3).index["b2"]
+    env.step([b2, b2, b2])
+    before = [a.copy() for a in (env._games.observations, env.action_masks, env.to_move)]
+    with pytest.raises(ValueError, match=f"env 1: action {b2} is not legal"):
+        env.step([1, b2, 1])
+    with pytest.raises(ValueError, match="env 2: action 20 is not an action"):
+        env.step([1, 1, 20])
+    with pytest.raises(ValueError, match="3 whole numbers"):
+        env.step([0, 0])
+    with pytest.raises(ValueError, match="3 whole numbers"):
+        env.step([0.0, 0.0, 0.0])
+    for array, old in zip((env._games.observations, env.action_masks, env.to_move), before):
+        np.testing.assert_array_equal(array, old)
+    assert [env.actions_played(i) for i in range(3)] == [[b2]] * 3
+    env.step([1, 1, 1])  # still playable, from the same position
+    assert env.actions_played(0) == [b2, 1]
+
+
+def test_random_legal_actions_are_legal_and_seeded():
+    def run(seed):
+        env = rl.VectorEnv("dehil", size=3, num_envs=8)
+        env.reset(seed=seed)
+        drawn = []
+        for _ in range(40):
+            actions = env.sample_legal_actions()
+            for i in range(8):
+                assert int(actions[i]) in env.legal_actions(i) or env._games.pending[i]
+            drawn.append(actions.copy())
+            env.step(actions)
+        return np.array(drawn)
+
+    first = run(11)
+    np.testing.assert_array_equal(first, run(11))
+    assert not np.array_equal(first, run(12))
+    assert len({tuple(col) for col in first.T}) > 1  # the envs draw apart
+
+
+def test_vector_env_starts_from_a_game_object():
+    game = hexstones.new_game("keil", size=3)
+    for move in ("b2", "c3", "button"):
+        game.play(move)
+    env = rl.VectorEnv(game, num_envs=2, max_moves=5)
+    obs, infos = env.reset()
+    np.testing.assert_array_equal(obs[1], rl.observe(game))
+    np.testing.assert_array_equal(infos["action_mask"][0], rl.action_mask(game))
+    with pytest.raises(ValueError, match="own size"):
+        rl.VectorEnv(game, size=4)
+    with pytest.raises(ValueError, match="above the start's 3 moves"):
+        rl.VectorEnv(game, max_moves=3)
+
+
+# -- symmetries ----------------------------------------------------------------------
+
+def _turned_game(game, k):
+    """``game`` replayed on the board turned by symmetry ``k`` (through the game API)."""
+    board = game.board
+    options = dict(game.options)
+    if options.get("handicap"):
+        options["handicap"] = [board.transform(k, p) for p in options["handicap"]]
+    turned = hexstones.new_game(game.name, **options)
+    for move in game.moves:
+        turned.play(move if move in game.special_moves else board.transform(k, move))
+    return turned
+
+
+@pytest.mark.parametrize("name,options", STARTS, ids=START_IDS)
+def test_symmetries_send_legal_moves_to_legal_moves_of_the_turned_position(name, options):
+    rng = np.random.default_rng(5)
+    game = hexstones.new_game(name, **options)
+    sym = rl.symmetries(game)
+    board = game.board
+    for k in range(12):
+        for p, point in enumerate(board.names):
+            assert sym.turn_action(p, k) == board.index[board.transform(k, point)]
+    assert sym.turn_action(game.num_actions - 1, 5) == game.num_actions - 1
+    checked = 0
+    for _ in range(12):
+        legal = game.legal_actions()
+        if not legal:
+            break
+        game.play(game.move_of(int(rng.choice(legal))))
+        obs, mask = rl.observe(game), rl.action_mask(game)
+        for k in range(12):
+            turned = _turned_game(game, k)
+            assert sorted(sym.turn_action(a, k) for a in game.legal_actions()) \
+                == turned.legal_actions()
+            np.testing.assert_array_equal(sym.turn_actions(mask, k), rl.action_mask(turned))
+            np.testing.assert_array_equal(sym.turn_observation(obs, k), rl.observe(turned))
+            checked += 1
+    assert checked >= 12
+    # Batches turn along their last axes; symmetry 0 is the identity.
+    batch = np.stack([rl.observe(game)] * 3)
+    np.testing.assert_array_equal(sym.turn_observation(batch, 0), batch)
+    np.testing.assert_array_equal(sym.turn_observation(batch, 7)[2],
+                                  sym.turn_observation(batch[2], 7))
