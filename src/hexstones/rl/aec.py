@@ -113,7 +113,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
             self._was_dead_step(action)
             return
         g = self._games
-        g.step(np.array([action], np.int64))  # ValueError on an illegal action
+        g.step_one(action)  # ValueError on an illegal action
         self._cumulative_rewards[agent] = 0.0
         other = AGENTS[1 - AGENTS.index(agent)]
         if g.terminated[0]:

@@ -215,6 +215,11 @@ class Batch:
         self._actions = np.zeros(N, np.int64)
         self._sampled = np.zeros(N, np.int64)
         self._step = _step_serial if N == 1 else _step_parallel
+        self._args = (self._gid, self._geo, self._batch, self._start, self._actions,
+                      self._pending, self.max_moves, self._rows, self._cols, self._balance,
+                      self._num_points, self.observations, self.masks, self._legal,
+                      self._counts, self.rewards, self.terminated, self.truncated,
+                      self.to_move)
         self.observation_low, self.observation_high = observation_bounds(self.game_class,
                                                                          self.size)
 
@@ -226,10 +231,7 @@ class Batch:
 
     def reset(self) -> None:
         self._pending[:] = True
-        self._step(self._gid, self._geo, self._batch, self._start, self._actions,
-                   self._pending, self.max_moves, self._rows, self._cols, self._balance,
-                   self._num_points, self.observations, self.masks, self._legal,
-                   self._counts, self.rewards, self.terminated, self.truncated, self.to_move)
+        self._step(*self._args)
 
     def step(self, actions) -> None:
         """Play ``actions`` (one per env; any value for envs being reset). A bad action
@@ -242,10 +244,18 @@ class Batch:
         bad = _first_bad_action(self._actions, self._pending, self._legal, self._counts)
         if bad >= 0:
             self._illegal(bad, int(self._actions[bad]))
-        self._step(self._gid, self._geo, self._batch, self._start, self._actions,
-                   self._pending, self.max_moves, self._rows, self._cols, self._balance,
-                   self._num_points, self.observations, self.masks, self._legal,
-                   self._counts, self.rewards, self.terminated, self.truncated, self.to_move)
+        self._step(*self._args)
+
+    def step_one(self, action) -> None:
+        """:meth:`step` for a batch of one (the AEC env's path, with less Python)."""
+        if not self._pending[0]:
+            if isinstance(action, (bool, np.bool_)) \
+                    or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"an action is a whole number, not {action!r}")
+            if not 0 <= action < self.num_actions or not self.masks[0, action]:
+                self._illegal(0, int(action))
+        self._actions[0] = action
+        self._step(*self._args)
 
     def _illegal(self, i: int, action: int):
         if not 0 <= action < self.num_actions:
