@@ -459,3 +459,18 @@ def test_symmetries_send_legal_moves_to_legal_moves_of_the_turned_position(name,
     np.testing.assert_array_equal(sym.turn_observation(batch, 0), batch)
     np.testing.assert_array_equal(sym.turn_observation(batch, 7)[2],
                                   sym.turn_observation(batch[2], 7))
+
+
+# -- the example of docs/rl.md ----------------------------------------------------------
+
+def test_the_documented_example_learns_to_beat_random_play():
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "rl.md").read_text()
+    code = text.split("<!-- example -->\n```python\n", 1)[1].split("```", 1)[0]
+    example = {"__name__": "docs_rl_example"}
+    exec(compile(code, "docs/rl.md", "exec"), example)
+    W = example["train"](iterations=20)
+    untrained = example["play"](np.zeros_like(W), 512, seed=2)
+    trained = example["play"](W, 512, seed=2, greedy=True)
+    assert untrained < 0.6 and trained > 0.8

@@ -142,9 +142,10 @@ def _first_bad_action(actions, pending, legal, counts):
     return -1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _sample_legal(legal, counts, pending, rngs, out):
-    for i in prange(out.shape[0]):
+    # Serial: a few nanoseconds an env, less than waking the threads would cost.
+    for i in range(out.shape[0]):
         if pending[i] or counts[i] == 0:
             out[i] = 0
         else:
