@@ -474,3 +474,20 @@ def test_the_documented_example_learns_to_beat_random_play():
     untrained = example["play"](np.zeros_like(W), 512, seed=2)
     trained = example["play"](W, 512, seed=2, greedy=True)
     assert untrained < 0.6 and trained > 0.8
+
+
+def test_a_parallel_batch_agrees_with_the_game_api():
+    num_envs = rl.vector.PARALLEL_FROM
+    env = rl.VectorEnv("keil", size=3, num_envs=num_envs)
+    assert env._games._step is rl.vector._step_parallel
+    obs, infos = env.reset(seed=4)
+    for _ in range(25):
+        obs, _, terminated, truncated, infos = env.step(env.sample_legal_actions())
+    for i in range(0, num_envs, 17):
+        game = hexstones.new_game("keil", size=3)
+        for action in env.actions_played(i):
+            game.play(game.move_of(action))
+        if terminated[i] or truncated[i]:
+            assert game.is_over or len(game.moves) >= env.max_moves
+        np.testing.assert_array_equal(obs[i], rl.observe(game))
+        np.testing.assert_array_equal(infos["action_mask"][i], rl.action_mask(game))
