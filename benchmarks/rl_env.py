@@ -1,0 +1,144 @@
+"""Steps per second of the RL environments, against PettingZoo's Go in the same run.
+
+    python benchmarks/rl_env.py [--seconds 2] [--envs 1,64,1024] [--no-go]
+
+Every line steps games with observations on and uniformly random legal actions, drawn
+from the masks the environment returns:
+
+* ``go_v5``: PettingZoo's ``classic.go_v5`` at 9x9 (``pip install "pettingzoo[classic]"``),
+  an AEC loop: ``env.last()``, a random action among the mask's ones, ``env.step``;
+* ``aec``: ``hexstones.rl.env`` for Keil 7, Dehil 9, Droched 9, the same loop (the same
+  three PettingZoo wrappers as go_v5); ``aec raw``: ``hexstones.rl.raw_env``, unwrapped;
+* ``vector``: ``hexstones.rl.VectorEnv`` with 1, 64 and 1024 envs, ``env.step(
+  env.sample_legal_actions())`` (a step of N envs counts N steps), on every core.
+
+Rates are steps per wall-clock second (the vector env runs on all cores at once) after a
+warm-up that compiles and loads the kernels; ``cpu_per_step_us`` is the process's CPU
+time a step. The lines are measured in turns, a slice of at least SLICE seconds each, so
+load that comes and goes on a shared machine weighs on every line alike; each line's best
+slice is printed too. Prints one JSON line per line, then the ratios to go_v5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+SLICE = 0.25
+GAMES = [("keil", 7), ("dehil", 9), ("droched", 9)]
+
+
+class Line:
+    def __init__(self, label: str, run_slice):
+        self.label = label
+        self.run_slice = run_slice          # () -> steps done in one short burst
+        self.steps = 0
+        self.wall = self.cpu = 0.0
+        self.best = 0.0
+
+    def measure(self) -> None:
+        steps, wall0, cpu0 = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() - wall0 < SLICE:
+            steps += self.run_slice()
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        self.steps += steps
+        self.wall += wall
+        self.cpu += cpu
+        self.best = max(self.best, steps / wall)
+
+    def result(self) -> dict:
+        return {"line": self.label, "steps": self.steps, "seconds": round(self.wall, 2),
+                "steps_per_s": round(self.steps / self.wall),
+                "best_slice_steps_per_s": round(self.best),
+                "cpu_per_step_us": round(1e6 * self.cpu / self.steps, 3)}
+
+
+def aec_burst(env, rng, burst: int = 64):
+    """``burst`` steps of an AEC env with random legal actions (resetting at the end)."""
+    def run() -> int:
+        for _ in range(burst):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+        return burst
+    return run
+
+
+def vector_burst(env, steps: int):
+    def run() -> int:
+        for _ in range(steps):
+            env.step(env.sample_legal_actions())
+        return steps * env.num_envs
+    return run
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds a line, about")
+    parser.add_argument("--envs", default="1,64,1024", help="vector env sizes")
+    parser.add_argument("--no-go", action="store_true", help="skip PettingZoo's go_v5")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="numba threads for the vector env (default: one per core)")
+    args = parser.parse_args(argv)
+    counts = [int(n) for n in args.envs.split(",")]
+
+    started = time.perf_counter()
+    import numba
+
+    from hexstones import rl
+    if args.threads:
+        numba.set_num_threads(args.threads)
+    lines: list[Line] = []
+    rng = np.random.default_rng(0)
+    if not args.no_go:
+        try:
+            from pettingzoo.classic import go_v5
+        except ImportError as exc:
+            print(f"go_v5 unavailable ({exc}): pip install 'pettingzoo[classic]'",
+                  file=sys.stderr)
+        else:
+            go = go_v5.env(board_size=9)
+            go.reset(seed=0)
+            lines.append(Line("go_v5 9x9 aec", aec_burst(go, rng, 16)))
+    for name, size in GAMES:
+        aec = rl.env(name, size=size)
+        aec.reset(seed=0)
+        lines.append(Line(f"{name} {size} aec", aec_burst(aec, rng)))
+        raw = rl.raw_env(name, size=size)
+        raw.reset(seed=0)
+        lines.append(Line(f"{name} {size} aec raw", aec_burst(raw, rng)))
+        for n in counts:
+            vec = rl.VectorEnv(name, size, n)
+            vec.reset(seed=0)
+            lines.append(Line(f"{name} {size} vector x{n}", vector_burst(vec, max(1, 256 // n))))
+    for line in lines:  # warm-up: compile or load every kernel
+        line.run_slice()
+    print(json.dumps({"setup_seconds": round(time.perf_counter() - started, 1),
+                      "cores": len(os.sched_getaffinity(0)),
+                      "numba_threads": numba.get_num_threads(),
+                      "load_average": [round(x, 2) for x in os.getloadavg()]}))
+    rounds = max(1, round(args.seconds / SLICE))
+    for _ in range(rounds):
+        for line in lines:
+            line.measure()
+    results = {line.label: line.result() for line in lines}
+    for found in results.values():
+        print(json.dumps(found))
+    go_rate = results.get("go_v5 9x9 aec", {}).get("steps_per_s")
+    if go_rate:
+        ratios = {label: round(r["steps_per_s"] / go_rate, 1)
+                  for label, r in results.items() if not label.startswith("go_v5")}
+        print(json.dumps({"ratio_to_go_v5": ratios}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

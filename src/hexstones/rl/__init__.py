@@ -1,0 +1,35 @@
+"""Environments for learning research: PettingZoo, Gymnasium and a compiled vector env.
+
+* :func:`env` -- a PettingZoo AEC env of one game (agents ``"black"``, ``"white"``);
+* :class:`SingleAgentEnv` -- a Gymnasium env: one player against a chosen opponent;
+* :class:`VectorEnv` -- many games stepped by one compiled call (Gymnasium vector API);
+* :func:`observe`, :func:`action_mask` -- the planes and mask of any game object;
+* :func:`symmetries` -- the board's 12 symmetries as index maps.
+
+Needs the ``rl`` extra (``pip install "hexstones[rl]"``: pettingzoo, gymnasium).
+docs/rl.md describes the spaces, the planes, the embedding and the symmetries.
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        f"hexstones.rl needs the rl extra ({exc.name} is missing): "
+        'pip install "hexstones[rl]"'
+    ) from exc
+
+from hexstones.rl.aec import env, raw_env
+from hexstones.rl.planes import (
+    NUM_PLANES, PLANES, Symmetries, action_mask, embedding, observe, other_view, symmetries,
+)
+from hexstones.rl.single import SingleAgentEnv, make_opponent
+from hexstones.rl.vector import VectorEnv, default_max_moves
+
+__all__ = [
+    "env", "raw_env", "SingleAgentEnv", "make_opponent", "VectorEnv", "default_max_moves",
+    "observe", "action_mask", "other_view", "embedding", "PLANES", "NUM_PLANES",
+    "Symmetries", "symmetries",
+]
