@@ -58,7 +58,7 @@ def test_nothing_above_games_switches_on_a_game_name():
 
 
 def test_the_front_end_takes_game_facts_from_the_server():
-    pattern = re.compile(r"""["'](%s)["']""" % "|".join(sorted(NAMES)))
+    pattern = re.compile("[\"'](" + "|".join(sorted(NAMES)) + ")[\"']")
     offenders = [f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}"
                  for path in _above_games(".js")
                  for n, line in enumerate(path.read_text().splitlines(), 1)

@@ -147,6 +147,17 @@ class Game:
         return None
 
     @property
+    def special_holder(self) -> str | None:
+        """Who holds the game's one-time privilege (Keil: took the button; Dehil: passed
+        first), or ``None``; games without one always say ``None``."""
+        return None
+
+    @property
+    def passes(self) -> int:
+        """Consecutive passes just played (0 in games without a pass)."""
+        return 0
+
+    @property
     def prison(self) -> dict[str, int] | None:
         """Stones of each colour in the prison, in games that have one (else ``None``)."""
         return None

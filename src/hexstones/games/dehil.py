@@ -78,6 +78,14 @@ class DehilGame(CoreBacked, Game):
         """The player who passed first in the whole game (the half point), or None."""
         return COLOR_NAME.get(int(self._meta[M_SPECIAL]))
 
+    @property
+    def special_holder(self) -> str | None:
+        return self.first_pass
+
+    @property
+    def passes(self) -> int:
+        return int(self._meta[M_PASSES])
+
     def _violation(self, point: int) -> str:
         """The triangle-rule message for a placement of the player to move on ``point``."""
         names = self.board.names

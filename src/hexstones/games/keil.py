@@ -83,6 +83,14 @@ class KeilGame(CoreBacked, Game):
         """Who took the button, or None."""
         return COLOR_NAME.get(int(self._meta[M_SPECIAL]))
 
+    @property
+    def special_holder(self) -> str | None:
+        return self.button
+
+    @property
+    def passes(self) -> int:
+        return int(self._meta[M_PASSES])
+
     def play(self, move: str) -> None:
         move = self.normalize_move(move)
         if self.is_over:

@@ -23,7 +23,14 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from hexstones.rl.aec import env, raw_env
 from hexstones.rl.planes import (
-    NUM_PLANES, PLANES, Symmetries, action_mask, embedding, observe, other_view, symmetries,
+    NUM_PLANES,
+    PLANES,
+    Symmetries,
+    action_mask,
+    embedding,
+    observe,
+    other_view,
+    symmetries,
 )
 from hexstones.rl.single import SingleAgentEnv, make_opponent
 from hexstones.rl.vector import VectorEnv, default_max_moves

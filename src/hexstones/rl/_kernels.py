@@ -18,11 +18,26 @@ from hexstones.core import dispatch
 from hexstones.core.common import copy_into as _copy_into
 from hexstones.core.common import rand_below  # noqa: F401  (the core's xorshift64*)
 from hexstones.core.layout import (
-    GAME_IDS, M_PASSES, M_PLY, M_PRISON, M_SPECIAL, M_TO_MOVE, S_BOARD, S_HIST_BOARD,
-    S_HIST_HASH, S_HIST_META, S_HIST_MOVE, S_HIST_SLOT, S_META, S_STAMP, S_TABLE, S_WORK,
-    allocate_state, geometry,
+    GAME_IDS,
+    M_PASSES,
+    M_PLY,
+    M_PRISON,
+    M_SPECIAL,
+    M_TO_MOVE,
+    OK,  # noqa: F401  (re-exported: the "played" code)
+    S_BOARD,
+    S_HIST_BOARD,
+    S_HIST_HASH,
+    S_HIST_META,
+    S_HIST_MOVE,
+    S_HIST_SLOT,
+    S_META,
+    S_STAMP,
+    S_TABLE,
+    S_WORK,
+    allocate_state,
+    geometry,
 )
-from hexstones.core.layout import OK  # noqa: F401  (re-exported: the "played" code)
 
 
 class Door(NamedTuple):

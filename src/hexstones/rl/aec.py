@@ -46,12 +46,13 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
     ``max_moves`` moves is truncated (both agents, reward 0).
     """
 
-    metadata = {"name": "hexstones_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "hexstones_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, game: str | Game = "keil", size: int | None = None, *,
                  max_moves: int | None = None, render_mode: str | None = None, **options):
         super().__init__()
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        modes: list[str] = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode is one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
         self._games = Batch(game, size, 1, max_moves, options)
@@ -91,7 +92,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
+        self.infos: dict[str, dict] = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[int(self._games.to_move[0])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -13,7 +13,6 @@ two to each other.
 
 from __future__ import annotations
 
-import dataclasses
 from functools import cache
 
 import numpy as np
@@ -83,37 +82,10 @@ def other_view(planes: np.ndarray) -> np.ndarray:
 
 # -- planes through the game API ------------------------------------------------------
 
-# ADAPTER (the one place rl reads a game's state snapshot): the game API has no method
-# yet for "who holds the special privilege" and "passes just played" (requested:
-# ``Game.special_holder`` and ``Game.passes``). The snapshot dataclasses name them:
-# KeilState.button, DehilState.first_pass (a colour or None), and .passes; a game whose
-# snapshot has none of these fields has neither fact.
-_HOLDER_FIELDS = ("button", "first_pass")
-_PASSES_FIELD = "passes"
-
-
 def rule_state(game: Game) -> tuple[str | None, int]:
-    """``(holder, passes)``: who holds the special privilege (a colour or None) and the
-    consecutive passes just played, read from ``game.state`` by field name."""
-    fields = _snapshot_fields(type(game), game)
-    if not fields:
-        return None, 0
-    snapshot = game.state
-    holder = next((getattr(snapshot, f) for f in _HOLDER_FIELDS if f in fields), None)
-    passes = int(getattr(snapshot, _PASSES_FIELD)) if _PASSES_FIELD in fields else 0
-    return holder, passes
-
-
-_FIELDS_OF: dict[type, frozenset[str]] = {}
-
-
-def _snapshot_fields(cls: type, game: Game) -> frozenset[str]:
-    """The adapter's fields that ``cls``'s snapshots have (looked up once per class: a
-    snapshot can be costly, Droched's counts released stones over the whole history)."""
-    if cls not in _FIELDS_OF:
-        names = {f.name for f in dataclasses.fields(game.state)}
-        _FIELDS_OF[cls] = frozenset(names & {*_HOLDER_FIELDS, _PASSES_FIELD})
-    return _FIELDS_OF[cls]
+    """``(holder, passes)``: who holds the game's one-time privilege (a colour or None)
+    and the consecutive passes just played."""
+    return game.special_holder, game.passes
 
 
 def observe(game: Game, observer: str | None = None) -> np.ndarray:

@@ -7,7 +7,8 @@ game objects); observations are :func:`hexstones.rl.observe`'s planes, seen by t
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium
 import numpy as np

@@ -19,8 +19,20 @@ from numba import njit, prange
 from hexstones.games import Game, game_class, new_game
 from hexstones.rl import _kernels as K
 from hexstones.rl.planes import (
-    BALANCE, IS_WHITE, NUM_PLANES, ON_BOARD, OPPONENT, OPPONENT_PRISON, OPPONENT_SPECIAL,
-    OWN, OWN_PRISON, OWN_SPECIAL, PASSES, embedding, grid_side, observation_bounds,
+    BALANCE,
+    IS_WHITE,
+    NUM_PLANES,
+    ON_BOARD,
+    OPPONENT,
+    OPPONENT_PRISON,
+    OPPONENT_SPECIAL,
+    OWN,
+    OWN_PRISON,
+    OWN_SPECIAL,
+    PASSES,
+    embedding,
+    grid_side,
+    observation_bounds,
 )
 
 # Batches of at least this many envs are stepped on every core.
