@@ -19,10 +19,10 @@ from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table
 from hexstones.core.layout import (
     M_PLY, M_PRISON, M_REMOVED, M_SPECIAL, M_TO_MOVE, OK, R_GAME_OVER, R_LONE_PRISONER,
     R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION, R_SUICIDE, R_TRIANGLE, S_HIST_SLOT,
-    S_TABLE, W_BUF, W_BUF2, capacity_of, default_capacity, geometry, grow_state,
+    S_TABLE, W_BUF, W_BUF2, capacity_of, default_capacity, geometry,
 )
-from hexstones.core.playouts import core_state_of, playouts
-from hexstones.core.state import start_state
+from hexstones.core.state import copy_state, grow_state, start_state
+from hexstones.games.engine import playouts
 
 KERNELS = {"keil": keil, "dehil": dehil, "droched": droched}
 CONFORMANCE = Path(__file__).parent / "conformance"
@@ -173,7 +173,7 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
         run = run + 1 if m == P else 0
         longest = max(longest, run)
     assert longest >= 100  # the case this test is for
-    rebuilt = tuple(a.copy() for a in st)
+    rebuilt = copy_state(st)
     rebuild_table(rebuilt)
     for k in (S_TABLE, S_HIST_SLOT):
         assert np.array_equal(rebuilt[k], st[k])
@@ -426,7 +426,7 @@ def test_each_history_row_records_its_move_hash_and_board(name):
         if not legal:
             break
         game.play(rnd.choice(legal))
-    st = game.core_state()
+    st = game.compiled().state
     ply = int(st[1][M_PLY])
     assert ply == len(game.moves) > 10
     zob = geometry(4)[3]
@@ -435,7 +435,7 @@ def test_each_history_row_records_its_move_hash_and_board(name):
         assert st[5][t] == move_number(game.board, game.moves[t - 1])
         replay.play(game.moves[t - 1])
         board = board_at(st, t)
-        assert np.array_equal(board, replay.core_state()[0]), t
+        assert np.array_equal(board, replay.compiled().state[0]), t
         expected = np.uint64(0)
         for p, c in enumerate(board):
             expected ^= zob[c, p]
@@ -527,7 +527,7 @@ def test_playouts_start_from_a_game_object_position():
     game = new_game("keil", size=4, komi=2)
     for m in ["d4", "e5", "button"]:
         game.play(m)
-    st = core_state_of(game)
+    st = game.compiled().state
     assert st[1][M_PLY] == 3
     stats = playouts(game, 30, seed=1)
     assert stats["games"] == 30 and stats["size"] == 4

@@ -20,17 +20,16 @@ from hexstones.ai.tree import (  # isort: skip
 )
 from hexstones.ai import kernels as K  # isort: skip
 from hexstones.core.common import seed_rng
-from hexstones.core.layout import (
-    GAME_IDS, M_PLY, capacity_of, default_capacity, geometry, grow_state,
-)
-from hexstones.core.state import start_state
+from hexstones.core.layout import M_PLY, allocate_state, capacity_of, default_capacity
+from hexstones.core.state import grow_state
+from hexstones.games.engine import CoreBacked
 
 MAX_NODES = 1_500_000
 
 
 def supports(game) -> bool:
-    gid = GAME_IDS.get(getattr(game, "name", None))
-    return gid is not None and K.available(gid)
+    """Whether ``game`` has compiled kernels (the door :meth:`compiled` of its API)."""
+    return isinstance(game, CoreBacked)
 
 
 def move_index(game, move: str) -> int:
@@ -53,11 +52,10 @@ def _special_now(game) -> str:
     return "button" if getattr(game, "button", None) is None else "pass"
 
 
-def state_for(game):
-    """The core state of ``game``'s position and history, with room for long playouts."""
-    from hexstones.core.playouts import core_state_of
-
-    st = core_state_of(game)
+def state_for(game, door=None):
+    """The core state of ``game``'s position and history (a copy, from ``door``, the
+    game's :meth:`compiled`, if given), with room for long playouts."""
+    st = (door or game.compiled()).state
     room = max(default_capacity(game.size), len(game.moves) + 4 * game.board.num_points + 64)
     return grow_state(st, room) if capacity_of(st) < room else st
 
@@ -66,7 +64,7 @@ class TreeCache:
     """A search tree kept for the next move of the same game by the same player."""
 
     def __init__(self, game, capacity: int):
-        self.gid = GAME_IDS[game.name]
+        self.kind = type(game)
         self.size = game.size
         self.options = dict(game.options)
         self.moves: list[str] = list(game.moves)
@@ -74,7 +72,7 @@ class TreeCache:
         reset_tree(self.tree)
 
     def reusable_for(self, game) -> bool:
-        if GAME_IDS[game.name] != self.gid or game.options != self.options:
+        if type(game) is not self.kind or game.options != self.options:
             return False
         # Only a game that has moved on (a later position of the same game) reuses the
         # tree: searching the same position again starts afresh, so that a given seed
@@ -108,7 +106,7 @@ def warm_up(game) -> None:
     _WARM.add(game.name)
 
 
-def _capacity(game, iterations, seconds) -> int:
+def _capacity(game, iterations) -> int:
     P1 = game.board.num_points + 1
     if iterations is not None:
         want = (iterations // max(int(DEFAULT_PARAMS[P_EXPAND]), 1) + 2) * P1 + P1
@@ -143,15 +141,14 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     choosing a move)."""
     if not supports(game):
         raise ValueError(f"no compiled kernels for {game.name}")
-    gid = GAME_IDS[game.name]
-    geo = geometry(game.size)
-    root_st = state_for(game)
-    work = start_state(game.name, game.size, capacity=root_st[2].shape[0] - 1)
-    P = game.board.num_points
+    door = game.compiled()
+    gid, geo, P = door.game_id, door.geometry, door.num_points
+    root_st = state_for(game, door)
+    work = allocate_state(game.size, capacity_of(root_st))  # run_iterations copies the root in
     key = cache_key(game, knowledge, reuse_key)
     cache = _CACHE.pop(key, None) if reuse else None
     if cache is None or not cache.reusable_for(game):
-        cache = TreeCache(game, _capacity(game, iterations, seconds))
+        cache = TreeCache(game, _capacity(game, iterations))
     if reuse:
         while len(_CACHE) >= KEPT_TREES:
             _CACHE.pop(next(iter(_CACHE)))

@@ -35,7 +35,7 @@ the board). Point numbers are :class:`hexstones.board.Board`'s indices (``P = bo
  9    hist_slot int32[C+1]      the table slot of history row t
 ====  ================  ==============================================================
 
-``C`` is the capacity (moves the history holds); :func:`layout.grow_state` makes a
+``C`` is the capacity (moves the history holds); :func:`state.grow_state` makes a
 bigger copy. Hashes are updated per move (xor of the changed stones), never recomputed;
 a repetition is confirmed on the stored board when the hash matches, so it is exact.
 
@@ -115,11 +115,11 @@ _drop_stale_cache()
 
 from hexstones.core.layout import (  # noqa: E402  (after the cache check)
     BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE,
-    allocate_state, default_capacity, geometry, grow_state,
+    allocate_state, default_capacity, geometry,
 )
-from hexstones.core.state import start_state  # noqa: E402
+from hexstones.core.state import copy_state, grow_state, start_state  # noqa: E402
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "KEIL", "DEHIL", "DROCHED", "GAME_IDS", "OK", "REASON_NAMES",
-    "allocate_state", "default_capacity", "geometry", "grow_state", "start_state",
+    "allocate_state", "copy_state", "default_capacity", "geometry", "grow_state", "start_state",
 ]

@@ -8,11 +8,13 @@ from hexstones.core.common import (
     commit, copy_into, empty_points, rand_below, undo,
 )
 from hexstones.core.layout import (
-    M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
+    DEHIL, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_TRIANGLE,
     W_ADJ, W_AREAS, W_BUF, W_CAND, W_DEG, W_DISC, W_FILL, W_GROUP, W_LABEL, W_LOW, W_NODEG,
     W_SEDGE, W_SNODE, W_SPLIT,
 )
+
+GAME_ID = DEHIL  # this game's id for the dispatchers of hexstones.core.dispatch
 
 
 @njit(cache=True, _nrt=False)

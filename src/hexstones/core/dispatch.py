@@ -27,20 +27,6 @@ def undo(gid, geo, st):
 
 
 @njit(cache=True)
-def copy_into(gid, dst, src):
-    _copy_into(dst, src)
-
-
-@njit(cache=True)
-def legal_moves(gid, geo, st, out):
-    if gid == KEIL:
-        return keil.legal_moves(geo, st, out)
-    if gid == DEHIL:
-        return dehil.legal_moves(geo, st, out)
-    return droched.legal_moves(geo, st, out)
-
-
-@njit(cache=True)
 def is_over(gid, geo, st):
     if gid == KEIL:
         return keil.is_over(geo, st)
@@ -79,8 +65,8 @@ def playout(gid, geo, st, rng, max_ply):
 @njit(cache=True)
 def run_playouts(gid, geo, root, st, rng, first, count, resume, totals, scores):
     """Playouts ``first .. count-1`` from ``root`` (each into ``st``), adding to
-    ``totals`` = [games, moves, black wins, white wins] and ``scores`` = [black, white]
-    sums. ``resume`` continues the game already in ``st``. Returns the index of a playout
+    ``totals`` = [games, moves, black wins, white wins, games with a score] and
+    ``scores`` = [black, white] sums. ``resume`` continues the game already in ``st``. Returns the index of a playout
     that stopped because ``st``'s history is full (the caller grows ``st`` and resumes it),
     else ``count``."""
     start_ply = root[1][M_PLY]
@@ -97,6 +83,7 @@ def run_playouts(gid, geo, root, st, rng, first, count, resume, totals, scores):
         totals[1] += st[1][M_PLY] - start_ply
         totals[1 + w] += 1
         if score(gid, geo, st, pair):
+            totals[4] += 1
             scores[0] += pair[0]
             scores[1] += pair[1]
     return count

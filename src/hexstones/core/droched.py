@@ -11,10 +11,12 @@ from hexstones.core.common import (
     repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
+    DROCHED, M_DEAD, M_OVER, M_PLY, M_PRISON, M_REMOVED, M_TO_MOVE,
     OK, R_FULL, R_LONE_PRISONER, R_NOT_A_MOVE, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
     W_BUF, W_BUF2, W_CAND, W_FILL, W_LABEL, W_MARKS, W_MASK,
 )
+
+GAME_ID = DROCHED  # this game's id for the dispatchers of hexstones.core.dispatch
 
 
 @njit(cache=True, _nrt=False)

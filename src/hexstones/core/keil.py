@@ -11,10 +11,12 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
     reserve_stamps, undo,
 )
 from hexstones.core.layout import (
-    M_DEAD, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
+    KEIL, M_DEAD, M_KOMI, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
     OK, R_FULL, R_GAME_OVER, R_NOT_A_MOVE, R_OCCUPIED, R_REPETITION, R_SUICIDE,
     W_BUF, W_CAND, W_LABEL, W_MARKS, W_MASK, W_RING,
 )
+
+GAME_ID = KEIL  # this game's id for the dispatchers of hexstones.core.dispatch
 
 
 @njit(cache=True, _nrt=False)

@@ -156,24 +156,5 @@ def allocate_state(size: int, capacity: int):
     )
 
 
-def grow_state(state, capacity: int):
-    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
-    ``MAX_CAPACITY`` if that is less and still more than the state has."""
-    P = state[S_BOARD].shape[0]
-    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
-    if capacity > MAX_CAPACITY > capacity_of(state):
-        capacity = MAX_CAPACITY
-    bigger = allocate_state(size, capacity)
-    rows = int(state[S_META][M_PLY]) + 1
-    bigger[S_BOARD][:] = state[S_BOARD]
-    bigger[S_META][:] = state[S_META]
-    for k in (S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE):
-        bigger[k][:rows] = state[k][:rows]
-    from hexstones.core.common import rebuild_table
-
-    rebuild_table(bigger)
-    return bigger
-
-
 def capacity_of(state) -> int:
     return state[S_HIST_HASH].shape[0] - 1

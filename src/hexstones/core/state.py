@@ -1,14 +1,15 @@
-"""Building start states (plain Python: runs once per game)."""
+"""Building, growing and copying states (plain Python: runs once per game or per growth)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from hexstones.board import get_board
+from hexstones.core.common import rebuild_table
 from hexstones.core.layout import (
-    BLACK, DROCHED, GAME_IDS, M_DEAD, M_GAME, M_KOMI, M_LAST, M_OVER, M_PRISON, M_TO_MOVE,
-    S_BOARD, S_HIST_BOARD, S_HIST_HASH, S_HIST_META, S_META, WHITE,
-    allocate_state, default_capacity, geometry,
+    BLACK, DROCHED, GAME_IDS, M_DEAD, M_GAME, M_KOMI, M_LAST, M_OVER, M_PLY, M_PRISON,
+    M_TO_MOVE, MAX_CAPACITY, S_BOARD, S_HIST_BOARD, S_HIST_HASH, S_HIST_META, S_HIST_MOVE,
+    S_META, WHITE, allocate_state, capacity_of, default_capacity, geometry,
 )
 
 
@@ -40,3 +41,25 @@ def start_state(game: str, size: int, *, komi: int = 0, prison: int = 0,
     st[S_HIST_BOARD][0] = board
     st[S_HIST_META][0] = meta
     return st
+
+
+def grow_state(state, capacity: int):
+    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
+    ``MAX_CAPACITY`` if that is less and still more than the state has."""
+    P = state[S_BOARD].shape[0]
+    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
+    if capacity > MAX_CAPACITY > capacity_of(state):
+        capacity = MAX_CAPACITY
+    bigger = allocate_state(size, capacity)
+    rows = int(state[S_META][M_PLY]) + 1
+    bigger[S_BOARD][:] = state[S_BOARD]
+    bigger[S_META][:] = state[S_META]
+    for k in (S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE):
+        bigger[k][:rows] = state[k][:rows]
+    rebuild_table(bigger)
+    return bigger
+
+
+def copy_state(state):
+    """An independent copy of ``state`` (every array copied)."""
+    return tuple(a.copy() for a in state)

@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import droched as kernels
-from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
     M_PLY, M_PRISON, M_TO_MOVE, R_LONE_PRISONER, R_OCCUPIED, R_PRISON_EMPTY, R_REPETITION,
-    capacity_of, geometry, grow_state,
+    capacity_of, geometry,
 )
-from hexstones.core.state import start_state
+from hexstones.core.state import grow_state, start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
+from hexstones.games.engine import COLOR_NAME, CoreBacked
 
 RELEASE = "release"
 STONE = {BLACK: 1, WHITE: 2}

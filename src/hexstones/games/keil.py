@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import keil as kernels
-from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
     M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
+from hexstones.games.engine import COLOR_NAME, CoreBacked
 
 EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
 STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
