@@ -19,10 +19,10 @@ from numba import njit
 
 import hexstones
 from hexstones.ai import mcts
-from hexstones.ai.policies import buffer_size, policy_playout
 from hexstones.ai.tree import uniform_playout
 from hexstones.core.common import copy_into, seed_rng
-from hexstones.core.layout import GAME_IDS, M_PLY, geometry
+from hexstones.core.dispatch import policy_buffer_size, policy_playout
+from hexstones.core.layout import M_PLY
 
 
 # Not cached: numba's cache watches only this file, and a stale copy would time old
@@ -43,13 +43,13 @@ def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
 
 
 def bare_rate(game, knowledge: bool, seconds: float) -> tuple[float, float]:
-    gid = GAME_IDS[game.name]
-    geo = geometry(game.size)
+    door = game.compiled()
+    gid, geo = door.game_id, door.geometry
     root = mcts.state_for(game)
     work = mcts.state_for(game)
     max_ply = work[2].shape[0] - 2
     rng = seed_rng(1)
-    cand = np.empty(buffer_size(game.board.num_points), np.int32)
+    cand = np.empty(policy_buffer_size(door.num_points), np.int32)
     _bare_playouts(gid, geo, root, work, rng, 2, knowledge, max_ply, cand)  # compile
     done, moves, start = 0, 0, time.perf_counter()
     batch = 16

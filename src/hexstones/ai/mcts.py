@@ -18,7 +18,7 @@ from hexstones.ai.tree import (  # isort: skip
     C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, S_BLACK, S_SCORED, S_SIMS, S_WHITE,
     advance_root, allocate_tree, reset_tree, run_iterations,
 )
-from hexstones.ai import kernels as K  # isort: skip
+from hexstones.core import dispatch  # isort: skip
 from hexstones.core.common import seed_rng
 from hexstones.core.layout import M_PLY, allocate_state, capacity_of, default_capacity
 from hexstones.core.state import grow_state
@@ -115,11 +115,10 @@ def _capacity(game, iterations) -> int:
 
 
 def playout_moves(gid, num_points, knowledge) -> int:
-    """How many moves beyond the root a simulation may run before it counts as undecided.
-    Droched policy playouts that last more than 3 moves per point almost never end: they
-    cycle (placements imprison groups, the board refills) for thousands of moves."""
-    if knowledge and gid == K.DROCHED:
-        return 3 * num_points
+    """How many moves beyond the root a simulation may run before it counts as undecided
+    (with ``knowledge``, the game's policy playout says)."""
+    if knowledge:
+        return int(dispatch.policy_move_limit(gid, num_points))
     return 4 * num_points + 40
 
 

@@ -14,11 +14,14 @@ simulation. Each iteration
    created for every empty point and the special move, and checked lazily: cheaper than
    computing all legal moves at every expansion),
 3. expands a leaf once it has been visited ``expand_visits`` times,
-4. plays out: with knowledge the game's own policy playout (:mod:`hexstones.ai.policies`:
-   Keil no eye filling, Dehil last good replies and partition-making moves, Droched last
-   good replies, no self-imprisonment, imprisoning enemy stones), else uniformly random
-   legal moves (the plain UCT baseline),
+4. plays out: with knowledge the game's own policy playout (``policy_playout`` of each
+   game's core module, see :mod:`hexstones.ai.policies`), else uniformly random legal
+   moves (the plain UCT baseline),
 5. backs up the result (and RAVE statistics for every move of the simulation).
+
+The search knows no game: it holds the game id of ``game.compiled()`` as an opaque value
+and passes it to the dispatchers of :mod:`hexstones.core.dispatch`, which also say what
+the game's policy asks of the search (``search_biases``, ``learns_replies``).
 
 Between moves the tree is kept: when the game has advanced by moves that are in the
 tree, their node becomes the new root (:func:`advance_root`, driven by
@@ -41,7 +44,7 @@ def _invalidate_stale_cache() -> None:
     sources it is built from has changed."""
     here = pathlib.Path(__file__).resolve().parent
     core = here.parent / "core"
-    sources = sorted(core.glob("*.py")) + [here / n for n in ("kernels.py", "policies.py", "tree.py")]
+    sources = sorted(core.glob("*.py")) + [here / n for n in ("policies.py", "tree.py")]
     # (a game-rule edit in the core changes the search's machine code too)
     digest = hashlib.sha256()
     for path in sources:
@@ -55,7 +58,7 @@ def _invalidate_stale_cache() -> None:
         if stamp.exists() and stamp.read_text() == digest.hexdigest():
             return
         cache_dir.mkdir(exist_ok=True)
-        for pattern in ("tree.*.nb[ic]", "kernels.*.nb[ic]", "policies.*.nb[ic]"):
+        for pattern in ("tree.*.nb[ic]", "policies.*.nb[ic]"):
             for old in cache_dir.glob(pattern):
                 old.unlink(missing_ok=True)
         stamp.write_text(digest.hexdigest())
@@ -65,12 +68,12 @@ def _invalidate_stale_cache() -> None:
 
 _invalidate_stale_cache()
 
-from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
-from hexstones.ai.policies import (  # noqa: E402
-    buffer_size, dehil_eye, learn_replies, policy_playout,
+from hexstones.ai.policies import learn_replies  # noqa: E402  (after the cache check on purpose)
+from hexstones.core import dispatch as K  # noqa: E402
+from hexstones.core.common import copy_into, empty_points, rand_below, surrounded  # noqa: E402
+from hexstones.core.layout import (  # noqa: E402
+    BIAS_BORDER, BIAS_OWN_EYE, M_PLY, M_TO_MOVE, OK, R_FULL,
 )
-from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
-from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
 
 # Node flags.
 ILLEGAL = 1
@@ -163,7 +166,7 @@ def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, 
             m = tree[0][c]
             if m < border.shape[0] and border[m] >= 0:
                 val -= penalty / (n + 1.0)
-            if eye_penalty > 0.0 and m < board.shape[0] and dehil_eye(board, nbr, m, X):
+            if eye_penalty > 0.0 and m < board.shape[0] and surrounded(board, nbr, m, X):
                 val -= eye_penalty / (n + 1.0)
         elif n == 0:
             val = 1e200
@@ -176,20 +179,19 @@ def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, 
 
 
 @njit(cache=True)
-def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
-    """Play the best legal child of ``node``; -1 if it has none (or history is full)."""
+def _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases):
+    """Play the best legal child of ``node``; -1 if it has none (or history is full).
+    ``biases``: the game's ``BIAS_*`` flags (used with ``knowledge``)."""
     penalty = 0.0
     eye_penalty = 0.0
-    if knowledge and gid == K.DEHIL:
-        # Dehil: the playouts never fill their own eye, so such a child has no RAVE value
-        # and would get the first-play urgency, ahead of every move the playouts rate;
-        # let it wait for them instead (it can still be worth a point late in the game).
+    if knowledge and biases & BIAS_OWN_EYE:
+        # The playouts never fill their own eye, so such a child has no RAVE value and
+        # would get the first-play urgency, ahead of every move the playouts rate; let it
+        # wait for them instead (it can still be worth a point late in the game).
         eye_penalty = params[P_EYE]
-    if knowledge and gid == K.DROCHED:
-        # Droched: a placement on the border is worse than one inside while the board is
-        # open (deep searches of tournament positions: by 0.03-0.06 in win rate up to
-        # move 30, alike later), a bias that fades with the empty cells and the child's
-        # own visits.
+    if knowledge and biases & BIAS_BORDER:
+        # A placement on the border is worse than one inside while the board is open: a
+        # bias that fades with the empty cells and the child's own visits.
         board = work[0]
         empties = 0
         for p in range(board.shape[0]):
@@ -224,7 +226,9 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
     owner_of_region = np.empty(P + 1, np.int32)
-    cand = np.empty(buffer_size(P), np.int32)  # playout scratch
+    cand = np.empty(K.policy_buffer_size(P), np.int32)  # playout scratch
+    biases = K.search_biases(gid)
+    learns = knowledge and K.learns_replies(gid)
     copy_into(work, root_st)
     for _ in range(iterations):
         # Back to the root through the kernel's own undo (it also keeps the state's
@@ -236,7 +240,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
         path[0] = node
         # Selection.
         while firsts[node] >= 0 and not (flags[node] & TERMINAL):
-            c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+            c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases)
             if c < 0:
                 flags[node] |= TERMINAL
                 break
@@ -266,7 +270,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                 firsts[node] = base
                 counts[node] = n
                 counters[C_USED] = base + n
-                c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+                c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases)
                 if c < 0:
                     flags[node] |= TERMINAL
                 else:
@@ -275,7 +279,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     path[depth] = node
         # Simulation.
         if knowledge:
-            w = policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
+            w = K.policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
         else:
             w = uniform_playout(gid, geo, work, rng, max_ply, cand)
         # The score is needed to settle a simulation stopped at max_ply, and for analysis.
@@ -285,7 +289,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
         stats[S_SIMS] += 1
-        if knowledge and gid != K.KEIL and w > 0:
+        if learns and w > 0:
             learn_replies(work, root_ply, w, reply)
         if collect:
             if has_score:

@@ -277,3 +277,24 @@ def empty_points(board, out):
         out[n] = p
         n += board[p] == 0
     return n
+
+
+@njit(cache=True, _nrt=False)
+def surrounded(board, nbr, p, X):
+    """Whether every neighbour of ``p`` holds a stone of ``X`` (Dehil's own eye)."""
+    for d in range(6):
+        q = nbr[p, d]
+        if q >= 0 and board[q] != X:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def add_stone_ownership(board, own):
+    """Add +1 to ``own[p]`` for a black stone on ``p``, -1 for a white one."""
+    for p in range(board.shape[0]):
+        b = board[p]
+        if b == 1:
+            own[p] += 1.0
+        elif b == 2:
+            own[p] -= 1.0

@@ -518,5 +518,47 @@ def groups_and_liberties(geo, st, group_of, liberties):
     return groups
 
 
+# -- the search's knowledge: the policy playout and what it asks of the search ----------
+
+SEARCH_BIASES = 0  # the policy playout asks the search for no bias
+LEARNS_REPLIES = False  # the policy playout is the core playout: it learns nothing
+POLICY_SCRATCH = 0  # slots of ``cand`` the policy playout needs beyond P (it uses the state's)
+
+
+@njit(cache=True, _nrt=False)
+def policy_move_limit(num_points):
+    """Moves beyond the root after which a policy playout counts as undecided."""
+    return 4 * num_points + 40
+
+
+@njit(cache=True)
+def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
+    """The full-strength playout is the core playout (never filling one's own eye); the
+    other arguments are the dispatchers' signature. Returns what :func:`playout` does."""
+    return playout(geo, st, rng, max_ply)
+
+
+@njit(cache=True)
+def add_ownership(geo, st, own, region_of, owner_of_region):
+    """Add +1 for each point Black owns at the end of a playout, -1 for White: stones and
+    territories (``region_of``, ``owner_of_region``: scratch for :func:`territories`)."""
+    board = st[0]
+    P = board.shape[0]
+    territories(geo, st, region_of, owner_of_region)
+    for p in range(P):
+        b = board[p]
+        if b == 1:
+            own[p] += 1.0
+        elif b == 2:
+            own[p] -= 1.0
+        elif region_of[p] >= 0:
+            o = owner_of_region[region_of[p]]
+            if o == 1:
+                own[p] += 1.0
+            elif o == 2:
+                own[p] -= 1.0
+    return np.int64(0)
+
+
 RING_TABLE = np.zeros((3, 4096), np.uint16)
 fill_ring_table(RING_TABLE, np.zeros(7, np.int8), np.zeros((7, 6), np.int32))

@@ -54,6 +54,12 @@ REASON_NAMES = {
     R_PRISON_EMPTY: "prison empty", R_LONE_PRISONER: "lone prisoner", R_FULL: "history full",
 }
 
+# -- search biases a game's policy asks the search for (bit flags: ``SEARCH_BIASES`` of
+# each game module, read through ``dispatch.search_biases``) --------------------------------
+BIAS_OWN_EYE = 1   # a child on a point whose every neighbour holds the mover's stone waits
+                   # (the policy playouts never play there, so it has no RAVE value)
+BIAS_BORDER = 2    # a child on a border point (``feature >= 0``) waits while the board is open
+
 # -- state tuple positions ----------------------------------------------------------
 (S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
  S_TABLE, S_HIST_SLOT) = range(10)
