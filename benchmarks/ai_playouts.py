@@ -31,14 +31,14 @@ from hexstones.core.layout import M_PLY
 def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
     scores = np.zeros(2, np.float64)
-    reply = np.full((2, root[0].shape[0] + 1), -1, np.int32)  # nothing learnt: bare playouts
+    reply = np.full((2, root.board.shape[0] + 1), -1, np.int32)  # nothing learnt: bare playouts
     for _ in range(n):
         copy_into(work, root)
         if knowledge:
             policy_playout(gid, geo, work, rng, max_ply, cand, scores, reply)
         else:
             uniform_playout(gid, geo, work, rng, max_ply, cand)
-        moves += work[1][M_PLY]
+        moves += work.meta[M_PLY]
     return moves
 
 
@@ -47,7 +47,7 @@ def bare_rate(game, knowledge: bool, seconds: float) -> tuple[float, float]:
     gid, geo = door.game_id, door.geometry
     root = mcts.state_for(game)
     work = mcts.state_for(game)
-    max_ply = work[2].shape[0] - 2
+    max_ply = work.hist_hash.shape[0] - 2
     rng = seed_rng(1)
     cand = np.empty(policy_buffer_size(door.num_points), np.int32)
     _bare_playouts(gid, geo, root, work, rng, 2, knowledge, max_ply, cand)  # compile

@@ -15,8 +15,8 @@ import numpy as np
 
 # tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.tree import (  # isort: skip
-    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, S_BLACK, S_SCORED, S_SIMS, S_WHITE,
-    advance_root, allocate_tree, reset_tree, run_iterations,
+    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, STAT_BLACK, STAT_SCORED, STAT_SIMS,
+    STAT_WHITE, advance_root, allocate_tree, reset_tree, run_iterations,
 )
 from hexstones.core import dispatch  # isort: skip
 from hexstones.core.common import seed_rng
@@ -84,7 +84,7 @@ class TreeCache:
                 return False
         self.moves = list(game.moves)
         # Most of a full tree belongs to abandoned branches: start afresh then.
-        return self.tree[8][C_USED] < 0.6 * len(self.tree[0])
+        return self.tree.counters[C_USED] < 0.6 * len(self.tree.move)
 
 
 # Kept trees, most recent last: two, so that two AIs playing each other in one
@@ -157,8 +157,8 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
         seed = int.from_bytes(os.urandom(8), "little")
     rng = seed_rng(seed)
     params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
-    capacity_rows = work[2].shape[0] - 1
-    max_ply = min(capacity_rows - 1, int(root_st[1][M_PLY]) + playout_moves(gid, P, knowledge))
+    capacity_rows = work.hist_hash.shape[0] - 1
+    max_ply = min(capacity_rows - 1, int(root_st.meta[M_PLY]) + playout_moves(gid, P, knowledge))
     stats = np.zeros(4, np.float64)
     own = np.zeros(P, np.float64)
     path = np.zeros(capacity_rows + 2, np.int32)
@@ -191,14 +191,15 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
 
 
 def _children(tree, node):
-    first, count = tree[1][node], tree[2][node]
+    first, count = tree.first_child[node], tree.num_children[node]
     if first < 0:
         return []
     out = []
     for c in range(first, first + count):
-        if tree[7][c] & ILLEGAL or tree[3][c] == 0:
+        if tree.flags[c] & ILLEGAL or tree.visits[c] == 0:
             continue
-        out.append((int(tree[0][c]), int(tree[3][c]), float(tree[4][c]) / int(tree[3][c]), c))
+        visits = int(tree.visits[c])
+        out.append((int(tree.move[c]), visits, float(tree.wins[c]) / visits, c))
     out.sort(key=lambda t: (-t[1], -t[2]))
     return out
 
@@ -206,7 +207,7 @@ def _children(tree, node):
 def _result(game, tree, stats, own, done, elapsed):
     from hexstones.ai.pysearch import SearchResult
 
-    root = int(tree[8][C_ROOT])
+    root = int(tree.counters[C_ROOT])
     children = _children(tree, root)
     named = [(move_name(game, m), v, w) for m, v, w, _ in children]
     total = sum(v for _, v, _, _ in children)
@@ -229,13 +230,13 @@ def _result(game, tree, stats, own, done, elapsed):
         node = c
         if len(pv) >= 30:
             break
-    sims = max(stats[S_SIMS], 1)
-    scored = stats[S_SCORED]
+    sims = max(stats[STAT_SIMS], 1)
+    scored = stats[STAT_SCORED]
     result = SearchResult(
         root_to_move=game.to_move, children=named, pv=pv, iterations=done,
-        playouts=int(stats[S_SIMS]), seconds=elapsed, root_win_rate=root_win,
-        black_score=stats[S_BLACK] / scored if scored else None,
-        white_score=stats[S_WHITE] / scored if scored else None,
+        playouts=int(stats[STAT_SIMS]), seconds=elapsed, root_win_rate=root_win,
+        black_score=stats[STAT_BLACK] / scored if scored else None,
+        white_score=stats[STAT_WHITE] / scored if scored else None,
         ownership=[float(x) / sims for x in own],
     )
     result.engine = "compiled"

@@ -29,9 +29,9 @@ def learn_replies(st, from_ply, w, reply):
     """Last good reply with forgetting, from a simulation that ``w`` won: for each move
     after history row ``from_ply``, ``reply[c - 1, previous move]`` becomes the move if
     its player ``c`` won, and is cleared if it held that move and ``c`` lost."""
-    hm, hmv = st[4], st[5]
-    P = st[0].shape[0]
-    for ply in range(from_ply + 1, st[1][M_PLY] + 1):
+    hm, hmv = st.hist_meta, st.hist_move
+    P = st.board.shape[0]
+    for ply in range(from_ply + 1, st.meta[M_PLY] + 1):
         prev = hm[ply - 1, M_LAST]
         m = hmv[ply]
         if prev < 0 or m == P:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 import pathlib
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -82,35 +83,49 @@ TERMINAL = 2
 # params slots
 P_C_UCT, P_C_RAVE, P_RAVE_BIAS, P_EXPAND, P_FPU, P_BORDER, P_EYE = range(7)
 DEFAULT_PARAMS = np.array([0.7, 0.15, 0.02, 2.0, 1.1, 0.05, 1.0])
-# stats slots: score sums and counts, and simulations done
-S_BLACK, S_WHITE, S_SCORED, S_SIMS = range(4)
+# stats slots (``stats`` of run_iterations): score sums and counts, and simulations done
+STAT_BLACK, STAT_WHITE, STAT_SCORED, STAT_SIMS = range(4)
 # counters slots
 C_USED, C_ROOT = range(2)
 
 
-def allocate_tree(capacity: int):
-    return (
-        np.zeros(capacity, np.int32),    # 0 move (0..P)
-        np.zeros(capacity, np.int32),    # 1 first child (-1: not expanded)
-        np.zeros(capacity, np.int32),    # 2 number of children
-        np.zeros(capacity, np.int32),    # 3 visits
-        np.zeros(capacity, np.float32),  # 4 wins for the player who made the move
-        np.zeros(capacity, np.int32),    # 5 RAVE visits
-        np.zeros(capacity, np.float32),  # 6 RAVE wins
-        np.zeros(capacity, np.int8),     # 7 flags
-        np.zeros(4, np.int64),           # 8 counters
+class Tree(NamedTuple):
+    """The search tree: one slot per node; a node's children are a contiguous block."""
+
+    move: np.ndarray          # int32: the move into the node (0..P)
+    first_child: np.ndarray   # int32: the first child's slot (-1: not expanded)
+    num_children: np.ndarray  # int32
+    visits: np.ndarray        # int32
+    wins: np.ndarray          # float32: for the player who made the move
+    rave_visits: np.ndarray   # int32
+    rave_wins: np.ndarray     # float32
+    flags: np.ndarray         # int8: ILLEGAL, TERMINAL
+    counters: np.ndarray      # int64[4]: slots C_*
+
+
+def allocate_tree(capacity: int) -> Tree:
+    return Tree(
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.float32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.float32),
+        np.zeros(capacity, np.int8),
+        np.zeros(4, np.int64),
     )
 
 
 @njit(cache=True)
 def reset_tree(tree):
-    tree[1][0] = -1
-    tree[2][0] = 0
-    tree[3][0] = 0
-    tree[4][0] = 0.0
-    tree[7][0] = 0
-    tree[8][C_USED] = 1
-    tree[8][C_ROOT] = 0
+    tree.first_child[0] = -1
+    tree.num_children[0] = 0
+    tree.visits[0] = 0
+    tree.wins[0] = 0.0
+    tree.flags[0] = 0
+    tree.counters[C_USED] = 1
+    tree.counters[C_ROOT] = 0
 
 
 @njit(cache=True)
@@ -118,7 +133,7 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
     """Uniformly random legal moves to the end: the first legal move of a random order
     of (empty points + the special move) is uniform over the legal moves. ``cand`` is
     scratch space for P + 1 moves."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
@@ -145,8 +160,9 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
 
 @njit(cache=True)
 def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, eye_penalty):
-    first, nchild = tree[1][node], tree[2][node]
-    visits, wins, rvisits, rwins, flags = tree[3], tree[4], tree[5], tree[6], tree[7]
+    first, nchild = tree.first_child[node], tree.num_children[node]
+    visits, wins, flags = tree.visits, tree.wins, tree.flags
+    rvisits, rwins = tree.rave_visits, tree.rave_wins
     log_n = math.log(visits[node] + 1.0)
     best = -1e300
     chosen = -1
@@ -163,7 +179,7 @@ def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, 
                 beta = rv / (rv + n + rv * n * params[P_RAVE_BIAS])
                 q = (1.0 - beta) * q + beta * (rwins[c] / rv)
             val = q + params[P_C_RAVE] * math.sqrt(log_n / (n + 1.0))
-            m = tree[0][c]
+            m = tree.move[c]
             if m < border.shape[0] and border[m] >= 0:
                 val -= penalty / (n + 1.0)
             if eye_penalty > 0.0 and m < board.shape[0] and surrounded(board, nbr, m, X):
@@ -192,22 +208,22 @@ def _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases):
     if knowledge and biases & BIAS_BORDER:
         # A placement on the border is worse than one inside while the board is open: a
         # bias that fades with the empty cells and the child's own visits.
-        board = work[0]
+        board = work.board
         empties = 0
         for p in range(board.shape[0]):
             empties += board[p] == 0
         penalty = params[P_BORDER] * empties / board.shape[0]
     while True:
-        c = _select(tree, node, rng, knowledge, params, geo[2], penalty, work[0], geo[0],
-                    work[1][M_TO_MOVE], eye_penalty)
+        c = _select(tree, node, rng, knowledge, params, geo.feature, penalty, work.board, geo.nbr,
+                    work.meta[M_TO_MOVE], eye_penalty)
         if c < 0:
             return -1
-        code = K.play(gid, geo, work, tree[0][c])
+        code = K.play(gid, geo, work, tree.move[c])
         if code == OK:
             return c
         if code == R_FULL:
             return -1
-        tree[7][c] |= ILLEGAL
+        tree.flags[c] |= ILLEGAL
 
 
 @njit(cache=True)
@@ -215,13 +231,14 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                    stats, collect, own, path, first_seen, reply):
     """Run ``iterations`` MCTS iterations from ``root_st`` (unchanged). ``reply``: the
     playouts' last-good-reply table, int32 (2, P + 1), -1 for none."""
-    moves, firsts, counts, visits, wins = tree[0], tree[1], tree[2], tree[3], tree[4]
-    rvisits, rwins, flags, counters = tree[5], tree[6], tree[7], tree[8]
+    moves, firsts, counts = tree.move, tree.first_child, tree.num_children
+    visits, wins = tree.visits, tree.wins
+    rvisits, rwins, flags, counters = tree.rave_visits, tree.rave_wins, tree.flags, tree.counters
     capacity = moves.shape[0]
-    P = root_st[0].shape[0]
+    P = root_st.board.shape[0]
     root = counters[C_ROOT]
-    root_ply = root_st[1][M_PLY]
-    R = root_st[1][M_TO_MOVE]
+    root_ply = root_st.meta[M_PLY]
+    R = root_st.meta[M_TO_MOVE]
     expand_visits = params[P_EXPAND]
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
@@ -233,7 +250,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     for _ in range(iterations):
         # Back to the root through the kernel's own undo (it also keeps the state's
         # position table right); costs one row copy per move of the last simulation.
-        while work[1][M_PLY] > root_ply:
+        while work.meta[M_PLY] > root_ply:
             K.undo(gid, geo, work)
         node = root
         depth = 0
@@ -252,7 +269,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             if K.is_over(gid, geo, work):
                 flags[node] |= TERMINAL
             elif counters[C_USED] + P + 1 <= capacity and depth + 2 < path.shape[0]:
-                board = work[0]
+                board = work.board
                 base = counters[C_USED]
                 n = 0
                 for p in range(P + 1):
@@ -288,14 +305,14 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             has_score = K.score(gid, geo, work, score_buf)
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
-        stats[S_SIMS] += 1
+        stats[STAT_SIMS] += 1
         if learns and w > 0:
             learn_replies(work, root_ply, w, reply)
         if collect:
             if has_score:
-                stats[S_BLACK] += score_buf[0]
-                stats[S_WHITE] += score_buf[1]
-                stats[S_SCORED] += 1
+                stats[STAT_BLACK] += score_buf[0]
+                stats[STAT_WHITE] += score_buf[1]
+                stats[STAT_SCORED] += 1
             K.add_ownership(gid, geo, work, own, region_of, owner_of_region)
         # Backpropagation: the node at depth d was entered by R's move if d is odd.
         visits[root] += 1
@@ -306,8 +323,8 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             wins[c] += 1.0 if w == mover else (0.5 if w == 0 else 0.0)
         if knowledge:
             # RAVE: a child's move counts if its player played it at or after that point.
-            hmv = work[5]
-            length = work[1][M_PLY] - root_ply
+            hmv = work.hist_move
+            length = work.meta[M_PLY] - root_ply
             for i in range(length):
                 m = hmv[root_ply + 1 + i]
                 color = R if i % 2 == 0 else 3 - R
@@ -335,12 +352,12 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
 @njit(cache=True)
 def advance_root(tree, move):
     """Make the child of the root for ``move`` the root; False if there is none."""
-    root = tree[8][C_ROOT]
-    first = tree[1][root]
+    root = tree.counters[C_ROOT]
+    first = tree.first_child[root]
     if first < 0:
         return False
-    for c in range(first, first + tree[2][root]):
-        if tree[0][c] == move and not (tree[7][c] & ILLEGAL):
-            tree[8][C_ROOT] = c
+    for c in range(first, first + tree.num_children[root]):
+        if tree.move[c] == move and not (tree.flags[c] & ILLEGAL):
+            tree.counters[C_ROOT] = c
             return True
     return False

@@ -7,33 +7,36 @@ playouts) can take a game's functions as arguments, or call the game-id dispatch
 
 Data
 ----
-``geo`` -- the geometry tuple of one board side, from :func:`geometry(size)
-<hexstones.core.layout.geometry>` (read only, shared):
-``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)``;
-``nbr[p, d]`` is the neighbour of point ``p`` in direction ``d`` (cyclic order, -1 off
-the board). Point numbers are :class:`hexstones.board.Board`'s indices (``P = board.num_points``).
+``geo`` -- the geometry of one board side, a named tuple :class:`Geometry
+<hexstones.core.layout.Geometry>` from :func:`geometry(size)
+<hexstones.core.layout.geometry>` (read only, shared): fields ``nbr, on_edge, feature,
+zobrist, zextra, tri, near_tri, ring_nbr, ring_edge``; ``geo.nbr[p, d]`` is the neighbour
+of point ``p`` in direction ``d`` (cyclic order, -1 off the board). Point numbers are
+:class:`hexstones.board.Board`'s indices (``P = board.num_points``).
 
-``st`` -- the state tuple, from :func:`start_state(game, size, ...)
-<hexstones.core.state.start_state>`, mutated in place by the kernels:
+``st`` -- the state, a named tuple :class:`State <hexstones.core.layout.State>` from
+:func:`start_state(game, size, ...) <hexstones.core.state.start_state>`, mutated in place
+by the kernels (fields in this order; kernels read them by name, ``st.board``):
 
-====  ================  ==============================================================
- 0    board  int8[P]    0 empty, 1 black, 2 white
- 1    meta   int64[16]  slots ``M_*`` in :mod:`hexstones.core.layout`: ``M_PLY`` moves
-                        played, ``M_TO_MOVE`` 1/2, ``M_PASSES``, ``M_SPECIAL`` (Keil: who
-                        took the button; Dehil: who passed first), ``M_KOMI``, ``M_PRISON``
-                        (+c-1: Droched stones of colour c in the prison), ``M_REMOVED``
-                        (stones the last move removed), ``M_LAST`` (last move)
- 2    hist_hash  uint64[C+1]    Zobrist hash after t moves (board, + button for Keil)
- 3    hist_board int8[C+1, P]   board after t moves, in row ``hist_meta[t, M_BOARD_ROW]``
-                                (a move that leaves the board as it was stores none)
- 4    hist_meta  int64[C+1, 16] meta after t moves
- 5    hist_move  int32[C+1]     the t-th move
- 6    work   int32[17, 6P+8]    scratch (not part of the position)
- 7    stamp  int64[1]           scratch counter
- 8    table  uint64[T]          position table: each entry the hash's high bits and a
-                                history row (low 24 bits; 0 = free), linear probing
- 9    hist_slot int32[C+1]      the table slot of history row t
-====  ================  ==============================================================
+===========================  ==============================================================
+ board      int8[P]          0 empty, 1 black, 2 white
+ meta       int64[16]        slots ``M_*`` in :mod:`hexstones.core.layout`: ``M_PLY``
+                             moves played, ``M_TO_MOVE`` 1/2, ``M_PASSES``, ``M_SPECIAL``
+                             (Keil: who took the button; Dehil: who passed first),
+                             ``M_KOMI``, ``M_PRISON`` (+c-1: Droched stones of colour c
+                             in the prison), ``M_REMOVED`` (stones the last move
+                             removed), ``M_LAST`` (last move)
+ hist_hash  uint64[C+1]      Zobrist hash after t moves (board, + button for Keil)
+ hist_board int8[C+1, P]     board after t moves, in row ``hist_meta[t, M_BOARD_ROW]``
+                             (a move that leaves the board as it was stores none)
+ hist_meta  int64[C+1, 16]   meta after t moves
+ hist_move  int32[C+1]       the t-th move
+ work       int32[18, 6P+8]  scratch rows ``W_*`` (not part of the position)
+ stamp      int64[1]         scratch counter
+ table      uint64[T]        position table: each entry the hash's high bits and a
+                             history row (low 24 bits; 0 = free), linear probing
+ hist_slot  int32[C+1]       the table slot of history row t
+===========================  ==============================================================
 
 ``C`` is the capacity (moves the history holds); :func:`state.grow_state` makes a
 bigger copy. Hashes are updated per move (xor of the changed stones), never recomputed;
@@ -114,12 +117,13 @@ def _drop_stale_cache() -> None:
 _drop_stale_cache()
 
 from hexstones.core.layout import (  # noqa: E402  (after the cache check)
-    BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE,
+    BLACK, DEHIL, DROCHED, EMPTY, GAME_IDS, KEIL, OK, REASON_NAMES, WHITE, Geometry, State,
     allocate_state, default_capacity, geometry,
 )
 from hexstones.core.state import copy_state, grow_state, start_state  # noqa: E402
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "KEIL", "DEHIL", "DROCHED", "GAME_IDS", "OK", "REASON_NAMES",
+    "Geometry", "State",
     "allocate_state", "copy_state", "default_capacity", "geometry", "grow_state", "start_state",
 ]

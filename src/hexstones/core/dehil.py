@@ -76,9 +76,9 @@ def placement_violation(geo, st, p, out):
     does not, 1 a triangle would have two or more stones on the edge, 2 a triangle has
     unsupported stones. ``out[0:3]`` the first such triangle (in triangle order), ``out[3:6]``
     1 for each of its stones that is unsupported and not on the edge."""
-    nbr, on_edge, tri, near = geo[0], geo[1], geo[5], geo[6]
-    board = st[0]
-    X = st[1][M_TO_MOVE]
+    nbr, on_edge, tri, near = geo.nbr, geo.on_edge, geo.tri, geo.near_tri
+    board = st.board
+    X = st.meta[M_TO_MOVE]
     board[p] = X
     kind = 0
     for k in range(near.shape[1]):
@@ -110,7 +110,7 @@ def placement_violation(geo, st, p, out):
 def placement_allowed(geo, board, p, X):
     """With X's stone already on ``p``: whether every X triangle is allowed. Only triangles
     with a point within distance 2 of ``p`` can have changed (all were allowed before)."""
-    nbr, on_edge, tri, near = geo[0], geo[1], geo[5], geo[6]
+    nbr, on_edge, tri, near = geo.nbr, geo.on_edge, geo.tri, geo.near_tri
     if not in_triangle(board, nbr, p, X):
         # No new triangle, and no stone joins one (it would be a triangle with ``p``): every
         # supporter still supports, and ``p`` can only add support.
@@ -133,7 +133,7 @@ def placement_allowed(geo, board, p, X):
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    board, meta, hh = st[0], st[1], st[2]
+    board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return R_GAME_OVER
@@ -159,19 +159,19 @@ def play(geo, st, move):
         return R_TRIANGLE
     meta[M_PASSES] = 0
     meta[M_REMOVED] = 0
-    commit(st, move, h ^ geo[3][X, move], True)
+    commit(st, move, h ^ geo.zobrist[X, move], True)
     return OK
 
 
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
-    return st[1][M_PASSES] >= 2
+    return st.meta[M_PASSES] >= 2
 
 
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
@@ -197,10 +197,10 @@ def group_partitions(geo, st, group_of, areas):
     is connected, so this keeps the connectivity of whatever is left when a group is taken
     out); a group has partitions iff its node is a cut vertex of that graph. One iterative
     Tarjan pass. Returns the group count."""
-    nbr = geo[0]
-    board = st[0]
+    nbr = geo.nbr
+    board = st.board
     P = board.shape[0]
-    work = st[6]
+    work = st.work
     label = work[W_LABEL]
     queue = work[W_BUF]
     for p in range(P):
@@ -307,10 +307,10 @@ def group_partitions(geo, st, group_of, areas):
 @njit(cache=True, _nrt=False)
 def score_pair(geo, st):
     """(black, white) scores as if the game ended now."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    group_of = st[6][W_GROUP]
-    areas = st[6][W_AREAS]
+    group_of = st.work[W_GROUP]
+    areas = st.work[W_AREAS]
     group_partitions(geo, st, group_of, areas)
     black = 0.0
     white = 0.0
@@ -342,7 +342,7 @@ def score(geo, st, out):
 
 @njit(cache=True, _nrt=False)
 def winner(geo, st):
-    if st[1][M_PASSES] < 2:
+    if st.meta[M_PASSES] < 2:
         return 0
     black, white = score_pair(geo, st)
     return 1 if black > white else 2
@@ -357,10 +357,10 @@ def playout(geo, st, rng, max_ply):
     """Random play to the end under the playout policy (a uniformly random legal placement
     that does not fill an own eye, else pass). Returns the winner, 0 if ``max_ply`` was
     reached, -1 if the history is full."""
-    nbr = geo[0]
-    board, meta = st[0], st[1]
+    nbr = geo.nbr
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    cand = st[6][W_CAND]
+    cand = st.work[W_CAND]
     # The empty points cand[:empties], kept from move to move instead of listed anew each
     # turn: a draw swaps two of them, the placed point leaves from the slot its draw put
     # it in (Dehil removes no stones, so none ever comes back).
@@ -413,7 +413,7 @@ def policy_move_limit(num_points):
 @njit(cache=True)
 def add_ownership(geo, st, own, region_of, owner_of_region):
     """Add +1 for each point Black owns at the end of a playout, -1 for White: stones."""
-    add_stone_ownership(st[0], own)
+    add_stone_ownership(st.board, own)
     return np.int64(0)
 
 
@@ -452,8 +452,8 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
 
     ``cand``: int32 scratch of P + POLICY_SCRATCH slots; ``scores``: float64 scratch pair.
     Returns the winner, 0 at ``max_ply`` or when the history is full."""
-    nbr = geo[0]
-    board, meta = st[0], st[1]
+    nbr = geo.nbr
+    board, meta = st.board, st.meta
     P = board.shape[0]
     deferred = cand[P + 1:]  # the buffer holds P + 1 + POLICY_LOOK slots
     while not is_over(geo, st):

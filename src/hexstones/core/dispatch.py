@@ -73,11 +73,11 @@ def playout(gid, geo, st, rng, max_ply):
 def run_playouts(gid, geo, root, st, rng, first, count, resume, totals, scores):
     """Playouts ``first .. count-1`` from ``root`` (each into ``st``), adding to
     ``totals`` = [games, moves, black wins, white wins, games with a score] and
-    ``scores`` = [black, white] sums. ``resume`` continues the game already in ``st``. Returns the index of a playout
-    that stopped because ``st``'s history is full (the caller grows ``st`` and resumes it),
-    else ``count``."""
-    start_ply = root[1][M_PLY]
-    capacity = st[2].shape[0] - 1
+    ``scores`` = [black, white] sums. ``resume`` continues the game already in ``st``.
+    Returns the index of a playout that stopped because ``st``'s history is full (the
+    caller grows ``st`` and resumes it), else ``count``."""
+    start_ply = root.meta[M_PLY]
+    capacity = st.hist_hash.shape[0] - 1
     pair = scores[2:4]
     for i in range(first, count):
         if not resume:
@@ -87,7 +87,7 @@ def run_playouts(gid, geo, root, st, rng, first, count, resume, totals, scores):
         if w <= 0:
             return i
         totals[0] += 1
-        totals[1] += st[1][M_PLY] - start_ply
+        totals[1] += st.meta[M_PLY] - start_ply
         totals[1 + w] += 1
         if score(gid, geo, st, pair):
             totals[4] += 1

@@ -271,7 +271,7 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     is on a broken bridge, keep its stones in ``buf`` from ``off``. Returns the new end."""
     stamp = new_stamp(st)
     end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start,
-                      st[6][W_FILL])
+                      st.work[W_FILL])
     return off if end < 0 else end
 
 
@@ -280,8 +280,8 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    nbr, feature, zob = geo[0], geo[2], geo[3]
-    board, meta, hh = st[0], st[1], st[2]
+    nbr, feature, zob = geo.nbr, geo.feature, geo.zobrist
+    board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
     if move < 0 or move > P:
         return R_NOT_A_MOVE
@@ -301,7 +301,7 @@ def play(geo, st, move):
         return OK
     if board[move] != 0:
         return R_OCCUPIED
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     buf = work[W_BUF]
     buf2 = work[W_BUF2]
@@ -417,7 +417,7 @@ def play(geo, st, move):
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
     """No legal action for the player to move (cached in meta until the next move)."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     if meta[M_OVER] >= 0:
         return meta[M_OVER] == 1
     P = board.shape[0]
@@ -441,7 +441,7 @@ def is_over(geo, st):
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     n = 0
     for p in range(P):
@@ -461,7 +461,7 @@ def winner(geo, st):
     """The player who took the last action, once the player to move has none; else 0."""
     if not is_over(geo, st):
         return 0
-    return 3 - st[1][M_TO_MOVE]
+    return 3 - st.meta[M_TO_MOVE]
 
 
 @njit(cache=True, _nrt=False)
@@ -477,9 +477,9 @@ def playout(geo, st, rng, max_ply):
     """Uniformly random legal actions (placements and release alike) until the player to
     move has none. Returns the winner, 0 if ``max_ply`` was reached, -1 if the history is
     full."""
-    board, meta, moves = st[0], st[1], st[5]
+    board, meta, moves = st.board, st.meta, st.hist_move
     P = board.shape[0]
-    work = st[6]
+    work = st.work
     cand, buf, buf2 = work[W_CAND], work[W_BUF], work[W_BUF2]
     # The empty points cand[:empties], kept from turn to turn instead of listed anew: a
     # draw swaps two of them, the placed point leaves from the slot its draw put it in,
@@ -578,7 +578,7 @@ def policy_move_limit(num_points):
 @njit(cache=True)
 def add_ownership(geo, st, own, region_of, owner_of_region):
     """Add +1 for each point Black owns at the end of a playout, -1 for White: stones."""
-    add_stone_ownership(st[0], own)
+    add_stone_ownership(st.board, own)
     return np.int64(0)
 
 
@@ -593,7 +593,7 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
     ``cand``: int32 scratch of P + POLICY_SCRATCH slots; ``scores`` is unused (the
     dispatchers' signature). Returns the winner, 0 at ``max_ply`` or when the history is
     full."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     # No is_over test per turn: it would try placements that the turn tries anyway.
     while True:
@@ -675,10 +675,10 @@ def group_bridges(geo, st, group_of, reach):
     group of the stone on ``p`` (-1 on an empty point), ``reach[g]`` the border features
     (bit mask) of the empty cells reachable from group ``g`` through empty cells. A group
     is on a bridge when its mask has two or more bits. Returns the group count."""
-    nbr, feature = geo[0], geo[2]
-    board = st[0]
+    nbr, feature = geo.nbr, geo.feature
+    board = st.board
     P = board.shape[0]
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     label = work[W_LABEL]
     region_mask = work[W_MASK]
@@ -709,12 +709,12 @@ def imprisoned_points(geo, st, out):
     """Write the points whose stones the last move sent to the prison (ascending) into
     ``out``, the placed stone included when it went too; return the count (0 after a
     release or before the first move)."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     ply = meta[M_PLY]
     if ply == 0:
         return 0
-    move = st[5][ply]
+    move = st.hist_move[ply]
     if move < 0 or move >= P:
         return 0
     before = board_at(st, ply - 1)

@@ -159,7 +159,7 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_ring
     an earlier walk of this batch (``base <= mark < stamp``) belongs to a group that was
     stopped at a liberty, so being linked to it also means a liberty. Each stone's links
     are read from the ring table (fewer branches than asking ``linked`` per direction)."""
-    nbr, ring_nbr, ring_edge = geo[0], geo[7], geo[8]
+    nbr, ring_nbr, ring_edge = geo.nbr, geo.ring_nbr, geo.ring_edge
     table = RING_TABLE
     color = board[start]
     marks[start] = stamp
@@ -194,7 +194,7 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_ring
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    return place(geo, st, move, st[6][W_RING], False)
+    return place(geo, st, move, st.work[W_RING], False)
 
 
 # ``use_rings`` is a constant where this is inlined, so the compiler drops the branches
@@ -204,8 +204,8 @@ def play(geo, st, move):
 def place(geo, st, move, rings, use_rings):
     """``play``; with ``use_rings``, ``rings`` (the board's ring codes) is kept up to date
     too, whatever the outcome."""
-    nbr, zob, zextra = geo[0], geo[3], geo[4]
-    board, meta, hh = st[0], st[1], st[2]
+    nbr, zob, zextra = geo.nbr, geo.zobrist, geo.zextra
+    board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return R_GAME_OVER
@@ -229,7 +229,7 @@ def place(geo, st, move, rings, use_rings):
         return OK
     if board[move] != 0:
         return R_OCCUPIED
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     buf = work[W_BUF]
     board[move] = X
@@ -299,13 +299,13 @@ def place(geo, st, move, rings, use_rings):
 
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
-    return st[1][M_PASSES] >= 2
+    return st.meta[M_PASSES] >= 2
 
 
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
@@ -323,10 +323,10 @@ def legal_moves(geo, st, out):
 def territories(geo, st, region_of, owner_of_region):
     """Label territories: ``region_of[p]`` region number of empty ``p`` (-1 for stones),
     ``owner_of_region[r]`` 0 nobody, 1 black, 2 white. Returns the region count."""
-    nbr = geo[0]
-    board = st[0]
+    nbr = geo.nbr
+    board = st.board
     P = board.shape[0]
-    buf = st[6][W_BUF]
+    buf = st.work[W_BUF]
     for p in range(P):
         region_of[p] = -1
     regions = 0
@@ -361,10 +361,10 @@ def territories(geo, st, region_of, owner_of_region):
 @njit(cache=True, _nrt=False)
 def score_pair(geo, st):
     """(black, white) scores as if the game ended now."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    region_of = st[6][W_LABEL]
-    owner = st[6][W_MASK]
+    region_of = st.work[W_LABEL]
+    owner = st.work[W_MASK]
     territories(geo, st, region_of, owner)
     black = 0.0
     white = 0.0
@@ -400,7 +400,7 @@ def score(geo, st, out):
 @njit(cache=True, _nrt=False)
 def winner(geo, st):
     """1 black, 2 white once the game is over, else 0."""
-    if st[1][M_PASSES] < 2:
+    if st.meta[M_PASSES] < 2:
         return 0
     black, white = score_pair(geo, st)
     return 1 if black > white else 2
@@ -427,15 +427,15 @@ def playout(geo, st, rng, max_ply):
     a uniformly random legal placement that does not fill one's own eye, else move P
     (button, then pass). Returns the winner (1/2), 0 if ``max_ply`` was reached, -1
     if the history is full (grow the state and call again: the game continues)."""
-    nbr, ring_nbr, ring_edge = geo[0], geo[7], geo[8]
-    board, meta = st[0], st[1]
+    nbr, ring_nbr, ring_edge = geo.nbr, geo.ring_nbr, geo.ring_edge
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    cand, marks, buf, stamp = st[6][W_CAND], st[6][W_MARKS], st[6][W_BUF], st[7]
+    cand, marks, buf, stamp = st.work[W_CAND], st.work[W_MARKS], st.work[W_BUF], st.stamp
     table = RING_TABLE
     # Ring codes kept up to date move by move (a placement changes six, a capture six per
     # stone; ``place`` does it), so that each candidate and each stone a flood visits
     # costs one read instead of six.
-    rings = st[6][W_RING]
+    rings = st.work[W_RING]
     for p in range(P):
         rings[p] = ring_of(board, ring_nbr, ring_edge, p)
     # The empty points ``cand[:empties]``, kept from move to move instead of listed anew
@@ -485,10 +485,10 @@ def groups_and_liberties(geo, st, group_of, liberties):
     """Number the groups in board order of their first stone: ``group_of[p]`` (-1 for an
     empty point); ``liberties[g, q]`` = 1 iff empty ``q`` is linked to a stone of group
     ``g`` (``liberties`` zeroed by the caller). Returns the group count."""
-    nbr = geo[0]
-    board = st[0]
+    nbr = geo.nbr
+    board = st.board
     P = board.shape[0]
-    buf = st[6][W_BUF]
+    buf = st.work[W_BUF]
     for p in range(P):
         group_of[p] = -1
     groups = 0
@@ -542,7 +542,7 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
 def add_ownership(geo, st, own, region_of, owner_of_region):
     """Add +1 for each point Black owns at the end of a playout, -1 for White: stones and
     territories (``region_of``, ``owner_of_region``: scratch for :func:`territories`)."""
-    board = st[0]
+    board = st.board
     P = board.shape[0]
     territories(geo, st, region_of, owner_of_region)
     for p in range(P):

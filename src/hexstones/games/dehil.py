@@ -20,9 +20,6 @@ from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
 from hexstones.games.engine import COLOR_NAME, CoreBacked
 
-EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
-STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
-COLOR = {BLACK_STONE: BLACK, WHITE_STONE: WHITE}
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ class DehilGame(CoreBacked, Game):
         return {
             names[p]: f"{names[p]} breaks the triangle rule: {self._violation(p)}"
             for p in range(self.board.num_points)
-            if self._board_cells[p] == EMPTY and p not in legal
+            if self._board_cells[p] == 0 and p not in legal
         }
 
     # -- score and analysis --------------------------------------------------------
@@ -143,7 +140,7 @@ class DehilGame(CoreBacked, Game):
         """Every group: colour, points, value and partitions (areas; 0 or 1 means none)."""
         names = self.board.names
         return [
-            {"color": COLOR[code], "points": [names[p] for p in g], "value": len(g),
+            {"color": COLOR_NAME[code], "points": [names[p] for p in g], "value": len(g),
              "partitions": areas, "has_partitions": areas >= 2}
             for g, code, areas in self._group_facts()
         ]
@@ -158,7 +155,7 @@ class DehilGame(CoreBacked, Game):
             for color in (BLACK, WHITE)
         }
         for g, code, areas in self._group_facts():
-            details[COLOR[code]]["plus" if areas >= 2 else "minus"] += len(g)
+            details[COLOR_NAME[code]]["plus" if areas >= 2 else "minus"] += len(g)
         return details
 
     def score(self) -> dict[str, float]:

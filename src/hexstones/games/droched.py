@@ -22,10 +22,9 @@ from hexstones.core.layout import (
 )
 from hexstones.core.state import grow_state, start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
-from hexstones.games.engine import COLOR_NAME, CoreBacked
+from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
 
 RELEASE = "release"
-STONE = {BLACK: 1, WHITE: 2}
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ def _group_facts(geo, st, num_points: int) -> list[tuple[list[int], int, int]]:
     for p, g in enumerate(group_of.tolist()):
         if g >= 0:
             points[g].append(p)
-    cells = st[0]
+    cells = st.board
     return [(pts, int(cells[pts[0]]), int(reach[g])) for g, pts in enumerate(points)]
 
 
@@ -182,7 +181,7 @@ class DrochedGame(CoreBacked, Game):
     def prison(self) -> dict[str, int]:
         """Stones of each colour now in the prison."""
         meta = self._meta
-        return {c: int(meta[M_PRISON + STONE[c] - 1]) for c in (BLACK, WHITE)}
+        return {c: int(meta[M_PRISON + STONE_CODE[c] - 1]) for c in (BLACK, WHITE)}
 
     @property
     def released(self) -> dict[str, int]:
@@ -190,10 +189,10 @@ class DrochedGame(CoreBacked, Game):
         one player takes a stone of the other colour out."""
         ply = int(self._meta[M_PLY])
         P = self.board.num_points
-        moves = self._st[5][1:ply + 1]
-        movers = self._st[4][:ply, M_TO_MOVE]  # the player to move before each move
+        moves = self._st.hist_move[1:ply + 1]
+        movers = self._st.hist_meta[:ply, M_TO_MOVE]  # the player to move before each move
         releasers = movers[moves == P]
-        return {c: int(np.count_nonzero(releasers == 3 - STONE[c])) for c in (BLACK, WHITE)}
+        return {c: int(np.count_nonzero(releasers == 3 - STONE_CODE[c])) for c in (BLACK, WHITE)}
 
     def _imprisoned(self) -> list[int]:
         out = np.empty(self.board.num_points, np.int32)

@@ -76,22 +76,22 @@ class CoreBacked:
 
     @property
     def _board_cells(self) -> np.ndarray:
-        return self._st[0]
+        return self._st.board
 
     @property
     def _meta(self) -> np.ndarray:
-        return self._st[1]
+        return self._st.meta
 
     @property
     def to_move(self) -> str:
-        return COLOR_NAME[int(self._st[1][M_TO_MOVE])]
+        return COLOR_NAME[int(self._st.meta[M_TO_MOVE])]
 
     def stone_at(self, point: str) -> str | None:
-        return COLOR_NAME.get(int(self._st[0][self.board.point(point)]))
+        return COLOR_NAME.get(int(self._st.board[self.board.point(point)]))
 
     def stones(self) -> dict[str, str]:
         names = self.board.names
-        return {names[p]: COLOR_NAME[int(c)] for p, c in enumerate(self._st[0]) if c}
+        return {names[p]: COLOR_NAME[int(c)] for p, c in enumerate(self._st.board) if c}
 
     # -- moves ---------------------------------------------------------------------
 
@@ -118,7 +118,7 @@ class CoreBacked:
 
     def _core_legal(self) -> list[int]:
         if self._legal_numbers is None:
-            if int(self._st[1][M_PLY]) + 2 >= capacity_of(self._st):
+            if int(self._st.meta[M_PLY]) + 2 >= capacity_of(self._st):
                 self._st = grow_state(self._st, 2 * capacity_of(self._st))
             out = np.empty(self.board.num_points + 1, np.int32)
             n = self.kernels.legal_moves(self._geo, self._st, out)
@@ -170,7 +170,7 @@ def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dic
     # The room a playout starts with depends on the position only, never on how much the
     # game object happened to hold: a playout that fills its history resumes in a bigger
     # one with a fresh candidate list, so the room changes the games drawn.
-    st = grow_state(root, int(root[1][M_PLY]) + default_capacity(game.size))
+    st = grow_state(root, int(root.meta[M_PLY]) + default_capacity(game.size))
     rng = seed_rng(seed)
     totals = np.zeros(5, np.int64)
     scores = np.zeros(4, np.float64)

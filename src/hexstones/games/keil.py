@@ -19,11 +19,8 @@ from hexstones.core.layout import (
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
-from hexstones.games.engine import COLOR_NAME, CoreBacked
+from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
 
-EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
-STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
-COLOR = {BLACK_STONE: BLACK, WHITE_STONE: WHITE}
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ class KeilGame(CoreBacked, Game):
         """Each player's score split into stones, territory, komi and button."""
         cells = self._board_cells
         details = {
-            color: {"stones": int(np.count_nonzero(cells == STONE[color])), "territory": 0,
+            color: {"stones": int(np.count_nonzero(cells == STONE_CODE[color])), "territory": 0,
                     "komi": self.komi if color == WHITE else 0,
                     "button": 0.5 if self.button == color else 0}
             for color in (BLACK, WHITE)
