@@ -19,18 +19,14 @@ from typing import Iterable
 
 from hexstones.games.base import BLACK, WHITE, Game
 
-OVERLAYS = ("territory", "groups", "partitions", "bridges")
-# Which overlays mean something in which game.
-GAME_OVERLAYS = {
-    "keil": ("territory", "groups"),
-    "dehil": ("groups", "partitions"),
-    "droched": ("groups", "bridges"),
-}
+OVERLAYS = ("territory", "groups", "partitions", "bridges")  # every overlay drawn here
 
 SPACING = 40.0  # distance between neighbouring points, in SVG units
 ROW_HEIGHT = SPACING * math.sqrt(3) / 2
 MARGIN = 34.0
-STONE_RADIUS = {"keil": 0.44, "dehil": 0.44, "droched": 0.40}  # times SPACING
+# Stones on a lattice's points, or inside hexagonal cells (times SPACING); board colours.
+STONE_RADIUS = {"points": 0.44, "cells": 0.40}
+BOARD_FILL = {"points": "#e2bd72", "cells": "#d9c7a1"}
 # Distinct colours for telling groups apart in the group overlays.
 MINUS = "\u2212"
 DASHED = ' stroke-dasharray="5 3"'
@@ -86,12 +82,6 @@ def _undone(game: Game, count: int) -> Game:
     return g
 
 
-def _groups(game: Game) -> list[dict]:
-    if hasattr(game, "groups"):
-        return list(game.groups())
-    return list(game.analysis().get("groups", []))
-
-
 def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | None = None,
               coordinates: bool = True) -> str:
     """The position of ``game`` after ``move_number`` moves (default: now) as an SVG string.
@@ -106,11 +96,12 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
         raise ValueError(f"unknown overlay {', '.join(map(repr, unknown))}: choose from {', '.join(OVERLAYS)}")
     at, before = _position(game, move_number)
     name = game.name
+    kind = game.board_kind
     board = game.board
     layout = _Layout(game, coordinates)
     stones = at.stones()
-    radius = STONE_RADIUS.get(name, 0.44) * SPACING
-    wanted = set(overlays) & set(GAME_OVERLAYS.get(name, ()))
+    radius = STONE_RADIUS[kind] * SPACING
+    wanted = set(overlays) & {o.name for o in game.overlays}
 
     out: list[str] = []
     add = out.append
@@ -120,7 +111,7 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
         f'width="{_fmt(layout.width)}" height="{_fmt(layout.height)}" '
         f'data-game="{name}" data-size="{game.size}" data-move-number="{len(at.moves)}" '
         f'data-to-move="{"" if at.is_over else at.to_move}" role="img" '
-        f'aria-label="{escape(name.capitalize())} board, side {game.size}, after {len(at.moves)} moves">'
+        f'aria-label="{escape(game.title)} board, side {game.size}, after {len(at.moves)} moves">'
     )
     add(
         "<defs>"
@@ -133,10 +124,10 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
         "</defs>"
     )
     add(f'<rect class="bg" x="0" y="0" width="{_fmt(layout.width)}" height="{_fmt(layout.height)}" '
-        f'rx="14" fill="{"#d9c7a1" if name == "droched" else "#e2bd72"}"/>')
+        f'rx="14" fill="{BOARD_FILL[kind]}"/>')
 
-    # The lattice (Keil, Dehil): one line per pair of neighbours.
-    if name != "droched":
+    # A lattice of points (Keil, Dehil): one line per pair of neighbours.
+    if kind == "points":
         add('<g class="grid" stroke="#5b4321" stroke-width="1.3" stroke-linecap="round">')
         for i, nbrs in enumerate(board.neighbours):
             x1, y1 = layout.xy[i]
@@ -149,7 +140,7 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
     if coordinates:
         out.extend(_coordinate_labels(game, layout))
 
-    if "territory" in wanted and hasattr(at, "territories"):
+    if "territory" in wanted:
         add('<g class="overlay overlay-territory" pointer-events="none">')
         side = SPACING * 0.26
         for territory in at.territories():
@@ -174,7 +165,7 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
         if color:
             attrs += f' data-stone="{color}"'
         add(f"<g {attrs}><title>{pname}</title>")
-        if name == "droched":
+        if kind == "cells":
             corners = " ".join(
                 f"{_fmt(x + hex_r * math.cos(math.radians(90 + 60 * k)))},"
                 f"{_fmt(y + hex_r * math.sin(math.radians(90 + 60 * k)))}"
@@ -245,9 +236,7 @@ def _coordinate_labels(game: Game, layout: _Layout) -> list[str]:
 
 def _group_overlays(game: Game, layout: _Layout, wanted: set[str], radius: float) -> list[str]:
     board = game.board
-    name = game.name
-    groups = _groups(game)
-    stones = game.stones()
+    groups = game.groups()
     parts = ['<g class="overlay overlay-groups" pointer-events="none" font-family="sans-serif" '
              'text-anchor="middle" dominant-baseline="central">']
     labels: list[tuple[str, float, float, str, str]] = []
@@ -255,29 +244,17 @@ def _group_overlays(game: Game, layout: _Layout, wanted: set[str], radius: float
         points = list(group.get("points", []))
         if not points:
             continue
-        color = group.get("color")
         tint = GROUP_PALETTE[k % len(GROUP_PALETTE)]
-        members = set(points)
         anchor = min(points, key=lambda p: (-board.coords[board.index[p]][1], board.index[p]))
         ax, ay = layout.at(anchor)
         label = None
         if "groups" in wanted:
-            # Links inside the group: Keil groups follow links (a third stone of the colour
-            # on a common neighbour), the other games plain adjacency.
-            for p in points:
-                i = board.index[p]
-                for j in board.neighbours[i]:
-                    q = board.names[j]
-                    if j <= i or q not in members:
-                        continue
-                    if name == "keil" and not any(
-                        stones.get(board.names[m]) == color for m in board.common_neighbours(i, j)
-                    ):
-                        continue
-                    (x1, y1), (x2, y2) = layout.xy[i], layout.xy[j]
-                    parts.append(f'<line class="group-link" x1="{_fmt(x1)}" y1="{_fmt(y1)}" '
-                                 f'x2="{_fmt(x2)}" y2="{_fmt(y2)}" stroke="{tint}" stroke-width="4" '
-                                 f'stroke-opacity="0.8" stroke-linecap="round"/>')
+            # The links that hold the group together, as the game defines them.
+            for p, q in game.links(points):
+                (x1, y1), (x2, y2) = layout.at(p), layout.at(q)
+                parts.append(f'<line class="group-link" x1="{_fmt(x1)}" y1="{_fmt(y1)}" '
+                             f'x2="{_fmt(x2)}" y2="{_fmt(y2)}" stroke="{tint}" stroke-width="4" '
+                             f'stroke-opacity="0.8" stroke-linecap="round"/>')
             for lib in group.get("liberties", []):
                 x, y = layout.at(lib)
                 parts.append(f'<circle class="liberty" data-liberty-of="{anchor}" data-at="{lib}" '

@@ -12,19 +12,21 @@ from typing import Any
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
 from hexstones.ai.tournament import black_share, parse_player, points_text
-from hexstones.games import GAME_NAMES, new_game
+from hexstones.games import GAME_NAMES, game_class, new_game
 
-# Komi values studied when none are given: around each game's expected balance.
-DEFAULT_KOMIS = {"keil": list(range(0, 11)), "dehil": list(range(-4, 5)),
-                 "droched": list(range(0, 5))}
+
+def default_komis(game_name: str) -> list[int]:
+    """The balance values a study tries when none are given (the game's study range)."""
+    low, high = game_class(game_name).balance.study_range
+    return list(range(low, high + 1))
 
 
 def balance_option(game_name: str) -> str:
-    return "prison" if game_name == "droched" else "komi"
+    return game_class(game_name).balance.option
 
 
 def balance_label(game_name: str) -> str:
-    return "black stones in the prison" if game_name == "droched" else "komi (for White)"
+    return game_class(game_name).balance.label
 
 
 def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: int,

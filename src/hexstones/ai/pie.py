@@ -11,27 +11,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game
+from hexstones.games import BLACK, WHITE, game_class, new_game
 
 # Searches for the pie use a fixed seed so that the same question gets the same answer.
 # A few seconds per search on side 7-9 (Droched runs one per prison count it tries).
 COMPILED_ITERATIONS = 5_000
 PYTHON_ITERATIONS = 150
-# Droched: never propose more prison stones than this many per board side.
-MAX_PRISON_PER_SIDE = 2
+# A balance counted in stones (Droched's prison): never propose more than this many per
+# board side.
+MAX_COUNT_PER_SIDE = 2
 
 
 def _check(game_name: str, size: int) -> str:
-    if not isinstance(game_name, str) or game_name.strip().lower() not in GAME_NAMES:
-        raise ValueError(f"unknown game {game_name!r}: choose one of {', '.join(GAME_NAMES)}")
-    from hexstones.board import get_board
-
-    get_board(size)  # raises ValueError for a bad size
-    return game_name.strip().lower()
-
-
-def _balance_option(name: str) -> str:
-    return "prison" if name == "droched" else "komi"
+    cls = game_class(game_name)  # ValueError for an unknown game
+    cls.check_size(size)
+    return cls.name
 
 
 def _default_iterations(game) -> int:
@@ -44,7 +38,7 @@ def _default_iterations(game) -> int:
 def _black_win_rate(name: str, size: int, balance: int, iterations: int | None, seed: int):
     from hexstones.ai import search
 
-    game = new_game(name, size=size, **{_balance_option(name): balance})
+    game = new_game(name, size=size, **{game_class(name).balance.option: balance})
     result = search(game, iterations=iterations or _default_iterations(game), seed=seed,
                     reuse=False)
     return result.root_win_rate, result.black_score, result.white_score  # Black moves first
@@ -52,15 +46,15 @@ def _black_win_rate(name: str, size: int, balance: int, iterations: int | None, 
 
 def propose_komi(game_name: str, size: int, *, iterations: int | None = None, seed: int = 0) -> int:
     name = _check(game_name, size)
-    if name == "droched":
+    if not game_class(name).balance.offsets_score:
         best_k, best_gap = 0, None
-        for k in range(MAX_PRISON_PER_SIDE * size + 1):
+        for k in range(MAX_COUNT_PER_SIDE * size + 1):
             rate = _black_win_rate(name, size, k, iterations, seed)[0]
             gap = abs(rate - 0.5)
             if best_gap is None or gap < best_gap:
                 best_k, best_gap = k, gap
             if rate < 0.5:
-                break  # more prison stones only help White further
+                break  # a larger count only helps White further
         return best_k
     _, black, white = _black_win_rate(name, size, 0, iterations, seed)
     margin = black - white  # komi 0: White's score has no komi in it
@@ -72,7 +66,7 @@ def choose_side(game_name: str, size: int, komi: int, *, iterations: int | None 
     name = _check(game_name, size)
     if isinstance(komi, bool) or not isinstance(komi, int):
         raise ValueError(f"the proposed balance must be a whole number, not {komi!r}")
-    if name == "droched" and komi < 0:
-        raise ValueError(f"Droched's prison cannot hold {komi} stones")
+    cls = game_class(name)
+    cls.balance.check(komi, cls.title)
     rate = _black_win_rate(name, size, komi, iterations, seed)[0]
     return BLACK if rate > 0.5 else WHITE

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from hexstones.games import game_class
 
     size = args.size if args.size is not None else game_class(args.game).default_size
-    komis = args.komis or ks.DEFAULT_KOMIS[args.game]
+    komis = args.komis or ks.default_komis(args.game)
     try:
         tasks = ks.study_tasks(args.game, size, komis, games_per_komi=args.games,
                                player=args.player, seed=args.seed)

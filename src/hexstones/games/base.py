@@ -8,27 +8,19 @@ looks at how a position is stored.
 from __future__ import annotations
 
 import copy as _copy
+from functools import cache
 from typing import Any, ClassVar
 
-from hexstones.board import Board, get_board
+import numpy as np
 
-BLACK = "black"
-WHITE = "white"
-COLORS = (BLACK, WHITE)
+from hexstones.board import MAX_SIZE, MIN_SIZE, Board, get_board
+from hexstones.games.spec import (
+    BLACK, COLORS, WHITE, Balance, Outcome, Overlay, ScorePart, other, whole_number,
+)
+
 STONE_CHARS = {BLACK: "X", WHITE: "O"}
 
-
-def other(color: str) -> str:
-    return WHITE if color == BLACK else BLACK
-
-
-def whole_number(value, what: str) -> int:
-    """``value`` as an int if it is a whole number (``6`` or ``6.0``), else ValueError naming ``what``."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be a whole number, not {value!r}")
-    return value
+__all__ = ["BLACK", "WHITE", "COLORS", "Game", "IllegalMove", "other", "whole_number"]
 
 
 class IllegalMove(ValueError):
@@ -38,18 +30,66 @@ class IllegalMove(ValueError):
 class Game:
     """Base class of Keil, Dehil and Droched games.
 
-    Subclasses set ``name``, ``special_moves`` and ``default_size`` and implement the
-    abstract methods below. Public names are the project's API: keep them.
+    Subclasses declare the facts below as class attributes and implement the abstract
+    methods. Public names are the project's API: keep them.
+
+    Actions: every move has an action number, ``0 .. P-1`` a placement on that point (in
+    :class:`~hexstones.board.Board` order), ``P`` the game's special move (Keil: the button
+    until it is taken, then pass; Dehil: pass; Droched: release). ``num_actions`` is
+    ``P + 1``; :meth:`action_of` and :meth:`move_of` convert, and :meth:`action_symmetries`
+    turns actions by the board's 12 symmetries.
     """
 
+    # -- facts each game declares ----------------------------------------------------
     name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
     default_size: ClassVar[int] = 7
+    sizes: ClassVar[range] = range(MIN_SIZE, MAX_SIZE + 1)   # sides the rules allow
+    app_sizes: ClassVar[tuple[int, ...]] = ()                # sides the app offers first
     special_moves: ClassVar[tuple[str, ...]] = ()
+    special_help: ClassVar[dict[str, str]] = {}              # what each special move does
+    board_kind: ClassVar[str] = "points"                     # "points" of a grid or "cells"
+    balance: ClassVar[Balance]
+    has_score: ClassVar[bool] = True
+    score_parts: ClassVar[tuple[ScorePart, ...]] = ()
+    overlays: ClassVar[tuple[Overlay, ...]] = ()
+    final_overlay: ClassVar[str] = ""                         # shown when the game ends
+    option_names: ClassVar[tuple[str, ...]] = ("size",)
+    sgf_number: ClassVar[int] = 0                              # the game's SGF GM[] number
 
-    def __init__(self, size: int | None = None):
-        self.size = self.default_size if size is None else size
+    def __init__(self, size: int):
+        self.size = self.check_size(size)
         self.board: Board = get_board(self.size)
         self.moves: list[str] = []
+
+    @classmethod
+    def check_size(cls, size: Any) -> int:
+        """``size`` as a side this game is played on, or ValueError saying why."""
+        size = whole_number(size, f"{cls.title}'s board size")
+        if size not in cls.sizes:
+            raise ValueError(f"{cls.title}'s board size must be from {cls.sizes[0]} to "
+                             f"{cls.sizes[-1]}, not {size}")
+        return size
+
+    @classmethod
+    def spec(cls) -> dict[str, Any]:
+        """The game's facts as JSON-ready data (what the browser app builds its forms from)."""
+        return {
+            "name": cls.name, "title": cls.title, "default_size": cls.default_size,
+            "sizes": [cls.sizes[0], cls.sizes[-1]], "app_sizes": list(cls.app_sizes),
+            "special_moves": list(cls.special_moves), "special_help": dict(cls.special_help),
+            "board_kind": cls.board_kind, "balance": cls.balance.to_dict(),
+            "has_score": cls.has_score,
+            "score_parts": [{"key": p.key, "label": p.label, "sign": p.sign} for p in cls.score_parts],
+            "overlays": [{"name": o.name, "label": o.label} for o in cls.overlays],
+            "final_overlay": cls.final_overlay, "options": list(cls.option_names),
+            "sgf_number": cls.sgf_number,
+        }
+
+    @property
+    def balance_value(self) -> int:
+        """This game's balance: the komi, or the prison stones it started with."""
+        return self.options[self.balance.option]
 
     # -- the API every game provides ----------------------------------------------
 
@@ -74,13 +114,34 @@ class Game:
         """Take back the last move and return it."""
         raise NotImplementedError
 
-    def result(self) -> dict[str, Any] | None:
-        """``{"winner": ..., "score": {...}}`` once the game is over, else ``None``."""
+    def outcome(self) -> Outcome | None:
+        """How the game ended (by the rules: a count or no legal action), else ``None``."""
         raise NotImplementedError
+
+    def result(self) -> dict[str, Any] | None:
+        """``{"winner": ..., "score": {...}}`` once the game is over, else ``None``
+        (``score`` only in games that have one)."""
+        outcome = self.outcome()
+        if outcome is None:
+            return None
+        found: dict[str, Any] = {"winner": outcome.winner}
+        if outcome.score is not None:
+            found["score"] = outcome.score
+        return found
 
     def score(self) -> dict[str, float] | None:
         """The score if the game ended now (``None`` for games without a score)."""
         raise NotImplementedError
+
+    def score_details(self) -> dict[str, dict[str, float]] | None:
+        """Each player's score split into the parts of ``score_parts`` (``None`` for
+        games without a score). A part with sign -1 is given as a positive number."""
+        return None
+
+    @property
+    def prison(self) -> dict[str, int] | None:
+        """Stones of each colour in the prison, in games that have one (else ``None``)."""
+        return None
 
     def stone_at(self, point: str) -> str | None:
         """``"black"``, ``"white"`` or ``None`` for the point called ``point``."""
@@ -91,9 +152,51 @@ class Game:
         """The options the game was created with, as ``new_game`` takes them."""
         raise NotImplementedError
 
+    def groups(self) -> list[dict[str, Any]]:
+        """Every group: its ``color`` and ``points``, with what the game adds (liberties,
+        values and partitions, bridges)."""
+        raise NotImplementedError
+
     def analysis(self) -> dict[str, Any]:
         """What the position is made of (groups, territories, ...), as JSON-ready data."""
         raise NotImplementedError
+
+    # -- actions: the move codec -------------------------------------------------------
+
+    @property
+    def num_actions(self) -> int:
+        """Action numbers run from 0 to ``num_actions - 1``: the points, then the special move."""
+        return self.board.num_points + 1
+
+    def action_of(self, move: str) -> int:
+        """The action number of ``move`` (any spelling :meth:`normalize_move` accepts)."""
+        move = self.normalize_move(move)
+        if move in self.special_moves:
+            return self.board.num_points
+        return self.board.index[move]
+
+    def move_of(self, action: int) -> str:
+        """The move called by action number ``action`` in the current position."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < self.num_actions:
+            raise IllegalMove(f"an action is a whole number from 0 to {self.num_actions - 1}, "
+                              f"not {action!r}")
+        if action < self.board.num_points:
+            return self.board.names[action]
+        return self.special_move()
+
+    def special_move(self) -> str:
+        """The name action ``P`` has now (games with two special moves say which)."""
+        return self.special_moves[0]
+
+    def legal_actions(self) -> list[int]:
+        """Every legal action number now, ascending (the special move last)."""
+        return [self.action_of(m) for m in self.legal_moves()]
+
+    def action_symmetries(self) -> np.ndarray:
+        """An int array ``[12, num_actions]``: row ``k`` sends each action to its image
+        under the board's symmetry ``k`` (row 0 the identity; the special move stays)."""
+        return _action_symmetries(self.size)
 
     # -- shared behaviour ----------------------------------------------------------
 
@@ -119,6 +222,14 @@ class Game:
             f"{self.board.names[-1]} on side {self.size}" + (f" or {words}" if words else "")
         )
 
+    def links(self, points: list[str]) -> list[tuple[str, str]]:
+        """The pairs of neighbouring points among ``points`` that connect one group: plain
+        adjacency here; Keil, whose groups follow links, says otherwise."""
+        index, names = self.board.index, self.board.names
+        members = {index[p] for p in points}
+        return [(names[i], names[j]) for i in sorted(members)
+                for j in self.board.neighbours[i] if j > i and j in members]
+
     def stones(self) -> dict[str, str]:
         """Every occupied point mapped to its stone's colour."""
         found = {}
@@ -134,13 +245,9 @@ class Game:
         return self.board.render(marks)
 
     def status(self) -> str:
-        result = self.result()
-        if result is not None:
-            text = f"{result['winner']} wins"
-            if "score" in result:
-                s = result["score"]
-                text += f" ({s[BLACK]:g} to {s[WHITE]:g})"
-            return text
+        outcome = self.outcome()
+        if outcome is not None:
+            return outcome.text()
         return f"{self.to_move} to move"
 
     def copy(self) -> "Game":
@@ -152,3 +259,15 @@ class Game:
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"<{self.name} game: {opts}, {len(self.moves)} moves, {self.status()}>"
+
+
+@cache
+def _action_symmetries(size: int) -> np.ndarray:
+    board = get_board(size)
+    P = board.num_points
+    table = np.empty((12, P + 1), np.int32)
+    for k, image in enumerate(board.symmetries):
+        table[k, :P] = image
+        table[k, P] = P
+    table.setflags(write=False)
+    return table

@@ -17,8 +17,9 @@ import numpy as np
 from hexstones.core import dehil as kernels
 from hexstones.core.layout import M_PASSES, M_SPECIAL, R_OCCUPIED, R_TRIANGLE
 from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
 from hexstones.games.engine import COLOR_NAME, CoreBacked
+from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
 
 
 
@@ -32,14 +33,30 @@ class DehilState:
 
 class DehilGame(CoreBacked, Game):
     name = "dehil"
+    title = "Dehil"
     default_size = 9
+    app_sizes = (7, 9, 11)
     special_moves = ("pass",)
+    special_help = {
+        "pass": "Pass: the first pass of the game earns half a point; two passes in a row end it",
+    }
+    balance = Balance("komi", "komi for White", "komi", -BALANCE_LIMIT, BALANCE_LIMIT, 0,
+                      "points for White (may be negative)", offsets_score=True,
+                      study_range=(-4, 4))
+    score_parts = (ScorePart("plus", "groups with partitions"),
+                   ScorePart("minus", "groups without partitions", -1),
+                   ScorePart("komi", "komi"), ScorePart("first_pass", "first pass"))
+    overlays = (Overlay("groups", "Groups and their values"),
+                Overlay("partitions", "Groups with / without partitions"))
+    final_overlay = "partitions"
+    option_names = ("size", "komi")
+    sgf_number = 902
     kernels = kernels
 
     def __init__(self, size: int = 9, komi: int = 0):
         super().__init__(size)
-        self.komi = whole_number(komi, "Dehil's komi")
-        self._attach(start_state("dehil", self.size, komi=komi))
+        self.komi = self.balance.check(komi, self.title)
+        self._attach(start_state("dehil", self.size, komi=self.komi))
 
     # -- turns ---------------------------------------------------------------------
 
@@ -165,13 +182,12 @@ class DehilGame(CoreBacked, Game):
             for color, d in self.score_details().items()
         }
 
-    def result(self) -> dict[str, Any] | None:
+    def outcome(self) -> Outcome | None:
         if not self.is_over:
             return None
         score = self.score()
         # Two passes end the game, so someone passed first: the half point rules out ties.
-        winner = BLACK if score[BLACK] > score[WHITE] else WHITE
-        return {"winner": winner, "score": score}
+        return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
 
     @property
     def options(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from hexstones.core.layout import (
 from hexstones.core.state import grow_state, start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
 from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
+from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay
 
 RELEASE = "release"
 
@@ -57,20 +58,30 @@ def _two_or_more(mask: int) -> bool:
 
 class DrochedGame(CoreBacked, Game):
     name = "droched"
+    title = "Droched"
     default_size = 9
+    app_sizes = (5, 7, 9)
     special_moves = (RELEASE,)
+    special_help = {
+        RELEASE: "Release: instead of placing, take one enemy stone out of the prison "
+                 "(and out of the game)",
+    }
+    board_kind = "cells"
+    balance = Balance("prison", "black stones in the prison", "prison stones", 0, BALANCE_LIMIT,
+                      0, "black stones in the prison at the start", offsets_score=False,
+                      study_range=(0, 4))
+    has_score = False
+    overlays = (Overlay("groups", "Groups"),
+                Overlay("bridges", "Groups on bridges / broken bridges"))
+    final_overlay = "bridges"
+    option_names = ("size", "prison", "handicap")
+    sgf_number = 903
     kernels = kernels
 
     def __init__(self, size: int = 9, prison: int = 0, handicap=()):
         super().__init__(size)
-        if isinstance(prison, float) and prison.is_integer():
-            prison = int(prison)
-        if isinstance(prison, bool) or not isinstance(prison, int) or prison < 0:
-            raise ValueError(
-                f"Droched's prison option is a whole number of black stones (0 or more) "
-                f"starting in the prison, not {prison!r}"
-            )
-        self.initial_prison = prison
+        self.initial_prison = self.balance.check(prison, self.title)
+        prison = self.initial_prison
         self.handicap: tuple[str, ...] = self._check_handicap(handicap)
         index = self.board.index
         self._attach(start_state("droched", self.size, prison=prison,
@@ -152,11 +163,11 @@ class DrochedGame(CoreBacked, Game):
         names = self.board.names
         return [names[m] if m < P else RELEASE for m in self._core_legal()]
 
-    def result(self) -> dict[str, Any] | None:
+    def outcome(self) -> Outcome | None:
         if not self.is_over:
             return None
         # The player to move cannot act: the one who took the last action wins.
-        return {"winner": other(self.to_move)}
+        return Outcome(other(self.to_move), "no legal action")
 
     def score(self) -> None:
         return None  # Droched has no score, only a last action

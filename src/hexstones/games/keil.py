@@ -18,8 +18,9 @@ from hexstones.core.layout import (
     M_PASSES, M_PLY, M_SPECIAL, R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE,
 )
 from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, whole_number
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
 from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
+from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
 
 
 
@@ -34,14 +35,33 @@ class KeilState:
 
 class KeilGame(CoreBacked, Game):
     name = "keil"
+    title = "Keil"
     default_size = 7
+    app_sizes = (5, 7, 9)
     special_moves = ("button", "pass")
+    special_help = {
+        "button": "Take the button: worth half a point, once per game; no pass before it is taken",
+        "pass": "Pass: two passes in a row end the game (only after the button is taken)",
+    }
+    balance = Balance("komi", "komi for White", "komi", -BALANCE_LIMIT, BALANCE_LIMIT, 6,
+                      "points for White", offsets_score=True, study_range=(0, 10))
+    score_parts = (ScorePart("stones", "stones"), ScorePart("territory", "territory"),
+                   ScorePart("komi", "komi"), ScorePart("button", "button"))
+    overlays = (Overlay("territory", "Territories and their owners"),
+                Overlay("groups", "Groups and their liberties"))
+    final_overlay = "territory"
+    option_names = ("size", "komi")
+    sgf_number = 901
     kernels = kernels
 
     def __init__(self, size: int = 7, komi: int = 6):
         super().__init__(size)
-        self.komi = whole_number(komi, "Keil's komi")
-        self._attach(start_state("keil", self.size, komi=komi))
+        self.komi = self.balance.check(komi, self.title)
+        self._attach(start_state("keil", self.size, komi=self.komi))
+
+    def special_move(self) -> str:
+        # Action P is the button while nobody has taken it, a pass from then on.
+        return "button" if self.button is None else "pass"
 
     # -- turns ---------------------------------------------------------------------
 
@@ -131,12 +151,12 @@ class KeilGame(CoreBacked, Game):
     def score(self) -> dict[str, float]:
         return {color: float(sum(parts.values())) for color, parts in self.score_details().items()}
 
-    def result(self) -> dict[str, Any] | None:
+    def outcome(self) -> Outcome | None:
         if not self.is_over:
             return None
         score = self.score()
-        winner = BLACK if score[BLACK] > score[WHITE] else WHITE
-        return {"winner": winner, "score": score}
+        # The button's half point rules out ties: someone took it before the passes.
+        return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -161,6 +181,15 @@ class KeilGame(CoreBacked, Game):
                           "points": [names[p] for p in points],
                           "liberties": [names[p] for p in np.flatnonzero(liberties[g])]})
         return found
+
+    def links(self, points: list[str]) -> list[tuple[str, str]]:
+        """Neighbouring pairs among ``points`` that are linked (RULES.md 2.1)."""
+        index, names = self.board.index, self.board.names
+        members = {index[p] for p in points}
+        nbr = self._geo.nbr
+        cells = self._board_cells
+        return [(names[i], names[int(nbr[i, d])]) for i in sorted(members) for d in range(6)
+                if nbr[i, d] > i and int(nbr[i, d]) in members and kernels.linked(cells, nbr, i, d)]
 
     def territories(self) -> list[dict[str, Any]]:
         """Every territory: its points and owner (None when neutral)."""

@@ -20,7 +20,7 @@ from typing import Any
 
 import hexstones
 from hexstones.games import GAME_NAMES, BLACK, WHITE, Game, IllegalMove, game_class, other
-from hexstones.svg import GAME_OVERLAYS, board_svg
+from hexstones.svg import board_svg
 from hexstones.web.store import Store, StoredGame
 
 log = logging.getLogger("hexstones.web")
@@ -30,12 +30,6 @@ DEFAULT_LEVEL = 3
 # The balance that the komi pie decides: Keil and Dehil a komi for White, Droched a
 # number of black stones in the prison (RULES.md section 5).
 BALANCE_OPTION = {"keil": "komi", "dehil": "komi", "droched": "prison"}
-# Readable names of the parts of a score (score_details keys of the engines).
-SCORE_PARTS = {
-    "stones": "stones", "territory": "territory", "komi": "komi", "button": "button",
-    "plus": "groups with partitions", "minus": "groups without partitions",
-    "first_pass": "first pass",
-}
 
 
 class WebError(Exception):
@@ -544,7 +538,7 @@ class Tables:
                 "ai_thinking": live.ai_busy,
                 "waiting_for": None if live.over else ("ai" if live.ai_to_act() else "human"),
                 "ai_error": live.ai_error,
-                "overlays_available": list(GAME_OVERLAYS.get(live.record.game, ())),
+                "overlays_available": [o.name for o in game.overlays],
                 "svg": svg,
                 "special_moves": list(type(game).special_moves),
             }
@@ -567,20 +561,14 @@ def summary(live: Live) -> str:
 
 
 def _balance_facts(game: Game) -> dict[str, Any]:
-    facts: dict[str, Any] = {"score": None, "score_details": None, "prison": None}
-    score = game.score()
-    if score is not None:
-        facts["score"] = score
-    if hasattr(game, "score_details"):
-        details = game.score_details()
+    facts: dict[str, Any] = {"score": game.score(), "score_details": None, "prison": game.prison}
+    details = game.score_details()
+    if details is not None:
         facts["score_details"] = {
-            color: [{"part": key, "label": SCORE_PARTS.get(key, key.replace("_", " ")),
-                     "value": (-v if key == "minus" else v)} for key, v in parts.items()]
+            color: [{"part": part.key, "label": part.label, "value": part.sign * parts[part.key]}
+                    for part in game.score_parts]
             for color, parts in details.items()
         }
-    prison = getattr(game, "prison", None)
-    if isinstance(prison, dict):
-        facts["prison"] = {BLACK: prison.get(BLACK, 0), WHITE: prison.get(WHITE, 0)}
     return facts
 
 
