@@ -101,9 +101,12 @@ def test_kernels_replay_every_conformance_record(name):
 
 def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
     """Random games played in the core and the oracle side by side: at every position the
-    legal moves, stones, game end, winner and score must agree; some moves are undone."""
+    legal moves, stones, game end, winner and score must agree; some moves are undone.
+    Returns what the walks went through: the games they played to the end, by winner,
+    and the moves they took back."""
     r = random.Random(seed)
     compared = 0
+    walked = {"ended": {"black": 0, "white": 0}, "undone": 0}
     kern = KERNELS[name]
     while compared < positions:
         size = r.choice(sizes)
@@ -124,33 +127,38 @@ def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
                 assert {"black": s[0], "white": s[1]} == game.score()
             compared += 1
             if game.is_over:
-                assert kern.winner(geo, st) == (1 if game.result()["winner"] == "black" else 2)
+                won = game.result()["winner"]
+                assert kern.winner(geo, st) == (1 if won == "black" else 2)
+                walked["ended"][won] += 1
                 break
             if game.moves and r.random() < 0.06:
                 assert move_names(name, board, st, [undo(geo, st)]) == [game.undo()]
+                walked["undone"] += 1
                 continue
             move = r.choice(legal)
             game.play(move)
             assert kern.play(geo, st, move_number(board, move)) == OK
-    return compared
+    return walked
 
 
 def test_keil_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("keil", [3, 4, 4, 5], 2000, seed=11,
-                             options=lambda r: {"komi": r.randint(-3, 8)})
-    assert n >= 2000
+    walked = compare_random_walks("keil", [3, 4, 4, 5], 2000, seed=11,
+                                  options=lambda r: {"komi": r.randint(-3, 8)})
+    # The walks reach game ends won by each side (the winner and final score compared
+    # there), and take moves back (undo compared against the oracle).
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 def test_dehil_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("dehil", [3, 4, 5, 6], 2500, seed=12,
-                             options=lambda r: {"komi": r.randint(-3, 3)})
-    assert n >= 2500
+    walked = compare_random_walks("dehil", [3, 4, 5, 6], 2500, seed=12,
+                                  options=lambda r: {"komi": r.randint(-3, 3)})
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 def test_droched_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
-                             options=lambda r: {"prison": r.randint(0, 3)})
-    assert n >= 2500
+    walked = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
+                                  options=lambda r: {"prison": r.randint(0, 3)})
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 @pytest.mark.parametrize("size,prison,handicap,seed", [

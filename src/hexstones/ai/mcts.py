@@ -33,23 +33,8 @@ def supports(game) -> bool:
 
 
 def move_index(game, move: str) -> int:
-    P = game.board.num_points
-    return P if move in game.special_moves else game.board.index[move]
-
-
-def move_name(game, index: int) -> str:
-    P = game.board.num_points
-    if index < P:
-        return game.board.names[index]
-    return _special_now(game)
-
-
-def _special_now(game) -> str:
-    specials = game.special_moves
-    if len(specials) == 1:
-        return specials[0]
-    # Keil: move P is the button while nobody has it, a pass afterwards.
-    return "button" if getattr(game, "button", None) is None else "pass"
+    """The action number of ``move``: the game's move codec, ``game.action_of``."""
+    return game.action_of(move)
 
 
 def state_for(game, door=None):
@@ -80,7 +65,7 @@ class TreeCache:
         if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
             return False
         for move in game.moves[len(self.moves):]:
-            if not advance_root(self.tree, move_index(game, move)):
+            if not advance_root(self.tree, game.action_of(move)):
                 return False
         self.moves = list(game.moves)
         # Most of a full tree belongs to abandoned branches: start afresh then.
@@ -209,7 +194,7 @@ def _result(game, tree, stats, own, done, elapsed):
 
     root = int(tree.counters[C_ROOT])
     children = _children(tree, root)
-    named = [(move_name(game, m), v, w) for m, v, w, _ in children]
+    named = [(game.move_of(m), v, w) for m, v, w, _ in children]
     total = sum(v for _, v, _, _ in children)
     root_win = sum(w * v for _, v, w, _ in children) / total if total else 0.5
     # Principal variation: follow the most visited child, naming moves on a scratch game.
@@ -221,7 +206,7 @@ def _result(game, tree, stats, own, done, elapsed):
         if not kids:
             break
         m, v, _, c = kids[0]
-        name = move_name(scratch, m)
+        name = scratch.move_of(m)
         try:
             scratch.play(name)
         except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)

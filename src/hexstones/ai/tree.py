@@ -71,7 +71,7 @@ _invalidate_stale_cache()
 
 from hexstones.ai.policies import learn_replies  # noqa: E402  (after the cache check on purpose)
 from hexstones.core import dispatch as K  # noqa: E402
-from hexstones.core.common import copy_into, empty_points, rand_below, surrounded  # noqa: E402
+from hexstones.core.common import copy_into, draw, empty_points, rand_below, surrounded  # noqa: E402
 from hexstones.core.layout import (  # noqa: E402
     BIAS_BORDER, BIAS_OWN_EYE, M_PLY, M_TO_MOVE, OK, R_FULL,
 )
@@ -143,10 +143,8 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
         n += 1
         moved = False
         while n > 0:
-            i = rand_below(rng, n)
-            m = cand[i]
+            m = draw(rng, cand, n)
             n -= 1
-            cand[i] = cand[n]
             code = K.play(gid, geo, st, m)
             if code == OK:
                 moved = True

@@ -68,12 +68,23 @@ Functions (all ``@njit(cache=True)``, identical signatures in each game module)
 ``score(geo, st, out) -> bool``
     Writes (black, white) into ``out[0:2]`` as if the game ended now; False for Droched,
     which has no score.
+``score_parts(geo, st, out) -> bool``
+    Writes each player's score parts (row c-1 for colour c of ``out``, float64[2,
+    SCORE_PARTS]) in the order of the game API's ``score_parts``; the score is made of
+    them (the game API only labels them). False for Droched.
 ``playout(geo, st, rng, max_ply) -> int``
     Plays uniformly random moves under the playout policy below until the game ends or
     ``M_PLY`` reaches ``max_ply``; returns the winner, 0 if unfinished. ``rng`` is a
     uint64[1] xorshift64* state (:func:`common.seed_rng`); same seed, same game.
 ``copy_into(dst, src)`` (:mod:`common`)
     Copy a state into a preallocated one of the same side (history rows up to ply only).
+
+The search's knowledge of each game lives here too, with the same names in each game
+module: ``policy_playout(geo, st, rng, max_ply, cand, scores, reply)`` (the full-strength
+playout), ``add_ownership``, ``policy_move_limit`` and the facts ``SEARCH_BIASES``,
+``LEARNS_REPLIES``, ``POLICY_SCRATCH``; :mod:`hexstones.core.dispatch` switches on the
+game id for code that holds one (the only place that does). Every random-game loop draws
+with :func:`common.draw`.
 
 Playout policy (the same in ``hexstones.playouts``)
 ---------------------------------------------------

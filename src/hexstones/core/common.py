@@ -262,6 +262,19 @@ def rand_below(rng, n):
     return np.int64((r * np.uint64(n)) >> _U32)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def draw(rng, cand, n):
+    """One uniform draw from the candidates ``cand[:n]`` (n >= 1): the drawn one is
+    swapped into ``cand[n - 1]`` and returned, so ``cand[:n - 1]`` holds the others for
+    the turn's next draw. The draw of every random-game loop (the core playouts, the
+    policy playouts, the search's uniform playout): same generator state, same draw."""
+    i = rand_below(rng, n)
+    p = cand[i]
+    cand[i] = cand[n - 1]
+    cand[n - 1] = p
+    return p
+
+
 def seed_rng(seed: int) -> np.ndarray:
     """A generator state for ``rand_below``: any integer seed, never the all-zero state."""
     mixed = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    add_stone_ownership, commit, copy_into, empty_points, rand_below, surrounded, undo,
+    add_stone_ownership, commit, copy_into, draw, empty_points, surrounded, undo,
 )
 from hexstones.core.layout import (
     BIAS_OWN_EYE, DEHIL, M_KOMI, M_LAST, M_PASSES, M_PLY, M_REMOVED, M_SPECIAL, M_TO_MOVE,
@@ -304,31 +304,60 @@ def group_partitions(geo, st, group_of, areas):
     return groups
 
 
-@njit(cache=True, _nrt=False)
-def score_pair(geo, st):
-    """(black, white) scores as if the game ended now."""
+# The parts of a player's score, in the order of the game API's ``score_parts``: the
+# stones of their groups with partitions (plus), of their groups without (minus, counted
+# against them), komi (White) and the first pass's half point; the score is
+# plus - minus + komi + first pass.
+SCORE_PARTS = 4
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def score_terms(geo, st):
+    """Black's and White's score parts (two tuples, see SCORE_PARTS) as if the game
+    ended now."""
     board, meta = st.board, st.meta
     P = board.shape[0]
     group_of = st.work[W_GROUP]
     areas = st.work[W_AREAS]
     group_partitions(geo, st, group_of, areas)
-    black = 0.0
-    white = 0.0
+    black_plus = 0
+    black_minus = 0
+    white_plus = 0
+    white_minus = 0
     for p in range(P):
         b = board[p]
         if b == 0:
             continue
-        v = 1.0 if areas[group_of[p]] >= 2 else -1.0
+        plus = areas[group_of[p]] >= 2
         if b == 1:
-            black += v
+            black_plus += plus
+            black_minus += not plus
         else:
-            white += v
-    white += meta[M_KOMI]
-    if meta[M_SPECIAL] == 1:
-        black += 0.5
-    elif meta[M_SPECIAL] == 2:
-        white += 0.5
-    return black, white
+            white_plus += plus
+            white_minus += not plus
+    first = meta[M_SPECIAL]
+    return ((float(black_plus), float(black_minus), 0.0, 0.5 if first == 1 else 0.0),
+            (float(white_plus), float(white_minus), float(meta[M_KOMI]),
+             0.5 if first == 2 else 0.0))
+
+
+@njit(cache=True, _nrt=False)
+def score_parts(geo, st, out):
+    """Write each player's score parts into ``out`` (float64[2, SCORE_PARTS], row c - 1
+    for colour c) as if the game ended now; returns True (Dehil has a score)."""
+    black, white = score_terms(geo, st)
+    for k in range(SCORE_PARTS):
+        out[0, k] = black[k]
+        out[1, k] = white[k]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def score_pair(geo, st):
+    """(black, white) scores as if the game ended now, from their parts."""
+    black, white = score_terms(geo, st)
+    return (black[0] - black[1] + black[2] + black[3],
+            white[0] - white[1] + white[2] + white[3])
 
 
 @njit(cache=True, _nrt=False)
@@ -372,11 +401,8 @@ def playout(geo, st, rng, max_ply):
         n = empties
         placed = False
         while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
+            p = draw(rng, cand, n)
             n -= 1
-            cand[i] = cand[n]
-            cand[n] = p
             if fills_own_eye(board, nbr, p, X):
                 continue
             code = play(geo, st, p)
@@ -481,10 +507,8 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
         placed = False
         nd = 0
         while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
+            p = draw(rng, cand, n)
             n -= 1
-            cand[i] = cand[n]
             if fills_own_eye(board, nbr, p, X):
                 continue
             if nd < POLICY_LOOK and not cut_point(board, nbr, p, X):

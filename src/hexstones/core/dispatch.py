@@ -61,6 +61,15 @@ def score(gid, geo, st, out):
 
 
 @njit(cache=True)
+def score_parts(gid, geo, st, out):
+    if gid == KEIL:
+        return keil.score_parts(geo, st, out)
+    if gid == DEHIL:
+        return dehil.score_parts(geo, st, out)
+    return droched.score_parts(geo, st, out)
+
+
+@njit(cache=True)
 def playout(gid, geo, st, rng, max_ply):
     if gid == KEIL:
         return keil.playout(geo, st, rng, max_ply)

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (copy_into: part of the interface)
-    add_stone_ownership, board_at, commit, copy_into, empty_points, new_stamp,
+    add_stone_ownership, board_at, commit, copy_into, draw, empty_points, new_stamp,
     prefetch_position, rand_below, repeats, reserve_stamps, undo,
 )
 from hexstones.core.layout import (
@@ -464,6 +464,15 @@ def winner(geo, st):
     return 3 - st.meta[M_TO_MOVE]
 
 
+SCORE_PARTS = 0  # no score, no parts
+
+
+@njit(cache=True, _nrt=False)
+def score_parts(geo, st, out):
+    """Droched has no score: writes nothing and returns False."""
+    return False
+
+
 @njit(cache=True, _nrt=False)
 def score(geo, st, out):
     """Droched has no score: writes zeros and returns False."""
@@ -623,10 +632,8 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
         quiets = 0
         moved = False
         while n > 0:
-            i = rand_below(rng, n)
-            m = cand[i]
+            m = draw(rng, cand, n)
             n -= 1
-            cand[i] = cand[n]
             code = play(geo, st, m)
             if code == R_FULL:
                 return 0

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
-    commit, copy_into, empty_points, new_stamp, next_stamp, rand_below, repeats,
+    commit, copy_into, draw, empty_points, new_stamp, next_stamp, repeats,
     reserve_stamps, undo,
 )
 from hexstones.core.layout import (
@@ -358,34 +358,60 @@ def territories(geo, st, region_of, owner_of_region):
     return regions
 
 
-@njit(cache=True, _nrt=False)
-def score_pair(geo, st):
-    """(black, white) scores as if the game ended now."""
+# The parts of a player's score, in the order of the game API's ``score_parts``: the
+# player's stones, territory, komi (White) and the button's half point; the score is
+# their sum.
+SCORE_PARTS = 4
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def score_terms(geo, st):
+    """Black's and White's score parts (two tuples, see SCORE_PARTS) as if the game
+    ended now."""
     board, meta = st.board, st.meta
     P = board.shape[0]
     region_of = st.work[W_LABEL]
     owner = st.work[W_MASK]
     territories(geo, st, region_of, owner)
-    black = 0.0
-    white = 0.0
+    black_stones = 0
+    white_stones = 0
+    black_area = 0
+    white_area = 0
     for p in range(P):
         b = board[p]
         if b == 1:
-            black += 1.0
+            black_stones += 1
         elif b == 2:
-            white += 1.0
+            white_stones += 1
         else:
             o = owner[region_of[p]]
             if o == 1:
-                black += 1.0
+                black_area += 1
             elif o == 2:
-                white += 1.0
-    white += meta[M_KOMI]
-    if meta[M_SPECIAL] == 1:
-        black += 0.5
-    elif meta[M_SPECIAL] == 2:
-        white += 0.5
-    return black, white
+                white_area += 1
+    button = meta[M_SPECIAL]
+    return ((float(black_stones), float(black_area), 0.0, 0.5 if button == 1 else 0.0),
+            (float(white_stones), float(white_area), float(meta[M_KOMI]),
+             0.5 if button == 2 else 0.0))
+
+
+@njit(cache=True, _nrt=False)
+def score_parts(geo, st, out):
+    """Write each player's score parts into ``out`` (float64[2, SCORE_PARTS], row c - 1
+    for colour c) as if the game ended now; returns True (Keil has a score)."""
+    black, white = score_terms(geo, st)
+    for k in range(SCORE_PARTS):
+        out[0, k] = black[k]
+        out[1, k] = white[k]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def score_pair(geo, st):
+    """(black, white) scores as if the game ended now: the sums of their parts."""
+    black, white = score_terms(geo, st)
+    return (black[0] + black[1] + black[2] + black[3],
+            white[0] + white[1] + white[2] + white[3])
 
 
 @njit(cache=True, _nrt=False)
@@ -449,12 +475,8 @@ def playout(geo, st, rng, max_ply):
         n = empties
         placed = False
         while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
+            p = draw(rng, cand, n)
             n -= 1
-            q = cand[n]
-            cand[i] = q
-            cand[n] = p
             ring = rings[p]
             if table[0, ring] & (RING_EYE << (X - 1)):
                 continue

@@ -162,25 +162,7 @@ class DehilGame(CoreBacked, Game):
             for g, code, areas in self._group_facts()
         ]
 
-    def score_details(self) -> dict[str, dict[str, float]]:
-        """Per player: ``plus`` (values of groups with partitions), ``minus`` (values of
-        groups without, as a positive number), ``komi`` and ``first_pass`` (0.5 or 0);
-        the score is plus - minus + komi + first_pass."""
-        details = {
-            color: {"plus": 0, "minus": 0, "komi": self.komi if color == WHITE else 0,
-                    "first_pass": 0.5 if self.first_pass == color else 0}
-            for color in (BLACK, WHITE)
-        }
-        for g, code, areas in self._group_facts():
-            details[COLOR_NAME[code]]["plus" if areas >= 2 else "minus"] += len(g)
-        return details
-
-    def score(self) -> dict[str, float]:
-        """The score if the game ended now."""
-        return {
-            color: float(d["plus"] - d["minus"] + d["komi"] + d["first_pass"])
-            for color, d in self.score_details().items()
-        }
+    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
 
     def outcome(self) -> Outcome | None:
         if not self.is_over:

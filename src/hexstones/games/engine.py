@@ -93,6 +93,26 @@ class CoreBacked:
         names = self.board.names
         return {names[p]: COLOR_NAME[int(c)] for p, c in enumerate(self._st.board) if c}
 
+    # -- score: computed by the kernels, only labelled here --------------------------
+
+    def score(self) -> dict[str, float] | None:
+        """The score if the game ended now (``None`` for games without a score)."""
+        out = np.zeros(2, np.float64)
+        if not self.kernels.score(self._geo, self._st, out):
+            return None
+        return {BLACK: float(out[0]), WHITE: float(out[1])}
+
+    def score_details(self) -> dict[str, dict[str, float]] | None:
+        """Each player's score split into the parts of ``score_parts`` (``None`` for games
+        without a score); a part with sign -1 is given as a positive number. Whole
+        numbers come as ints."""
+        parts = np.zeros((2, self.kernels.SCORE_PARTS), np.float64)
+        if not self.kernels.score_parts(self._geo, self._st, parts):
+            return None
+        return {color: {part.key: _plain(parts[code - 1, k])
+                        for k, part in enumerate(self.score_parts)}
+                for color, code in STONE_CODE.items()}
+
     # -- moves ---------------------------------------------------------------------
 
     def _core_play(self, number: int) -> int:
@@ -136,6 +156,10 @@ class CoreBacked:
         twin._st = copy_state(self._st)
         twin._legal_numbers = None
         return twin
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else float(value)
 
 
 def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from hexstones.core.layout import (
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
-from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
+from hexstones.games.engine import COLOR_NAME, CoreBacked
 from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
 
 
@@ -134,22 +134,7 @@ class KeilGame(CoreBacked, Game):
                 regions[region_of[p]].append(p)
         return [(points, COLOR_NAME.get(int(owner[r]))) for r, points in enumerate(regions)]
 
-    def score_details(self) -> dict[str, dict[str, float]]:
-        """Each player's score split into stones, territory, komi and button."""
-        cells = self._board_cells
-        details = {
-            color: {"stones": int(np.count_nonzero(cells == STONE_CODE[color])), "territory": 0,
-                    "komi": self.komi if color == WHITE else 0,
-                    "button": 0.5 if self.button == color else 0}
-            for color in (BLACK, WHITE)
-        }
-        for region, owner in self._territories():
-            if owner is not None:
-                details[owner]["territory"] += len(region)
-        return details
-
-    def score(self) -> dict[str, float]:
-        return {color: float(sum(parts.values())) for color, parts in self.score_details().items()}
+    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
 
     def outcome(self) -> Outcome | None:
         if not self.is_over:
