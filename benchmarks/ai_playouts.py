@@ -19,10 +19,10 @@ from numba import njit
 
 import hexstones
 from hexstones.ai import mcts
-from hexstones.ai.policies import buffer_size, policy_playout
 from hexstones.ai.tree import uniform_playout
 from hexstones.core.common import copy_into, seed_rng
-from hexstones.core.layout import GAME_IDS, M_PLY, geometry
+from hexstones.core.dispatch import policy_buffer_size, policy_playout
+from hexstones.core.layout import M_PLY
 
 
 # Not cached: numba's cache watches only this file, and a stale copy would time old
@@ -31,25 +31,25 @@ from hexstones.core.layout import GAME_IDS, M_PLY, geometry
 def _bare_playouts(gid, geo, root, work, rng, n, knowledge, max_ply, cand):
     moves = 0
     scores = np.zeros(2, np.float64)
-    reply = np.full((2, root[0].shape[0] + 1), -1, np.int32)  # nothing learnt: bare playouts
+    reply = np.full((2, root.board.shape[0] + 1), -1, np.int32)  # nothing learnt: bare playouts
     for _ in range(n):
         copy_into(work, root)
         if knowledge:
             policy_playout(gid, geo, work, rng, max_ply, cand, scores, reply)
         else:
             uniform_playout(gid, geo, work, rng, max_ply, cand)
-        moves += work[1][M_PLY]
+        moves += work.meta[M_PLY]
     return moves
 
 
 def bare_rate(game, knowledge: bool, seconds: float) -> tuple[float, float]:
-    gid = GAME_IDS[game.name]
-    geo = geometry(game.size)
+    door = game.compiled()
+    gid, geo = door.game_id, door.geometry
     root = mcts.state_for(game)
     work = mcts.state_for(game)
-    max_ply = work[2].shape[0] - 2
+    max_ply = work.hist_hash.shape[0] - 2
     rng = seed_rng(1)
-    cand = np.empty(buffer_size(game.board.num_points), np.int32)
+    cand = np.empty(policy_buffer_size(door.num_points), np.int32)
     _bare_playouts(gid, geo, root, work, rng, 2, knowledge, max_ply, cand)  # compile
     done, moves, start = 0, 0, time.perf_counter()
     batch = 16

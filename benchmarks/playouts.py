@@ -138,7 +138,7 @@ def main() -> int:
 
     start = time.perf_counter()
     import hexstones
-    from hexstones.core.playouts import playouts
+    from hexstones import playouts
     import_s = time.perf_counter() - start
     start = time.perf_counter()
     for game in ("keil", "dehil", "droched"):

@@ -10,8 +10,9 @@ import pytest
 
 import hexstones
 from hexstones import ai
-from hexstones.ai import mcts, pysearch
+from hexstones.ai import mcts, policies as ai_policies, pysearch
 from hexstones.ai.levels import LEVELS
+from hexstones.core import dehil as core_dehil, dispatch, droched as core_droched
 from hexstones.core.layout import geometry
 
 GAMES = ("keil", "dehil", "droched")
@@ -106,7 +107,7 @@ def test_tree_is_reused_after_the_game_moves_on():
     tree = kept.tree
     node = 0
     for move in reply:  # walk the arrays to the node the two moves lead to
-        idx = mcts.move_index(game, move)
+        idx = game.action_of(move)
         start, count = int(tree[1][node]), int(tree[2][node])
         node = next(c for c in range(start, start + count) if tree[0][c] == idx)
     visits_before = int(tree[3][node])
@@ -171,18 +172,18 @@ def test_dehil_cut_test_sees_walls_on_two_sides():
     geo = geometry(4)
     board = np.zeros(board_obj.num_points, np.int8)
     d4 = board_obj.index["d4"]
-    assert not mcts_policies().makes_cut(board, geo[0], d4, 1)  # open centre
+    assert not core_dehil.makes_cut(board, geo[0], d4, 1)  # open centre
     board[board_obj.index["e4"]] = 1
     board[board_obj.index["c4"]] = 1  # opposite neighbours: two arcs between them
-    assert mcts_policies().makes_cut(board, geo[0], d4, 1)
+    assert core_dehil.makes_cut(board, geo[0], d4, 1)
     board[board_obj.index["c4"]] = 0
     board[board_obj.index["e5"]] = 1  # adjacent neighbours: still one arc
-    assert not mcts_policies().makes_cut(board, geo[0], d4, 1)
+    assert not core_dehil.makes_cut(board, geo[0], d4, 1)
     # An edge point next to one own stone along the edge joins the stone and the edge.
     b1 = board_obj.index["b1"]
     board[:] = 0
     board[board_obj.index["b2"]] = 1
-    assert mcts_policies().makes_cut(board, geo[0], b1, 1)
+    assert core_dehil.makes_cut(board, geo[0], b1, 1)
 
 
 def test_dehil_playout_prefers_the_opponents_cut_points_too():
@@ -192,7 +193,7 @@ def test_dehil_playout_prefers_the_opponents_cut_points_too():
     d4 = board_obj.index["d4"]
     board[board_obj.index["e4"]] = 2
     board[board_obj.index["c4"]] = 2  # White's walls on opposite sides of d4
-    policies = mcts_policies()
+    policies = core_dehil
     assert not policies.makes_cut(board, nbr, d4, 1)  # no cut for Black ...
     assert policies.cut_point(board, nbr, d4, 1)  # ... but Black there blocks White's
     assert policies.cut_point(board, nbr, d4, 2)
@@ -209,7 +210,7 @@ def test_last_good_replies_are_learnt_from_the_winner_and_forgotten_for_the_lose
     reply = np.full((2, P + 1), -1, np.int32)
     reply[1, idx["a1"]] = idx["b2"]  # White's stored answer to a1, which lost
     reply[1, idx["c3"]] = idx["a1"]  # another answer: kept
-    mcts_policies().learn_replies(mcts.state_for(game), 0, 1, reply)
+    ai_policies.learn_replies(mcts.state_for(game), 0, 1, reply)
     assert reply[0, idx["b2"]] == idx["c3"]  # Black won: c3 answers b2
     assert reply[1, idx["a1"]] == -1
     assert reply[1, idx["c3"]] == idx["a1"]
@@ -226,22 +227,17 @@ def test_droched_playout_prefers_imprisoning_enemy_stones():
     idx, P = game.board.index, game.board.num_points
     ply = len(game.moves)
     reply = np.full((2, P + 1), -1, np.int32)
-    cand = np.empty(mcts_policies().buffer_size(P), np.int32)
+    cand = np.empty(dispatch.policy_buffer_size(P), np.int32)
     played = []
     for seed in range(100):
         work = mcts.state_for(game)
-        mcts_policies().droched_playout(geometry(3), work, seed_rng(seed), ply + 1, cand, reply)
+        core_droched.policy_playout(geometry(3), work, seed_rng(seed), ply + 1, cand, np.zeros(2),
+                                  reply)
         played.append(int(work[5][ply + 1]))
     # b3 is kept unless four own-imprisoning placements come before it (1 in 3): without
     # the preference it would be played only when drawn before a1 and e4 as well.
     assert 55 <= played.count(idx["b3"]) <= 80
     assert set(played) <= {idx[m] for m in ("a1", "b3", "e4", "c2", "c3", "c4", "c5", "d2")}
-
-
-def mcts_policies():
-    from hexstones.ai import policies
-
-    return policies
 
 
 def test_komi_pie_from_the_ais_estimates():

@@ -125,7 +125,7 @@ def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
         before_button.play(move)
     assert " ".join(before_button.legal_moves()) in out
     assert "Black wins: White resigned" in out  # the game API's one result text
-    assert before_button.picture() in out  # the board as RULES.md draws it
+    assert before_button.picture() in out  # the board as docs/rules.md draws it
     record = read_record(save.read_text())
     assert record.game.moves == ["d4", "e5", "button"]
     assert record.info["result"] == "B+R"

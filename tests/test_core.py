@@ -31,17 +31,14 @@ from hexstones.core.layout import (
     R_REPETITION,
     R_SUICIDE,
     R_TRIANGLE,
-    S_HIST_SLOT,
-    S_TABLE,
     W_BUF,
     W_BUF2,
     capacity_of,
     default_capacity,
     geometry,
-    grow_state,
 )
-from hexstones.core.playouts import core_state_of, playouts
-from hexstones.core.state import start_state
+from hexstones.core.state import copy_state, grow_state, start_state
+from hexstones.games.engine import playouts
 
 KERNELS = {"keil": keil, "dehil": dehil, "droched": droched}
 CONFORMANCE = Path(__file__).parent / "conformance"
@@ -71,7 +68,7 @@ def move_names(name, board, st, moves):
         if m < P:
             out.append(board.names[m])
         elif name == "keil":
-            out.append("button" if st[1][3] == 0 else "pass")
+            out.append("button" if st.meta[M_SPECIAL] == 0 else "pass")
         else:
             out.append(SPECIAL[name][0])
     return out
@@ -120,9 +117,12 @@ def test_kernels_replay_every_conformance_record(name):
 
 def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
     """Random games played in the core and the oracle side by side: at every position the
-    legal moves, stones, game end, winner and score must agree; some moves are undone."""
+    legal moves, stones, game end, winner and score must agree; some moves are undone.
+    Returns what the walks went through: the games they played to the end, by winner,
+    and the moves they took back."""
     r = random.Random(seed)
     compared = 0
+    walked = {"ended": {"black": 0, "white": 0}, "undone": 0}
     kern = KERNELS[name]
     while compared < positions:
         size = r.choice(sizes)
@@ -134,7 +134,7 @@ def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
             legal = game.legal_moves()
             assert core_legal(name, st, size) == legal, (size, game.moves)
             core_stones = {board.names[p]: ("black" if c == 1 else "white")
-                           for p, c in enumerate(st[0]) if c}
+                           for p, c in enumerate(st.board) if c}
             assert core_stones == game.stones()
             assert bool(kern.is_over(geo, st)) == game.is_over
             if name != "droched":
@@ -143,33 +143,38 @@ def compare_random_walks(name, sizes, positions, seed, options=lambda r: {}):
                 assert {"black": s[0], "white": s[1]} == game.score()
             compared += 1
             if game.is_over:
-                assert kern.winner(geo, st) == (1 if game.result()["winner"] == "black" else 2)
+                won = game.result()["winner"]
+                assert kern.winner(geo, st) == (1 if won == "black" else 2)
+                walked["ended"][won] += 1
                 break
             if game.moves and r.random() < 0.06:
                 assert move_names(name, board, st, [undo(geo, st)]) == [game.undo()]
+                walked["undone"] += 1
                 continue
             move = r.choice(legal)
             game.play(move)
             assert kern.play(geo, st, move_number(board, move)) == OK
-    return compared
+    return walked
 
 
 def test_keil_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("keil", [3, 4, 4, 5], 2000, seed=11,
-                             options=lambda r: {"komi": r.randint(-3, 8)})
-    assert n >= 2000
+    walked = compare_random_walks("keil", [3, 4, 4, 5], 2000, seed=11,
+                                  options=lambda r: {"komi": r.randint(-3, 8)})
+    # The walks reach game ends won by each side (the winner and final score compared
+    # there), and take moves back (undo compared against the oracle).
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 def test_dehil_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("dehil", [3, 4, 5, 6], 2500, seed=12,
-                             options=lambda r: {"komi": r.randint(-3, 3)})
-    assert n >= 2500
+    walked = compare_random_walks("dehil", [3, 4, 5, 6], 2500, seed=12,
+                                  options=lambda r: {"komi": r.randint(-3, 3)})
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 def test_droched_core_agrees_with_plain_rules_on_random_positions():
-    n = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
-                             options=lambda r: {"prison": r.randint(0, 3)})
-    assert n >= 2500
+    walked = compare_random_walks("droched", [3, 4, 5], 2500, seed=13,
+                                  options=lambda r: {"prison": r.randint(0, 3)})
+    assert min(walked["ended"].values()) >= 1 and walked["undone"] >= 50, walked
 
 
 @pytest.mark.parametrize("size,prison,handicap,seed", [
@@ -185,17 +190,17 @@ def test_droched_playouts_agree_with_plain_rules_to_the_end(size, prison, handic
     points = tuple(board.point(p) for p in handicap)
     st = start_state("droched", size, prison=prison, handicap=points, capacity=20000)
     winner = droched.playout(geo, st, seed_rng(seed), 20000)
-    ply = int(st[1][M_PLY])
-    moves = [int(m) for m in st[5][1:ply + 1]]
+    ply = int(st.meta[M_PLY])
+    moves = [int(m) for m in st.hist_move[1:ply + 1]]
     run = longest = 0
     for m in moves:
         run = run + 1 if m == P else 0
         longest = max(longest, run)
     assert longest >= 100  # the case this test is for
-    rebuilt = tuple(a.copy() for a in st)
+    rebuilt = copy_state(st)
     rebuild_table(rebuilt)
-    for k in (S_TABLE, S_HIST_SLOT):
-        assert np.array_equal(rebuilt[k], st[k])
+    assert np.array_equal(rebuilt.table, st.table)
+    assert np.array_equal(rebuilt.hist_slot, st.hist_slot)
     game = oracle_game("droched", size=size, prison=prison, handicap=handicap)
     replay = start_state("droched", size, prison=prison, handicap=points, capacity=ply + 8)
     for m in moves:
@@ -212,17 +217,17 @@ def droched_game_trying_every_candidate(geo, st, rng, P):
     enemy's first), the release drawn as one more candidate after them, and no draws once
     every empty point was refused on the same board by the same player (the release is
     then the only action). Returns the winner."""
-    cand = [p for p in range(P) if st[0][p] == 0]
+    cand = [p for p in range(P) if st.board[p] == 0]
     refused = {1: (None, set()), 2: (None, set())}
     while True:
-        X, Y = st[1][M_TO_MOVE], 3 - st[1][M_TO_MOVE]
-        board = st[0].tobytes()
+        X, Y = st.meta[M_TO_MOVE], 3 - st.meta[M_TO_MOVE]
+        board = st.board.tobytes()
         if refused[X][0] != board:
             refused[X] = (board, set())
         seen = refused[X][1]
         points = 0 if seen >= set(cand) else len(cand)
-        release = 1 if st[1][M_PRISON + Y - 1] > 0 else 0
-        prison_y = st[1][M_PRISON + Y - 1]
+        release = 1 if st.meta[M_PRISON + Y - 1] > 0 else 0
+        prison_y = st.meta[M_PRISON + Y - 1]
         while points + release > 0:
             i = rand_below(rng, points + release)
             if i == points:
@@ -235,9 +240,9 @@ def droched_game_trying_every_candidate(geo, st, rng, P):
                 if m < P:
                     cand[points] = cand[-1]
                     cand.pop()
-                    enemy = st[1][M_PRISON + Y - 1] - prison_y
-                    cand.extend(int(q) for q in st[6][W_BUF][:enemy])
-                    cand.extend(int(q) for q in st[6][W_BUF2][:st[1][M_REMOVED] - enemy])
+                    enemy = st.meta[M_PRISON + Y - 1] - prison_y
+                    cand.extend(int(q) for q in st.work[W_BUF][:enemy])
+                    cand.extend(int(q) for q in st.work[W_BUF2][:st.meta[M_REMOVED] - enemy])
                 break
             seen.add(m)
         else:
@@ -255,9 +260,9 @@ def test_droched_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     winner = droched.playout(geo, st, seed_rng(seed), 20000)
     ref = start_state("droched", size, capacity=20000)
     assert droched_game_trying_every_candidate(geo, ref, seed_rng(seed), P) == winner
-    ply = ref[1][M_PLY]
-    assert ply > 1000 and st[1][M_PLY] == ply
-    assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+    ply = ref.meta[M_PLY]
+    assert ply > 1000 and st.meta[M_PLY] == ply
+    assert np.array_equal(ref.hist_move[:ply + 1], st.hist_move[:ply + 1])
 
 
 def game_trying_every_candidate(kernel, geo, st, rng, P):
@@ -267,19 +272,19 @@ def game_trying_every_candidate(kernel, geo, st, rng, P):
     swaps the drawn point with the last undrawn one, the placed point's slot takes the
     list's last point, and captured points (Keil; in the order ``play`` leaves them in
     the work buffer) join at the end. Returns the winner."""
-    cand = [p for p in range(P) if st[0][p] == 0]
+    cand = [p for p in range(P) if st.board[p] == 0]
     while not kernel.is_over(geo, st):
-        X = st[1][M_TO_MOVE]
+        X = st.meta[M_TO_MOVE]
         n = len(cand)
         while n > 0:
             i = rand_below(rng, n)
             n -= 1
             cand[i], cand[n] = cand[n], cand[i]
             m = cand[n]
-            if not kernel.fills_own_eye(st[0], geo[0], m, X) and kernel.play(geo, st, m) == OK:
+            if not kernel.fills_own_eye(st.board, geo.nbr, m, X) and kernel.play(geo, st, m) == OK:
                 cand[n] = cand[-1]
                 cand.pop()
-                cand.extend(int(q) for q in st[6][W_BUF][:st[1][M_REMOVED]])
+                cand.extend(int(q) for q in st.work[W_BUF][:st.meta[M_REMOVED]])
                 break
         else:
             assert kernel.play(geo, st, P) == OK
@@ -295,7 +300,7 @@ def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, openi
     geo, P = geometry(size), get_board(size).num_points
     start = start_state("keil", size, capacity=8 * P + 64)
     rng = random.Random(seed)
-    while start[1][M_PLY] < opening:
+    while start.meta[M_PLY] < opening:
         keil.play(geo, start, rng.randrange(P + 1))
     for game in range(3):
         st = start_state("keil", size, capacity=8 * P + 64)
@@ -304,9 +309,9 @@ def test_keil_playout_is_the_game_drawn_trying_every_candidate(size, seed, openi
         ref = start_state("keil", size, capacity=8 * P + 64)
         copy_into(ref, start)
         assert game_trying_every_candidate(keil, geo, ref, seed_rng(seed * 10 + game), P) == winner
-        ply = ref[1][M_PLY]
-        assert ply > opening + P // 2 and st[1][M_PLY] == ply
-        assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+        ply = ref.meta[M_PLY]
+        assert ply > opening + P // 2 and st.meta[M_PLY] == ply
+        assert np.array_equal(ref.hist_move[:ply + 1], st.hist_move[:ply + 1])
 
 
 @pytest.mark.parametrize("size,seed", [(4, 1), (5, 2), (7, 3)])
@@ -318,9 +323,9 @@ def test_dehil_playout_is_the_game_drawn_trying_every_candidate(size, seed):
     winner = dehil.playout(geo, st, seed_rng(seed), 10**6)
     ref = start_state("dehil", size, capacity=4 * P + 64)
     assert game_trying_every_candidate(dehil, geo, ref, seed_rng(seed), P) == winner
-    ply = ref[1][M_PLY]
-    assert ply > P // 2 and st[1][M_PLY] == ply
-    assert np.array_equal(ref[5][:ply + 1], st[5][:ply + 1])
+    ply = ref.meta[M_PLY]
+    assert ply > P // 2 and st.meta[M_PLY] == ply
+    assert np.array_equal(ref.hist_move[:ply + 1], st.hist_move[:ply + 1])
 
 
 def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason():
@@ -338,7 +343,7 @@ def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason(
             if not legal or game.is_over:
                 break
             for p, name in enumerate(board.names):
-                if st[0][p] == 0 and name not in legal:
+                if st.board[p] == 0 and name not in legal:
                     code = keil.play(geo, st, p)
                     assert code in kinds
                     seen.add(code)
@@ -352,7 +357,7 @@ def test_keil_illegal_placements_among_random_positions_carry_the_oracle_reason(
     assert R_SUICIDE in seen
 
 
-# -- reason codes and RULES.md examples -----------------------------------------------------
+# -- reason codes and docs/rules.md examples -----------------------------------------------------
 
 def play_names(name, size, moves, **opts):
     board, geo = get_board(size), geometry(size)
@@ -367,9 +372,9 @@ def test_keil_reasons():
     assert keil.play(geo, st, board.point("c3")) == R_OCCUPIED
     assert keil.play(geo, st, board.num_points + 1) == R_NOT_A_MOVE
     assert keil.play(geo, st, -1) == R_NOT_A_MOVE
-    # RULES.md: a black stone on a1 has no liberty once white holds b2 -> captured by b2.
+    # docs/rules.md: a black stone on a1 has no liberty once white holds b2 -> captured by b2.
     st, board, geo = play_names("keil", 4, ["a1", "c3", "d4", "b2"])
-    assert st[0][board.point("a1")] == 0
+    assert st.board[board.point("a1")] == 0
     st, board, geo = play_names("keil", 4, ["button", "pass", "pass"])
     assert keil.is_over(geo, st)
     assert keil.play(geo, st, board.point("d4")) == R_GAME_OVER
@@ -394,7 +399,7 @@ def test_droched_reasons():
     assert droched.play(geo, st, board.num_points) == R_PRISON_EMPTY  # black to move
     assert droched.play(geo, st, board.point("d4")) == OK
     assert droched.play(geo, st, board.num_points) == OK  # white releases a black stone
-    assert st[1][M_PRISON] == 1
+    assert st.meta[M_PRISON] == 1
     # A white ring around d4, black to move: d4 would be the only prisoner.
     ring = ["e4", "e5", "d5", "c4", "c3", "d3"]
     moves = []
@@ -413,7 +418,7 @@ def test_undo_copy_and_grow_keep_the_game(name):
     root = start_state(name, size, capacity=40)
     rng = seed_rng(3)
     KERNELS[name].playout(geo, root, rng, 30)
-    assert root[1][M_PLY] == 30
+    assert root.meta[M_PLY] == 30
     out_a = np.empty(70, np.int32)
     out_b = np.empty(70, np.int32)
     bigger = grow_state(root, 500)
@@ -421,14 +426,14 @@ def test_undo_copy_and_grow_keep_the_game(name):
     copy = start_state(name, size, capacity=40)
     copy_into(copy, root)
     for st in (bigger, copy):
-        assert np.array_equal(st[0], root[0])
+        assert np.array_equal(st.board, root.board)
         ka = KERNELS[name].legal_moves(geo, root, out_a)
         kb = KERNELS[name].legal_moves(geo, st, out_b)
         assert list(out_a[:ka]) == list(out_b[:kb])
     board_10 = board_at(root, 10).copy()
     for _ in range(20):
         undo(geo, bigger)
-    assert bigger[1][M_PLY] == 10 and np.array_equal(bigger[0], board_10)
+    assert bigger.meta[M_PLY] == 10 and np.array_equal(bigger.board, board_10)
 
 
 @pytest.mark.parametrize("name", ["keil", "dehil", "droched"])
@@ -445,22 +450,22 @@ def test_each_history_row_records_its_move_hash_and_board(name):
         if not legal:
             break
         game.play(rnd.choice(legal))
-    st = game.core_state()
-    ply = int(st[1][M_PLY])
+    st = game.compiled().state
+    ply = int(st.meta[M_PLY])
     assert ply == len(game.moves) > 10
-    zob = geometry(4)[3]
+    zob = geometry(4).zobrist
     replay = hexstones.new_game(name, size=4)
     for t in range(1, ply + 1):
-        assert st[5][t] == move_number(game.board, game.moves[t - 1])
+        assert st.hist_move[t] == move_number(game.board, game.moves[t - 1])
         replay.play(game.moves[t - 1])
         board = board_at(st, t)
-        assert np.array_equal(board, replay.core_state()[0]), t
+        assert np.array_equal(board, replay.compiled().state.board), t
         expected = np.uint64(0)
         for p, c in enumerate(board):
             expected ^= zob[c, p]
-        if name == "keil" and st[4][t, M_SPECIAL]:
-            expected ^= geometry(4)[4][0]
-        assert st[2][t] == expected, t
+        if name == "keil" and st.hist_meta[t, M_SPECIAL]:
+            expected ^= geometry(4).zextra[0]
+        assert st.hist_hash[t] == expected, t
 
 
 def test_repetition_is_seen_after_growing_and_copying():
@@ -478,7 +483,7 @@ def test_repetition_is_seen_after_growing_and_copying():
             st = start_state("keil", 4)
             continue
         for p, nm in enumerate(board.names):
-            if st[0][p] == 0 and nm not in legal and keil.play(geo, st, p) == R_REPETITION:
+            if st.board[p] == 0 and nm not in legal and keil.play(geo, st, p) == R_REPETITION:
                 grown = grow_state(st, capacity_of(st) * 2)
                 assert keil.play(geo, grown, p) == R_REPETITION
                 fresh = start_state("keil", 4, capacity=capacity_of(st) * 3)
@@ -521,8 +526,8 @@ def test_playout_games_are_legal_games_with_the_reported_winner(name, size):
         w = KERNELS[name].playout(geo, st, rng, 20000)
         assert w in (1, 2)
         replay = start_state(name, size, komi=komi, capacity=20000)
-        for ply in range(1, st[1][M_PLY] + 1):
-            m = int(st[5][ply])
+        for ply in range(1, st.meta[M_PLY] + 1):
+            m = int(st.hist_move[ply])
             (move,) = move_names(name, board, replay, [m])
             if name != "droched" and m == board.num_points:
                 placements = [x for x in game.legal_moves() if x in board.index]
@@ -534,10 +539,10 @@ def test_playout_games_are_legal_games_with_the_reported_winner(name, size):
 
 
 def eye_of(name, board, st, p):
-    X = st[1][1]
+    X = st.meta[M_TO_MOVE]
     if name == "keil":
-        return keil.fills_own_eye(st[0], geometry(board.size)[0], p, X)
-    return dehil.fills_own_eye(st[0], geometry(board.size)[0], p, X)
+        return keil.fills_own_eye(st.board, geometry(board.size).nbr, p, X)
+    return dehil.fills_own_eye(st.board, geometry(board.size).nbr, p, X)
 
 
 def test_playouts_start_from_a_game_object_position():
@@ -546,8 +551,8 @@ def test_playouts_start_from_a_game_object_position():
     game = new_game("keil", size=4, komi=2)
     for m in ["d4", "e5", "button"]:
         game.play(m)
-    st = core_state_of(game)
-    assert st[1][M_PLY] == 3
+    st = game.compiled().state
+    assert st.meta[M_PLY] == 3
     stats = playouts(game, 30, seed=1)
     assert stats["games"] == 30 and stats["size"] == 4
     assert game.moves == ["d4", "e5", "button"]  # the game object is untouched

@@ -1,4 +1,4 @@
-"""Dehil: the definitions and examples of RULES.md section 3, the conformance records,
+"""Dehil: the definitions and examples of docs/rules.md section 3, the conformance records,
 and the game API's invariants."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import hexstones
 from hexstones import IllegalMove
@@ -77,7 +76,7 @@ def test_whole_float_komi_is_accepted():
     assert hexstones.new_game("dehil", komi=-2.0).komi == -2
 
 
-# -- RULES.md 3.1 and 3.2: groups, values, partitions ----------------------------------
+# -- docs/rules.md 3.1 and 3.2: groups, values, partitions ----------------------------------
 
 
 def test_groups_use_plain_adjacency_and_value_is_the_stone_count():
@@ -134,7 +133,7 @@ def test_a_corner_curve_and_a_diagonal_wall_together_make_three_areas():
     assert group["value"] == 8 and group["partitions"] == 3
 
 
-# -- RULES.md 3.3 and 3.4: the triangle rule -------------------------------------------
+# -- docs/rules.md 3.3 and 3.4: the triangle rule -------------------------------------------
 
 
 @pytest.mark.parametrize("order", list(itertools.permutations(["b1", "c1", "c2"])))
@@ -204,7 +203,7 @@ def test_white_triangles_follow_the_same_rule_and_ignore_black_stones():
     assert "white" in game.forbidden_placements()["d3"]
 
 
-# -- RULES.md 3.5 and 3.6: turns, end, score -------------------------------------------
+# -- docs/rules.md 3.5 and 3.6: turns, end, score -------------------------------------------
 
 
 def test_two_passes_in_a_row_end_the_game_and_the_first_passer_gets_half_a_point():
@@ -287,7 +286,7 @@ def test_conformance_record(record):
 
 
 def rule_allows(game, color: str, cells: dict[str, str]) -> bool:
-    """RULES.md 3.4 written out from scratch on coordinates, for one colour's stones."""
+    """docs/rules.md 3.4 written out from scratch on coordinates, for one colour's stones."""
     board = game.board
     coords = {name: board.coords[i] for i, name in enumerate(board.names)}
     at = {cr: name for name, cr in coords.items()}

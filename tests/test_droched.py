@@ -1,4 +1,4 @@
-"""Droched (RULES.md section 4): the examples, the conformance records, rule properties.
+"""Droched (docs/rules.md section 4): the examples, the conformance records, rule properties.
 
 A plain set-based reading of section 4 (``Reference`` below, written from the rules, not
 from the engine) cross-checks the engine (the compiled core) on random games.
@@ -10,8 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.board import get_board
@@ -48,7 +47,7 @@ def turn_ends(game):
     """The boards the repetition rule counts, as the core state records them: per player,
     how often each board ended one of their turns, plus the position table's entries
     (hash, history row), which must name exactly those rows."""
-    st = game.core_state()
+    st = game.compiled().state
     ply = int(st[1][M_PLY])
     ends = {BLACK: {}, WHITE: {}}
     for row in range(1, ply + 1):
@@ -77,7 +76,7 @@ def snapshot(game):
     )
 
 
-# -- RULES.md section 4 examples (side 4) --------------------------------------------
+# -- docs/rules.md section 4 examples (side 4) --------------------------------------------
 
 
 def test_lone_stone_on_open_board_is_on_a_bridge():

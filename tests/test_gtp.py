@@ -331,8 +331,11 @@ def test_match_refuses_an_engine_for_another_game():
 
 # -- fuzzing: every line gets exactly one answer, and the engine never stops -------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 COMMAND_WORDS = ["protocol_version", "name", "known_command", "list_commands", "boardsize",
                  "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score",

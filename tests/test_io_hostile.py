@@ -13,8 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.protocol.gtp import MAX_LINE_BYTES, Engine, Server, clean_line

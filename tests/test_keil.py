@@ -1,12 +1,11 @@
-"""Keil: the definitions and examples of RULES.md section 2, and the game API's invariants."""
+"""Keil: the definitions and examples of docs/rules.md section 2, and the game API's invariants."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import hexstones
 from hexstones import IllegalMove

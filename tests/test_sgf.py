@@ -8,8 +8,7 @@ import pathlib
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.records import GAME_NUMBERS, SGFError, read_record, read_sgf, result_text, write_sgf

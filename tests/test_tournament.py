@@ -15,8 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from hexstones.ai import komi_study as ks
-from hexstones.ai import tournament as t
+from hexstones.ai import komi_study as ks, tournament as t
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
 from hexstones.games import new_game

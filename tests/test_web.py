@@ -160,7 +160,7 @@ def test_illegal_and_malformed_moves_get_the_reason_and_change_nothing(client, d
 
 
 def test_a_capture_is_marked_and_a_refusal_gives_the_engines_words(client):
-    # RULES.md's Keil example: black a1 has no liberty once white holds b2. Whether black
+    # docs/rules.md's Keil example: black a1 has no liberty once white holds b2. Whether black
     # may then play a1 again is the engine's call; the app must pass on its verdict.
     gid = new(client, "game=keil&size=4&opponent=human")
     for m in ["a1", "b2"]:

@@ -13,7 +13,7 @@ __all__ = ["Board", "get_board", "Game", "IllegalMove", "GAME_NAMES", "game_clas
 def __getattr__(name):
     # hexstones.playouts loads the compiled core only when first used (keeps import fast).
     if name == "playouts":
-        from hexstones.core.playouts import playouts
+        from hexstones.games.engine import playouts
 
         return playouts
     raise AttributeError(f"module 'hexstones' has no attribute {name!r}")

@@ -1,8 +1,8 @@
-"""Dehil (RULES.md section 3): score groups that cut the board into partitions.
+"""Dehil (docs/rules.md section 3): score groups that cut the board into partitions.
 
 Groups use plain adjacency and there are no captures. A group "has partitions" when
 taking its points out of the board leaves two or more connected areas. Placements are
-limited only by the triangle rule (RULES.md 3.4): after a placement every triangle
+limited only by the triangle rule (docs/rules.md 3.4): after a placement every triangle
 pattern of the mover's colour must be allowed.
 """
 

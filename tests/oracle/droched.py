@@ -1,4 +1,4 @@
-"""Droched (RULES.md section 4): Go on hexagonal cells where life is a bridge to the border.
+"""Droched (docs/rules.md section 4): Go on hexagonal cells where life is a bridge to the border.
 
 A group lives while the empty cells reachable from its stones through empty cells touch at
 least two of the board's 12 border features (6 corners, 6 edges without their corners).

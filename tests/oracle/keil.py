@@ -1,4 +1,4 @@
-"""Keil (RULES.md section 2): Go on the triangular grid, with linking.
+"""Keil (docs/rules.md section 2): Go on the triangular grid, with linking.
 
 Two adjacent points are linked iff one of their common neighbours has the same content
 as one of them. Groups, liberties and territories all follow links, not plain adjacency.

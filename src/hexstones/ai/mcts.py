@@ -15,54 +15,27 @@ import numpy as np
 
 # tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.tree import (  # isort: skip
-    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, S_BLACK, S_SCORED, S_SIMS, S_WHITE,
-    advance_root, allocate_tree, reset_tree, run_iterations,
+    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, STAT_BLACK, STAT_SCORED, STAT_SIMS,
+    STAT_WHITE, advance_root, allocate_tree, reset_tree, run_iterations,
 )
-from hexstones.ai import kernels as K  # isort: skip
+from hexstones.core import dispatch  # isort: skip
 from hexstones.core.common import seed_rng
-from hexstones.core.layout import (
-    GAME_IDS,
-    M_PLY,
-    capacity_of,
-    default_capacity,
-    geometry,
-    grow_state,
-)
-from hexstones.core.state import start_state
+from hexstones.core.layout import M_PLY, allocate_state, capacity_of, default_capacity
+from hexstones.core.state import grow_state
+from hexstones.games.engine import CoreBacked
 
 MAX_NODES = 1_500_000
 
 
 def supports(game) -> bool:
-    gid = GAME_IDS.get(getattr(game, "name", None))
-    return gid is not None and K.available(gid)
+    """Whether ``game`` has compiled kernels (the door :meth:`compiled` of its API)."""
+    return isinstance(game, CoreBacked)
 
 
-def move_index(game, move: str) -> int:
-    P = game.board.num_points
-    return P if move in game.special_moves else game.board.index[move]
-
-
-def move_name(game, index: int) -> str:
-    P = game.board.num_points
-    if index < P:
-        return game.board.names[index]
-    return _special_now(game)
-
-
-def _special_now(game) -> str:
-    specials = game.special_moves
-    if len(specials) == 1:
-        return specials[0]
-    # Keil: move P is the button while nobody has it, a pass afterwards.
-    return "button" if getattr(game, "button", None) is None else "pass"
-
-
-def state_for(game):
-    """The core state of ``game``'s position and history, with room for long playouts."""
-    from hexstones.core.playouts import core_state_of
-
-    st = core_state_of(game)
+def state_for(game, door=None):
+    """The core state of ``game``'s position and history (a copy, from ``door``, the
+    game's :meth:`compiled`, if given), with room for long playouts."""
+    st = (door or game.compiled()).state
     room = max(default_capacity(game.size), len(game.moves) + 4 * game.board.num_points + 64)
     return grow_state(st, room) if capacity_of(st) < room else st
 
@@ -71,7 +44,7 @@ class TreeCache:
     """A search tree kept for the next move of the same game by the same player."""
 
     def __init__(self, game, capacity: int):
-        self.gid = GAME_IDS[game.name]
+        self.kind = type(game)
         self.size = game.size
         self.options = dict(game.options)
         self.moves: list[str] = list(game.moves)
@@ -79,7 +52,7 @@ class TreeCache:
         reset_tree(self.tree)
 
     def reusable_for(self, game) -> bool:
-        if GAME_IDS[game.name] != self.gid or game.options != self.options:
+        if type(game) is not self.kind or game.options != self.options:
             return False
         # Only a game that has moved on (a later position of the same game) reuses the
         # tree: searching the same position again starts afresh, so that a given seed
@@ -87,11 +60,11 @@ class TreeCache:
         if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
             return False
         for move in game.moves[len(self.moves):]:
-            if not advance_root(self.tree, move_index(game, move)):
+            if not advance_root(self.tree, game.action_of(move)):
                 return False
         self.moves = list(game.moves)
         # Most of a full tree belongs to abandoned branches: start afresh then.
-        return self.tree[8][C_USED] < 0.6 * len(self.tree[0])
+        return self.tree.counters[C_USED] < 0.6 * len(self.tree.move)
 
 
 # Kept trees, most recent last: two, so that two AIs playing each other in one
@@ -113,7 +86,7 @@ def warm_up(game) -> None:
     _WARM.add(game.name)
 
 
-def _capacity(game, iterations, seconds) -> int:
+def _capacity(game, iterations) -> int:
     P1 = game.board.num_points + 1
     if iterations is not None:
         want = (iterations // max(int(DEFAULT_PARAMS[P_EXPAND]), 1) + 2) * P1 + P1
@@ -122,11 +95,10 @@ def _capacity(game, iterations, seconds) -> int:
 
 
 def playout_moves(gid, num_points, knowledge) -> int:
-    """How many moves beyond the root a simulation may run before it counts as undecided.
-    Droched policy playouts that last more than 3 moves per point almost never end: they
-    cycle (placements imprison groups, the board refills) for thousands of moves."""
-    if knowledge and gid == K.DROCHED:
-        return 3 * num_points
+    """How many moves beyond the root a simulation may run before it counts as undecided
+    (with ``knowledge``, the game's policy playout says)."""
+    if knowledge:
+        return int(dispatch.policy_move_limit(gid, num_points))
     return 4 * num_points + 40
 
 
@@ -148,15 +120,14 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
     choosing a move)."""
     if not supports(game):
         raise ValueError(f"no compiled kernels for {game.name}")
-    gid = GAME_IDS[game.name]
-    geo = geometry(game.size)
-    root_st = state_for(game)
-    work = start_state(game.name, game.size, capacity=root_st[2].shape[0] - 1)
-    P = game.board.num_points
+    door = game.compiled()
+    gid, geo, P = door.game_id, door.geometry, door.num_points
+    root_st = state_for(game, door)
+    work = allocate_state(game.size, capacity_of(root_st))  # run_iterations copies the root in
     key = cache_key(game, knowledge, reuse_key)
     cache = _CACHE.pop(key, None) if reuse else None
     if cache is None or not cache.reusable_for(game):
-        cache = TreeCache(game, _capacity(game, iterations, seconds))
+        cache = TreeCache(game, _capacity(game, iterations))
     if reuse:
         while len(_CACHE) >= KEPT_TREES:
             _CACHE.pop(next(iter(_CACHE)))
@@ -166,8 +137,8 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
         seed = int.from_bytes(os.urandom(8), "little")
     rng = seed_rng(seed)
     params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
-    capacity_rows = work[2].shape[0] - 1
-    max_ply = min(capacity_rows - 1, int(root_st[1][M_PLY]) + playout_moves(gid, P, knowledge))
+    capacity_rows = work.hist_hash.shape[0] - 1
+    max_ply = min(capacity_rows - 1, int(root_st.meta[M_PLY]) + playout_moves(gid, P, knowledge))
     stats = np.zeros(4, np.float64)
     own = np.zeros(P, np.float64)
     path = np.zeros(capacity_rows + 2, np.int32)
@@ -200,14 +171,15 @@ def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, re
 
 
 def _children(tree, node):
-    first, count = tree[1][node], tree[2][node]
+    first, count = tree.first_child[node], tree.num_children[node]
     if first < 0:
         return []
     out = []
     for c in range(first, first + count):
-        if tree[7][c] & ILLEGAL or tree[3][c] == 0:
+        if tree.flags[c] & ILLEGAL or tree.visits[c] == 0:
             continue
-        out.append((int(tree[0][c]), int(tree[3][c]), float(tree[4][c]) / int(tree[3][c]), c))
+        visits = int(tree.visits[c])
+        out.append((int(tree.move[c]), visits, float(tree.wins[c]) / visits, c))
     out.sort(key=lambda t: (-t[1], -t[2]))
     return out
 
@@ -215,9 +187,9 @@ def _children(tree, node):
 def _result(game, tree, stats, own, done, elapsed):
     from hexstones.ai.pysearch import SearchResult
 
-    root = int(tree[8][C_ROOT])
+    root = int(tree.counters[C_ROOT])
     children = _children(tree, root)
-    named = [(move_name(game, m), v, w) for m, v, w, _ in children]
+    named = [(game.move_of(m), v, w) for m, v, w, _ in children]
     total = sum(v for _, v, _, _ in children)
     root_win = sum(w * v for _, v, w, _ in children) / total if total else 0.5
     # Principal variation: follow the most visited child, naming moves on a scratch game.
@@ -229,7 +201,7 @@ def _result(game, tree, stats, own, done, elapsed):
         if not kids:
             break
         m, v, _, c = kids[0]
-        name = move_name(scratch, m)
+        name = scratch.move_of(m)
         try:
             scratch.play(name)
         except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
@@ -238,13 +210,13 @@ def _result(game, tree, stats, own, done, elapsed):
         node = c
         if len(pv) >= 30:
             break
-    sims = max(stats[S_SIMS], 1)
-    scored = stats[S_SCORED]
+    sims = max(stats[STAT_SIMS], 1)
+    scored = stats[STAT_SCORED]
     result = SearchResult(
         root_to_move=game.to_move, children=named, pv=pv, iterations=done,
-        playouts=int(stats[S_SIMS]), seconds=elapsed, root_win_rate=root_win,
-        black_score=stats[S_BLACK] / scored if scored else None,
-        white_score=stats[S_WHITE] / scored if scored else None,
+        playouts=int(stats[STAT_SIMS]), seconds=elapsed, root_win_rate=root_win,
+        black_score=stats[STAT_BLACK] / scored if scored else None,
+        white_score=stats[STAT_WHITE] / scored if scored else None,
         ownership=[float(x) / sims for x in own],
     )
     result.engine = "compiled"

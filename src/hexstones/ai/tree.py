@@ -14,11 +14,14 @@ simulation. Each iteration
    created for every empty point and the special move, and checked lazily: cheaper than
    computing all legal moves at every expansion),
 3. expands a leaf once it has been visited ``expand_visits`` times,
-4. plays out: with knowledge the game's own policy playout (:mod:`hexstones.ai.policies`:
-   Keil no eye filling, Dehil last good replies and partition-making moves, Droched last
-   good replies, no self-imprisonment, imprisoning enemy stones), else uniformly random
-   legal moves (the plain UCT baseline),
+4. plays out: with knowledge the game's own policy playout (``policy_playout`` of each
+   game's core module, see :mod:`hexstones.ai.policies`), else uniformly random legal
+   moves (the plain UCT baseline),
 5. backs up the result (and RAVE statistics for every move of the simulation).
+
+The search knows no game: it holds the game id of ``game.compiled()`` as an opaque value
+and passes it to the dispatchers of :mod:`hexstones.core.dispatch`, which also say what
+the game's policy asks of the search (``search_biases``, ``learns_replies``).
 
 Between moves the tree is kept: when the game has advanced by moves that are in the
 tree, their node becomes the new root (:func:`advance_root`, driven by
@@ -30,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 import pathlib
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -41,7 +45,7 @@ def _invalidate_stale_cache() -> None:
     sources it is built from has changed."""
     here = pathlib.Path(__file__).resolve().parent
     core = here.parent / "core"
-    sources = sorted(core.glob("*.py")) + [here / n for n in ("kernels.py", "policies.py", "tree.py")]
+    sources = sorted(core.glob("*.py")) + [here / n for n in ("policies.py", "tree.py")]
     # (a game-rule edit in the core changes the search's machine code too)
     digest = hashlib.sha256()
     for path in sources:
@@ -55,7 +59,7 @@ def _invalidate_stale_cache() -> None:
         if stamp.exists() and stamp.read_text() == digest.hexdigest():
             return
         cache_dir.mkdir(exist_ok=True)
-        for pattern in ("tree.*.nb[ic]", "kernels.*.nb[ic]", "policies.*.nb[ic]"):
+        for pattern in ("tree.*.nb[ic]", "policies.*.nb[ic]"):
             for old in cache_dir.glob(pattern):
                 old.unlink(missing_ok=True)
         stamp.write_text(digest.hexdigest())
@@ -65,15 +69,17 @@ def _invalidate_stale_cache() -> None:
 
 _invalidate_stale_cache()
 
-from hexstones.ai import kernels as K  # noqa: E402  (after the cache check on purpose)
-from hexstones.ai.policies import (  # noqa: E402
-    buffer_size,
-    dehil_eye,
-    learn_replies,
-    policy_playout,
+from hexstones.ai.policies import learn_replies  # noqa: E402  (after the cache check on purpose)
+from hexstones.core import dispatch as K  # noqa: E402
+from hexstones.core.common import copy_into, draw, empty_points, rand_below, surrounded  # noqa: E402
+from hexstones.core.layout import (  # noqa: E402
+    BIAS_BORDER,
+    BIAS_OWN_EYE,
+    M_PLY,
+    M_TO_MOVE,
+    OK,
+    R_FULL,
 )
-from hexstones.core.common import copy_into, empty_points, rand_below  # noqa: E402
-from hexstones.core.layout import M_PLY, M_TO_MOVE, OK, R_FULL  # noqa: E402
 
 # Node flags.
 ILLEGAL = 1
@@ -82,35 +88,49 @@ TERMINAL = 2
 # params slots
 P_C_UCT, P_C_RAVE, P_RAVE_BIAS, P_EXPAND, P_FPU, P_BORDER, P_EYE = range(7)
 DEFAULT_PARAMS = np.array([0.7, 0.15, 0.02, 2.0, 1.1, 0.05, 1.0])
-# stats slots: score sums and counts, and simulations done
-S_BLACK, S_WHITE, S_SCORED, S_SIMS = range(4)
+# stats slots (``stats`` of run_iterations): score sums and counts, and simulations done
+STAT_BLACK, STAT_WHITE, STAT_SCORED, STAT_SIMS = range(4)
 # counters slots
 C_USED, C_ROOT = range(2)
 
 
-def allocate_tree(capacity: int):
-    return (
-        np.zeros(capacity, np.int32),    # 0 move (0..P)
-        np.zeros(capacity, np.int32),    # 1 first child (-1: not expanded)
-        np.zeros(capacity, np.int32),    # 2 number of children
-        np.zeros(capacity, np.int32),    # 3 visits
-        np.zeros(capacity, np.float32),  # 4 wins for the player who made the move
-        np.zeros(capacity, np.int32),    # 5 RAVE visits
-        np.zeros(capacity, np.float32),  # 6 RAVE wins
-        np.zeros(capacity, np.int8),     # 7 flags
-        np.zeros(4, np.int64),           # 8 counters
+class Tree(NamedTuple):
+    """The search tree: one slot per node; a node's children are a contiguous block."""
+
+    move: np.ndarray          # int32: the move into the node (0..P)
+    first_child: np.ndarray   # int32: the first child's slot (-1: not expanded)
+    num_children: np.ndarray  # int32
+    visits: np.ndarray        # int32
+    wins: np.ndarray          # float32: for the player who made the move
+    rave_visits: np.ndarray   # int32
+    rave_wins: np.ndarray     # float32
+    flags: np.ndarray         # int8: ILLEGAL, TERMINAL
+    counters: np.ndarray      # int64[4]: slots C_*
+
+
+def allocate_tree(capacity: int) -> Tree:
+    return Tree(
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.float32),
+        np.zeros(capacity, np.int32),
+        np.zeros(capacity, np.float32),
+        np.zeros(capacity, np.int8),
+        np.zeros(4, np.int64),
     )
 
 
 @njit(cache=True)
 def reset_tree(tree):
-    tree[1][0] = -1
-    tree[2][0] = 0
-    tree[3][0] = 0
-    tree[4][0] = 0.0
-    tree[7][0] = 0
-    tree[8][C_USED] = 1
-    tree[8][C_ROOT] = 0
+    tree.first_child[0] = -1
+    tree.num_children[0] = 0
+    tree.visits[0] = 0
+    tree.wins[0] = 0.0
+    tree.flags[0] = 0
+    tree.counters[C_USED] = 1
+    tree.counters[C_ROOT] = 0
 
 
 @njit(cache=True)
@@ -118,7 +138,7 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
     """Uniformly random legal moves to the end: the first legal move of a random order
     of (empty points + the special move) is uniform over the legal moves. ``cand`` is
     scratch space for P + 1 moves."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     while not K.is_over(gid, geo, st):
         if meta[M_PLY] >= max_ply:
@@ -128,10 +148,8 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
         n += 1
         moved = False
         while n > 0:
-            i = rand_below(rng, n)
-            m = cand[i]
+            m = draw(rng, cand, n)
             n -= 1
-            cand[i] = cand[n]
             code = K.play(gid, geo, st, m)
             if code == OK:
                 moved = True
@@ -145,8 +163,9 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
 
 @njit(cache=True)
 def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, eye_penalty):
-    first, nchild = tree[1][node], tree[2][node]
-    visits, wins, rvisits, rwins, flags = tree[3], tree[4], tree[5], tree[6], tree[7]
+    first, nchild = tree.first_child[node], tree.num_children[node]
+    visits, wins, flags = tree.visits, tree.wins, tree.flags
+    rvisits, rwins = tree.rave_visits, tree.rave_wins
     log_n = math.log(visits[node] + 1.0)
     best = -1e300
     chosen = -1
@@ -163,10 +182,10 @@ def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, 
                 beta = rv / (rv + n + rv * n * params[P_RAVE_BIAS])
                 q = (1.0 - beta) * q + beta * (rwins[c] / rv)
             val = q + params[P_C_RAVE] * math.sqrt(log_n / (n + 1.0))
-            m = tree[0][c]
+            m = tree.move[c]
             if m < border.shape[0] and border[m] >= 0:
                 val -= penalty / (n + 1.0)
-            if eye_penalty > 0.0 and m < board.shape[0] and dehil_eye(board, nbr, m, X):
+            if eye_penalty > 0.0 and m < board.shape[0] and surrounded(board, nbr, m, X):
                 val -= eye_penalty / (n + 1.0)
         elif n == 0:
             val = 1e200
@@ -179,36 +198,35 @@ def _select(tree, node, rng, knowledge, params, border, penalty, board, nbr, X, 
 
 
 @njit(cache=True)
-def _descend_one(gid, geo, work, tree, node, rng, knowledge, params):
-    """Play the best legal child of ``node``; -1 if it has none (or history is full)."""
+def _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases):
+    """Play the best legal child of ``node``; -1 if it has none (or history is full).
+    ``biases``: the game's ``BIAS_*`` flags (used with ``knowledge``)."""
     penalty = 0.0
     eye_penalty = 0.0
-    if knowledge and gid == K.DEHIL:
-        # Dehil: the playouts never fill their own eye, so such a child has no RAVE value
-        # and would get the first-play urgency, ahead of every move the playouts rate;
-        # let it wait for them instead (it can still be worth a point late in the game).
+    if knowledge and biases & BIAS_OWN_EYE:
+        # The playouts never fill their own eye, so such a child has no RAVE value and
+        # would get the first-play urgency, ahead of every move the playouts rate; let it
+        # wait for them instead (it can still be worth a point late in the game).
         eye_penalty = params[P_EYE]
-    if knowledge and gid == K.DROCHED:
-        # Droched: a placement on the border is worse than one inside while the board is
-        # open (deep searches of tournament positions: by 0.03-0.06 in win rate up to
-        # move 30, alike later), a bias that fades with the empty cells and the child's
-        # own visits.
-        board = work[0]
+    if knowledge and biases & BIAS_BORDER:
+        # A placement on the border is worse than one inside while the board is open: a
+        # bias that fades with the empty cells and the child's own visits.
+        board = work.board
         empties = 0
         for p in range(board.shape[0]):
             empties += board[p] == 0
         penalty = params[P_BORDER] * empties / board.shape[0]
     while True:
-        c = _select(tree, node, rng, knowledge, params, geo[2], penalty, work[0], geo[0],
-                    work[1][M_TO_MOVE], eye_penalty)
+        c = _select(tree, node, rng, knowledge, params, geo.feature, penalty, work.board, geo.nbr,
+                    work.meta[M_TO_MOVE], eye_penalty)
         if c < 0:
             return -1
-        code = K.play(gid, geo, work, tree[0][c])
+        code = K.play(gid, geo, work, tree.move[c])
         if code == OK:
             return c
         if code == R_FULL:
             return -1
-        tree[7][c] |= ILLEGAL
+        tree.flags[c] |= ILLEGAL
 
 
 @njit(cache=True)
@@ -216,30 +234,33 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                    stats, collect, own, path, first_seen, reply):
     """Run ``iterations`` MCTS iterations from ``root_st`` (unchanged). ``reply``: the
     playouts' last-good-reply table, int32 (2, P + 1), -1 for none."""
-    moves, firsts, counts, visits, wins = tree[0], tree[1], tree[2], tree[3], tree[4]
-    rvisits, rwins, flags, counters = tree[5], tree[6], tree[7], tree[8]
+    moves, firsts, counts = tree.move, tree.first_child, tree.num_children
+    visits, wins = tree.visits, tree.wins
+    rvisits, rwins, flags, counters = tree.rave_visits, tree.rave_wins, tree.flags, tree.counters
     capacity = moves.shape[0]
-    P = root_st[0].shape[0]
+    P = root_st.board.shape[0]
     root = counters[C_ROOT]
-    root_ply = root_st[1][M_PLY]
-    R = root_st[1][M_TO_MOVE]
+    root_ply = root_st.meta[M_PLY]
+    R = root_st.meta[M_TO_MOVE]
     expand_visits = params[P_EXPAND]
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
     owner_of_region = np.empty(P + 1, np.int32)
-    cand = np.empty(buffer_size(P), np.int32)  # playout scratch
+    cand = np.empty(K.policy_buffer_size(P), np.int32)  # playout scratch
+    biases = K.search_biases(gid)
+    learns = knowledge and K.learns_replies(gid)
     copy_into(work, root_st)
     for _ in range(iterations):
         # Back to the root through the kernel's own undo (it also keeps the state's
         # position table right); costs one row copy per move of the last simulation.
-        while work[1][M_PLY] > root_ply:
+        while work.meta[M_PLY] > root_ply:
             K.undo(gid, geo, work)
         node = root
         depth = 0
         path[0] = node
         # Selection.
         while firsts[node] >= 0 and not (flags[node] & TERMINAL):
-            c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+            c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases)
             if c < 0:
                 flags[node] |= TERMINAL
                 break
@@ -251,7 +272,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             if K.is_over(gid, geo, work):
                 flags[node] |= TERMINAL
             elif counters[C_USED] + P + 1 <= capacity and depth + 2 < path.shape[0]:
-                board = work[0]
+                board = work.board
                 base = counters[C_USED]
                 n = 0
                 for p in range(P + 1):
@@ -269,7 +290,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                 firsts[node] = base
                 counts[node] = n
                 counters[C_USED] = base + n
-                c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params)
+                c = _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases)
                 if c < 0:
                     flags[node] |= TERMINAL
                 else:
@@ -278,7 +299,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     path[depth] = node
         # Simulation.
         if knowledge:
-            w = policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
+            w = K.policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
         else:
             w = uniform_playout(gid, geo, work, rng, max_ply, cand)
         # The score is needed to settle a simulation stopped at max_ply, and for analysis.
@@ -287,14 +308,14 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             has_score = K.score(gid, geo, work, score_buf)
         if w == 0 and has_score:  # stopped at max_ply: the score as it stands decides
             w = 1 if score_buf[0] > score_buf[1] else 2
-        stats[S_SIMS] += 1
-        if knowledge and gid != K.KEIL and w > 0:
+        stats[STAT_SIMS] += 1
+        if learns and w > 0:
             learn_replies(work, root_ply, w, reply)
         if collect:
             if has_score:
-                stats[S_BLACK] += score_buf[0]
-                stats[S_WHITE] += score_buf[1]
-                stats[S_SCORED] += 1
+                stats[STAT_BLACK] += score_buf[0]
+                stats[STAT_WHITE] += score_buf[1]
+                stats[STAT_SCORED] += 1
             K.add_ownership(gid, geo, work, own, region_of, owner_of_region)
         # Backpropagation: the node at depth d was entered by R's move if d is odd.
         visits[root] += 1
@@ -305,8 +326,8 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
             wins[c] += 1.0 if w == mover else (0.5 if w == 0 else 0.0)
         if knowledge:
             # RAVE: a child's move counts if its player played it at or after that point.
-            hmv = work[5]
-            length = work[1][M_PLY] - root_ply
+            hmv = work.hist_move
+            length = work.meta[M_PLY] - root_ply
             for i in range(length):
                 m = hmv[root_ply + 1 + i]
                 color = R if i % 2 == 0 else 3 - R
@@ -334,12 +355,12 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
 @njit(cache=True)
 def advance_root(tree, move):
     """Make the child of the root for ``move`` the root; False if there is none."""
-    root = tree[8][C_ROOT]
-    first = tree[1][root]
+    root = tree.counters[C_ROOT]
+    first = tree.first_child[root]
     if first < 0:
         return False
-    for c in range(first, first + tree[2][root]):
-        if tree[0][c] == move and not (tree[7][c] & ILLEGAL):
-            tree[8][C_ROOT] = c
+    for c in range(first, first + tree.num_children[root]):
+        if tree.move[c] == move and not (tree.flags[c] & ILLEGAL):
+            tree.counters[C_ROOT] = c
             return True
     return False

@@ -52,8 +52,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hexstones.ai import komi_study as ks
-    from hexstones.ai import tournament as t
+    from hexstones.ai import komi_study as ks, tournament as t
     from hexstones.commands.tournament import INTERRUPTED, play_tasks
     from hexstones.games import game_class
 

@@ -75,7 +75,7 @@ def prefetch_position(st, h):
     """Start loading the position-table slot ``repeats`` will read first for hash ``h``.
     In a long game the table outgrows the caches and that read waits on memory; started
     before a placement's bridge walks, the load overlaps them (Droched: 1.04-1.10x)."""
-    table = st[8]
+    table = st.table
     prefetch(table, home_slot(table, h))
 
 
@@ -83,16 +83,16 @@ def prefetch_position(st, h):
 def reserve_stamps(st, count):
     """Make sure ``count`` more stamps fit before the limit (clearing marks if not): stamps
     then only grow within a move, so "marked since stamp s" is ``marks >= s``."""
-    stamp = st[7]
+    stamp = st.stamp
     if stamp[0] + count >= _STAMP_LIMIT:
-        st[6][W_MARKS, :] = 0
+        st.work[W_MARKS, :] = 0
         stamp[0] = 0
 
 
 @njit(cache=True, _nrt=False)
 def new_stamp(st):
     """A fresh mark value for the work marks row (no clearing needed between floods)."""
-    stamp = st[7]
+    stamp = st.stamp
     stamp[0] += 1
     return np.int32(stamp[0])
 
@@ -100,7 +100,7 @@ def new_stamp(st):
 @njit(cache=True, _nrt=False)
 def next_stamp(stamp, marks):
     """A fresh mark value for one walk outside ``play`` (from the counter ``stamp``,
-    the state's ``st[7]``, clearing ``marks`` when the counter is spent). Takes arrays,
+    the state's ``st.stamp``, clearing ``marks`` when the counter is spent). Takes arrays,
     not the state tuple: passing a tuple costs more than a short walk."""
     if stamp[0] + 1 >= _STAMP_LIMIT:
         marks[:] = 0
@@ -118,24 +118,24 @@ def table_insert(st, row):
     hash's home up to it is taken by rows at least as old, which stay while it stays, so
     the free slot found is the same. It matters: a random Droched game ends with
     thousands of releases on one board, and probing each from the home is quadratic."""
-    table, hh = st[8], st[2]
+    table, hh = st.table, st.hist_hash
     mask = table.shape[0] - 1
     h = hh[row]
     if row >= 2 and hh[row - 1] == h:  # row 0 is never in the table
-        i = (st[9][row - 1] + 1) & mask
+        i = (st.hist_slot[row - 1] + 1) & mask
     else:
         i = home_slot(table, h)
     while table[i] != 0:
         i = (i + 1) & mask
     table[i] = (h & _KEY_MASK) | np.uint64(row)
-    st[9][row] = i
+    st.hist_slot[row] = i
 
 
 @njit(cache=True, _nrt=False)
 def rebuild_table(st):
     """Refill the position table from history rows 1..ply (after growing a state)."""
-    st[8][:] = 0
-    for row in range(1, st[1][M_PLY] + 1):
+    st.table[:] = 0
+    for row in range(1, st.meta[M_PLY] + 1):
         table_insert(st, row)
 
 
@@ -146,7 +146,8 @@ def commit(st, move, h, board_changed):
     that left the board as it was (``board_changed`` False: a pass, the button, a
     release) stores no board: its row points at the last row that has one. Half the
     moves of a random Droched game are releases."""
-    board, meta, hh, hb, hm, hmv = st[0], st[1], st[2], st[3], st[4], st[5]
+    board, meta, hh, hb = st.board, st.meta, st.hist_hash, st.hist_board
+    hm, hmv = st.hist_meta, st.hist_move
     ply = meta[M_PLY] + 1
     meta[M_PLY] = ply
     meta[M_TO_MOVE] = 3 - meta[M_TO_MOVE]
@@ -166,14 +167,14 @@ def commit(st, move, h, board_changed):
 @njit(cache=True, _nrt=False)
 def undo(geo, st):
     """Take back the last move; returns it, or -1 if no move was played."""
-    meta = st[1]
+    meta = st.meta
     ply = meta[M_PLY]
     if ply == 0:
         return -1
-    move = st[5][ply]
+    move = st.hist_move[ply]
     # The newest table entry: freeing its slot keeps every older probe chain intact.
-    st[8][st[9][ply]] = 0
-    board, hb, hm = st[0], st[3], st[4]
+    st.table[st.hist_slot[ply]] = 0
+    board, hb, hm = st.board, st.hist_board, st.hist_meta
     row_after = meta[M_BOARD_ROW]
     for i in range(meta.shape[0]):
         meta[i] = hm[ply - 1, i]
@@ -187,33 +188,33 @@ def undo(geo, st):
 @njit(cache=True, inline="always")
 def board_at(st, ply):
     """The board (a row of the history, not a copy) after ``ply`` moves."""
-    return st[3][st[4][ply, M_BOARD_ROW]]
+    return st.hist_board[st.hist_meta[ply, M_BOARD_ROW]]
 
 
 @njit(cache=True, _nrt=False)
 def copy_into(dst, src):
     """Make ``dst`` (a state of the same side, capacity >= src's ply) equal to ``src``."""
-    rows = src[1][M_PLY] + 1
-    for row in range(1, dst[1][M_PLY] + 1):
-        dst[8][dst[9][row]] = 0
-    P = src[0].shape[0]
+    rows = src.meta[M_PLY] + 1
+    for row in range(1, dst.meta[M_PLY] + 1):
+        dst.table[dst.hist_slot[row]] = 0
+    P = src.board.shape[0]
     for i in range(P):
-        dst[0][i] = src[0][i]
-    M = src[1].shape[0]
+        dst.board[i] = src.board[i]
+    M = src.meta.shape[0]
     for i in range(M):
-        dst[1][i] = src[1][i]
+        dst.meta[i] = src.meta[i]
     for row in range(rows):
-        dst[2][row] = src[2][row]
-        dst[5][row] = src[5][row]
+        dst.hist_hash[row] = src.hist_hash[row]
+        dst.hist_move[row] = src.hist_move[row]
         for i in range(P):
-            dst[3][row, i] = src[3][row, i]
+            dst.hist_board[row, i] = src.hist_board[row, i]
         for i in range(M):
-            dst[4][row, i] = src[4][row, i]
-    if dst[8].shape[0] == src[8].shape[0]:
+            dst.hist_meta[row, i] = src.hist_meta[row, i]
+    if dst.table.shape[0] == src.table.shape[0]:
         for row in range(1, rows):
-            slot = src[9][row]
-            dst[8][slot] = src[8][slot]
-            dst[9][row] = slot
+            slot = src.hist_slot[row]
+            dst.table[slot] = src.table[slot]
+            dst.hist_slot[row] = slot
     else:
         for row in range(1, rows):
             table_insert(dst, row)
@@ -221,13 +222,13 @@ def copy_into(dst, src):
 
 @njit(cache=True, _nrt=False)
 def repeats(st, h, extra_slot):
-    """Whether the position just made by the player to move (board ``st[0]``, hash ``h``)
+    """Whether the position just made by the player to move (board ``st.board``, hash ``h``)
     equals the position at the end of one of their earlier turns. Turns alternate, so
     those are history rows ply-1, ply-3, ... >= 1, found through the position table.
     A hash match is confirmed on the board
     (and, if ``extra_slot`` >= 0, on whether that meta slot is non-zero: Keil's button)."""
-    board, meta, hb, hm = st[0], st[1], st[3], st[4]
-    table = st[8]
+    board, meta, hb, hm = st.board, st.meta, st.hist_board, st.hist_meta
+    table = st.table
     P = board.shape[0]
     parity = (meta[M_PLY] + 1) & 1
     mask = table.shape[0] - 1
@@ -266,6 +267,19 @@ def rand_below(rng, n):
     return np.int64((r * np.uint64(n)) >> _U32)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def draw(rng, cand, n):
+    """One uniform draw from the candidates ``cand[:n]`` (n >= 1): the drawn one is
+    swapped into ``cand[n - 1]`` and returned, so ``cand[:n - 1]`` holds the others for
+    the turn's next draw. The draw of every random-game loop (the core playouts, the
+    policy playouts, the search's uniform playout): same generator state, same draw."""
+    i = rand_below(rng, n)
+    p = cand[i]
+    cand[i] = cand[n - 1]
+    cand[n - 1] = p
+    return p
+
+
 def seed_rng(seed: int) -> np.ndarray:
     """A generator state for ``rand_below``: any integer seed, never the all-zero state."""
     mixed = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64
@@ -282,3 +296,24 @@ def empty_points(board, out):
         out[n] = p
         n += board[p] == 0
     return n
+
+
+@njit(cache=True, _nrt=False)
+def surrounded(board, nbr, p, X):
+    """Whether every neighbour of ``p`` holds a stone of ``X`` (Dehil's own eye)."""
+    for d in range(6):
+        q = nbr[p, d]
+        if q >= 0 and board[q] != X:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def add_stone_ownership(board, own):
+    """Add +1 to ``own[p]`` for a black stone on ``p``, -1 for a white one."""
+    for p in range(board.shape[0]):
+        b = board[p]
+        if b == 1:
+            own[p] += 1.0
+        elif b == 2:
+            own[p] -= 1.0

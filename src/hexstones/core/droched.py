@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexstones.core.common import (
+from hexstones.core.common import (  # noqa: F401  (copy_into: part of the interface)
+    add_stone_ownership,
     board_at,
     commit,
+    copy_into,
+    draw,
     empty_points,
     new_stamp,
     prefetch_position,
@@ -18,7 +21,10 @@ from hexstones.core.common import (
     undo,
 )
 from hexstones.core.layout import (
+    BIAS_BORDER,
+    DROCHED,
     M_DEAD,
+    M_LAST,
     M_OVER,
     M_PLY,
     M_PRISON,
@@ -39,6 +45,8 @@ from hexstones.core.layout import (
     W_MARKS,
     W_MASK,
 )
+
+GAME_ID = DROCHED  # this game's id for the dispatchers of hexstones.core.dispatch
 
 
 @njit(cache=True, _nrt=False)
@@ -293,7 +301,7 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     is on a broken bridge, keep its stones in ``buf`` from ``off``. Returns the new end."""
     stamp = new_stamp(st)
     end = flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start,
-                      st[6][W_FILL])
+                      st.work[W_FILL])
     return off if end < 0 else end
 
 
@@ -302,8 +310,8 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    nbr, feature, zob = geo[0], geo[2], geo[3]
-    board, meta, hh = st[0], st[1], st[2]
+    nbr, feature, zob = geo.nbr, geo.feature, geo.zobrist
+    board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
     if move < 0 or move > P:
         return R_NOT_A_MOVE
@@ -323,7 +331,7 @@ def play(geo, st, move):
         return OK
     if board[move] != 0:
         return R_OCCUPIED
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     buf = work[W_BUF]
     buf2 = work[W_BUF2]
@@ -439,7 +447,7 @@ def play(geo, st, move):
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
     """No legal action for the player to move (cached in meta until the next move)."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     if meta[M_OVER] >= 0:
         return meta[M_OVER] == 1
     P = board.shape[0]
@@ -463,7 +471,7 @@ def is_over(geo, st):
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     n = 0
     for p in range(P):
@@ -483,7 +491,16 @@ def winner(geo, st):
     """The player who took the last action, once the player to move has none; else 0."""
     if not is_over(geo, st):
         return 0
-    return 3 - st[1][M_TO_MOVE]
+    return 3 - st.meta[M_TO_MOVE]
+
+
+SCORE_PARTS = 0  # no score, no parts
+
+
+@njit(cache=True, _nrt=False)
+def score_parts(geo, st, out):
+    """Droched has no score: writes nothing and returns False."""
+    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -499,9 +516,9 @@ def playout(geo, st, rng, max_ply):
     """Uniformly random legal actions (placements and release alike) until the player to
     move has none. Returns the winner, 0 if ``max_ply`` was reached, -1 if the history is
     full."""
-    board, meta, moves = st[0], st[1], st[5]
+    board, meta, moves = st.board, st.meta, st.hist_move
     P = board.shape[0]
-    work = st[6]
+    work = st.work
     cand, buf, buf2 = work[W_CAND], work[W_BUF], work[W_BUF2]
     # The empty points cand[:empties], kept from turn to turn instead of listed anew: a
     # draw swaps two of them, the placed point leaves from the slot its draw put it in,
@@ -576,6 +593,116 @@ def playout(geo, st, rng, max_ply):
             return 3 - X
 
 
+# -- the search's knowledge: the policy playout and what it asks of the search ----------
+
+# A placement on the border is worse than one inside while the board is open (deep
+# searches of tournament positions: by 0.03-0.06 in win rate up to move 30, alike later).
+SEARCH_BIASES = BIAS_BORDER
+LEARNS_REPLIES = True  # the policy playout plays the last good reply
+# How many self-imprisoning placements to take back before playing one, and how many quiet
+# actions (nobody imprisoned) to try while looking for one that imprisons enemy stones.
+POLICY_TRIES = 4
+POLICY_LOOK = 4
+POLICY_SCRATCH = 1  # slots of ``cand`` the policy playout needs beyond P (the release)
+
+
+@njit(cache=True, _nrt=False)
+def policy_move_limit(num_points):
+    """Moves beyond the root after which a policy playout counts as undecided: those that
+    last more than 3 moves per point almost never end: they cycle (placements imprison
+    groups, the board refills) for thousands of moves."""
+    return 3 * num_points
+
+
+@njit(cache=True)
+def add_ownership(geo, st, own, region_of, owner_of_region):
+    """Add +1 for each point Black owns at the end of a playout, -1 for White: stones."""
+    add_stone_ownership(st.board, own)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
+    """The full-strength playout: play the last good reply (``reply``, learnt by the
+    search) unless it imprisons own stones; avoid self-imprisonment: a placement after
+    which own stones go to the prison is taken back and another tried (after POLICY_TRIES
+    such placements the last is kept); prefer actions that send enemy stones to the prison
+    (up to POLICY_LOOK quiet ones are tried while looking).
+
+    ``cand``: int32 scratch of P + POLICY_SCRATCH slots; ``scores`` is unused (the
+    dispatchers' signature). Returns the winner, 0 at ``max_ply`` or when the history is
+    full."""
+    board, meta = st.board, st.meta
+    P = board.shape[0]
+    # No is_over test per turn: it would try placements that the turn tries anyway.
+    while True:
+        if meta[M_PLY] >= max_ply:
+            return 0
+        X = meta[M_TO_MOVE]
+        own_prison = meta[M_PRISON + X - 1]  # own stones in the prison before the move
+        enemy_prison = meta[M_PRISON + 2 - X]
+        last = meta[M_LAST]
+        if last >= 0:
+            # The last good reply (as in Dehil), unless it imprisons own stones.
+            r = reply[X - 1, last]
+            if r >= 0 and board[r] == 0:
+                code = play(geo, st, r)
+                if code == R_FULL:
+                    return 0
+                if code == OK:
+                    if meta[M_PRISON + X - 1] == own_prison:
+                        continue
+                    undo(geo, st)
+        n = empty_points(board, cand)
+        cand[n] = P
+        n += 1
+        fallback = -1
+        quiet = -1
+        imprisoning = 0
+        quiets = 0
+        moved = False
+        while n > 0:
+            m = draw(rng, cand, n)
+            n -= 1
+            code = play(geo, st, m)
+            if code == R_FULL:
+                return 0
+            if code != OK:
+                continue
+            if m < P and meta[M_PRISON + X - 1] > own_prison:
+                # Own stones went to the prison: keep it only as a last resort, and stop
+                # looking after a few such moves (late in a game most moves are like
+                # this, and trying them all costs a whole board of kernel calls).
+                imprisoning += 1
+                if imprisoning >= POLICY_TRIES:
+                    moved = True
+                    break
+                if fallback < 0:
+                    fallback = m
+                undo(geo, st)
+                continue
+            if m < P and meta[M_PRISON + 2 - X] > enemy_prison:
+                moved = True  # enemy stones went to the prison: take it
+                break
+            # A quiet action: look a little further for one that imprisons enemy stones.
+            # Without this, random games cycle (build, imprison, rebuild) for thousands
+            # of moves; real games end when one side has taken the board.
+            quiets += 1
+            if quiets >= POLICY_LOOK:
+                moved = True
+                break
+            if quiet < 0:
+                quiet = m
+            undo(geo, st)
+        if not moved:
+            if quiet >= 0:
+                play(geo, st, quiet)
+            elif fallback < 0 or play(geo, st, fallback) != OK:
+                # Every action was tried and none is legal: X loses.
+                meta[M_OVER] = 1
+                return 3 - X
+
+
 # -- inspection (the game API's groups, handicap check and last prisoners) ---------------
 
 
@@ -585,10 +712,10 @@ def group_bridges(geo, st, group_of, reach):
     group of the stone on ``p`` (-1 on an empty point), ``reach[g]`` the border features
     (bit mask) of the empty cells reachable from group ``g`` through empty cells. A group
     is on a bridge when its mask has two or more bits. Returns the group count."""
-    nbr, feature = geo[0], geo[2]
-    board = st[0]
+    nbr, feature = geo.nbr, geo.feature
+    board = st.board
     P = board.shape[0]
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     label = work[W_LABEL]
     region_mask = work[W_MASK]
@@ -619,12 +746,12 @@ def imprisoned_points(geo, st, out):
     """Write the points whose stones the last move sent to the prison (ascending) into
     ``out``, the placed stone included when it went too; return the count (0 after a
     release or before the first move)."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     ply = meta[M_PLY]
     if ply == 0:
         return 0
-    move = st[5][ply]
+    move = st.hist_move[ply]
     if move < 0 or move >= P:
         return 0
     before = board_at(st, ply - 1)

@@ -9,15 +9,16 @@ from numba import njit
 from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the interface)
     commit,
     copy_into,
+    draw,
     empty_points,
     new_stamp,
     next_stamp,
-    rand_below,
     repeats,
     reserve_stamps,
     undo,
 )
 from hexstones.core.layout import (
+    KEIL,
     M_DEAD,
     M_KOMI,
     M_PASSES,
@@ -39,6 +40,8 @@ from hexstones.core.layout import (
     W_MASK,
     W_RING,
 )
+
+GAME_ID = KEIL  # this game's id for the dispatchers of hexstones.core.dispatch
 
 
 @njit(cache=True, _nrt=False)
@@ -181,7 +184,7 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_ring
     an earlier walk of this batch (``base <= mark < stamp``) belongs to a group that was
     stopped at a liberty, so being linked to it also means a liberty. Each stone's links
     are read from the ring table (fewer branches than asking ``linked`` per direction)."""
-    nbr, ring_nbr, ring_edge = geo[0], geo[7], geo[8]
+    nbr, ring_nbr, ring_edge = geo.nbr, geo.ring_nbr, geo.ring_edge
     table = RING_TABLE
     color = board[start]
     marks[start] = stamp
@@ -216,7 +219,7 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_ring
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    return place(geo, st, move, st[6][W_RING], False)
+    return place(geo, st, move, st.work[W_RING], False)
 
 
 # ``use_rings`` is a constant where this is inlined, so the compiler drops the branches
@@ -226,8 +229,8 @@ def play(geo, st, move):
 def place(geo, st, move, rings, use_rings):
     """``play``; with ``use_rings``, ``rings`` (the board's ring codes) is kept up to date
     too, whatever the outcome."""
-    nbr, zob, zextra = geo[0], geo[3], geo[4]
-    board, meta, hh = st[0], st[1], st[2]
+    nbr, zob, zextra = geo.nbr, geo.zobrist, geo.zextra
+    board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return R_GAME_OVER
@@ -251,7 +254,7 @@ def place(geo, st, move, rings, use_rings):
         return OK
     if board[move] != 0:
         return R_OCCUPIED
-    work = st[6]
+    work = st.work
     marks = work[W_MARKS]
     buf = work[W_BUF]
     board[move] = X
@@ -321,13 +324,13 @@ def place(geo, st, move, rings, use_rings):
 
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
-    return st[1][M_PASSES] >= 2
+    return st.meta[M_PASSES] >= 2
 
 
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
-    board, meta = st[0], st[1]
+    board, meta = st.board, st.meta
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
@@ -345,10 +348,10 @@ def legal_moves(geo, st, out):
 def territories(geo, st, region_of, owner_of_region):
     """Label territories: ``region_of[p]`` region number of empty ``p`` (-1 for stones),
     ``owner_of_region[r]`` 0 nobody, 1 black, 2 white. Returns the region count."""
-    nbr = geo[0]
-    board = st[0]
+    nbr = geo.nbr
+    board = st.board
     P = board.shape[0]
-    buf = st[6][W_BUF]
+    buf = st.work[W_BUF]
     for p in range(P):
         region_of[p] = -1
     regions = 0
@@ -380,34 +383,60 @@ def territories(geo, st, region_of, owner_of_region):
     return regions
 
 
-@njit(cache=True, _nrt=False)
-def score_pair(geo, st):
-    """(black, white) scores as if the game ended now."""
-    board, meta = st[0], st[1]
+# The parts of a player's score, in the order of the game API's ``score_parts``: the
+# player's stones, territory, komi (White) and the button's half point; the score is
+# their sum.
+SCORE_PARTS = 4
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def score_terms(geo, st):
+    """Black's and White's score parts (two tuples, see SCORE_PARTS) as if the game
+    ended now."""
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    region_of = st[6][W_LABEL]
-    owner = st[6][W_MASK]
+    region_of = st.work[W_LABEL]
+    owner = st.work[W_MASK]
     territories(geo, st, region_of, owner)
-    black = 0.0
-    white = 0.0
+    black_stones = 0
+    white_stones = 0
+    black_area = 0
+    white_area = 0
     for p in range(P):
         b = board[p]
         if b == 1:
-            black += 1.0
+            black_stones += 1
         elif b == 2:
-            white += 1.0
+            white_stones += 1
         else:
             o = owner[region_of[p]]
             if o == 1:
-                black += 1.0
+                black_area += 1
             elif o == 2:
-                white += 1.0
-    white += meta[M_KOMI]
-    if meta[M_SPECIAL] == 1:
-        black += 0.5
-    elif meta[M_SPECIAL] == 2:
-        white += 0.5
-    return black, white
+                white_area += 1
+    button = meta[M_SPECIAL]
+    return ((float(black_stones), float(black_area), 0.0, 0.5 if button == 1 else 0.0),
+            (float(white_stones), float(white_area), float(meta[M_KOMI]),
+             0.5 if button == 2 else 0.0))
+
+
+@njit(cache=True, _nrt=False)
+def score_parts(geo, st, out):
+    """Write each player's score parts into ``out`` (float64[2, SCORE_PARTS], row c - 1
+    for colour c) as if the game ended now; returns True (Keil has a score)."""
+    black, white = score_terms(geo, st)
+    for k in range(SCORE_PARTS):
+        out[0, k] = black[k]
+        out[1, k] = white[k]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def score_pair(geo, st):
+    """(black, white) scores as if the game ended now: the sums of their parts."""
+    black, white = score_terms(geo, st)
+    return (black[0] + black[1] + black[2] + black[3],
+            white[0] + white[1] + white[2] + white[3])
 
 
 @njit(cache=True, _nrt=False)
@@ -422,7 +451,7 @@ def score(geo, st, out):
 @njit(cache=True, _nrt=False)
 def winner(geo, st):
     """1 black, 2 white once the game is over, else 0."""
-    if st[1][M_PASSES] < 2:
+    if st.meta[M_PASSES] < 2:
         return 0
     black, white = score_pair(geo, st)
     return 1 if black > white else 2
@@ -449,15 +478,15 @@ def playout(geo, st, rng, max_ply):
     a uniformly random legal placement that does not fill one's own eye, else move P
     (button, then pass). Returns the winner (1/2), 0 if ``max_ply`` was reached, -1
     if the history is full (grow the state and call again: the game continues)."""
-    nbr, ring_nbr, ring_edge = geo[0], geo[7], geo[8]
-    board, meta = st[0], st[1]
+    nbr, ring_nbr, ring_edge = geo.nbr, geo.ring_nbr, geo.ring_edge
+    board, meta = st.board, st.meta
     P = board.shape[0]
-    cand, marks, buf, stamp = st[6][W_CAND], st[6][W_MARKS], st[6][W_BUF], st[7]
+    cand, marks, buf, stamp = st.work[W_CAND], st.work[W_MARKS], st.work[W_BUF], st.stamp
     table = RING_TABLE
     # Ring codes kept up to date move by move (a placement changes six, a capture six per
     # stone; ``place`` does it), so that each candidate and each stone a flood visits
     # costs one read instead of six.
-    rings = st[6][W_RING]
+    rings = st.work[W_RING]
     for p in range(P):
         rings[p] = ring_of(board, ring_nbr, ring_edge, p)
     # The empty points ``cand[:empties]``, kept from move to move instead of listed anew
@@ -471,12 +500,8 @@ def playout(geo, st, rng, max_ply):
         n = empties
         placed = False
         while n > 0:
-            i = rand_below(rng, n)
-            p = cand[i]
+            p = draw(rng, cand, n)
             n -= 1
-            q = cand[n]
-            cand[i] = q
-            cand[n] = p
             ring = rings[p]
             if table[0, ring] & (RING_EYE << (X - 1)):
                 continue
@@ -507,10 +532,10 @@ def groups_and_liberties(geo, st, group_of, liberties):
     """Number the groups in board order of their first stone: ``group_of[p]`` (-1 for an
     empty point); ``liberties[g, q]`` = 1 iff empty ``q`` is linked to a stone of group
     ``g`` (``liberties`` zeroed by the caller). Returns the group count."""
-    nbr = geo[0]
-    board = st[0]
+    nbr = geo.nbr
+    board = st.board
     P = board.shape[0]
-    buf = st[6][W_BUF]
+    buf = st.work[W_BUF]
     for p in range(P):
         group_of[p] = -1
     groups = 0
@@ -538,6 +563,48 @@ def groups_and_liberties(geo, st, group_of, liberties):
                     tail += 1
         groups += 1
     return groups
+
+
+# -- the search's knowledge: the policy playout and what it asks of the search ----------
+
+SEARCH_BIASES = 0  # the policy playout asks the search for no bias
+LEARNS_REPLIES = False  # the policy playout is the core playout: it learns nothing
+POLICY_SCRATCH = 0  # slots of ``cand`` the policy playout needs beyond P (it uses the state's)
+
+
+@njit(cache=True, _nrt=False)
+def policy_move_limit(num_points):
+    """Moves beyond the root after which a policy playout counts as undecided."""
+    return 4 * num_points + 40
+
+
+@njit(cache=True)
+def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
+    """The full-strength playout is the core playout (never filling one's own eye); the
+    other arguments are the dispatchers' signature. Returns what :func:`playout` does."""
+    return playout(geo, st, rng, max_ply)
+
+
+@njit(cache=True)
+def add_ownership(geo, st, own, region_of, owner_of_region):
+    """Add +1 for each point Black owns at the end of a playout, -1 for White: stones and
+    territories (``region_of``, ``owner_of_region``: scratch for :func:`territories`)."""
+    board = st.board
+    P = board.shape[0]
+    territories(geo, st, region_of, owner_of_region)
+    for p in range(P):
+        b = board[p]
+        if b == 1:
+            own[p] += 1.0
+        elif b == 2:
+            own[p] -= 1.0
+        elif region_of[p] >= 0:
+            o = owner_of_region[region_of[p]]
+            if o == 1:
+                own[p] += 1.0
+            elif o == 2:
+                own[p] -= 1.0
+    return np.int64(0)
 
 
 RING_TABLE = np.zeros((3, 4096), np.uint16)

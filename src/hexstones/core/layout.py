@@ -7,6 +7,7 @@ constants below (module-level ints are compile-time constants for numba).
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,9 +55,48 @@ REASON_NAMES = {
     R_PRISON_EMPTY: "prison empty", R_LONE_PRISONER: "lone prisoner", R_FULL: "history full",
 }
 
-# -- state tuple positions ----------------------------------------------------------
+# -- search biases a game's policy asks the search for (bit flags: ``SEARCH_BIASES`` of
+# each game module, read through ``dispatch.search_biases``) --------------------------------
+BIAS_OWN_EYE = 1   # a child on a point whose every neighbour holds the mover's stone waits
+                   # (the policy playouts never play there, so it has no RAVE value)
+BIAS_BORDER = 2    # a child on a border point (``feature >= 0``) waits while the board is open
+
+
+
+class Geometry(NamedTuple):
+    """The geometry of one board side (read only, shared): see :func:`geometry`."""
+
+    nbr: np.ndarray        # int32[P, 6]
+    on_edge: np.ndarray    # int8[P]
+    feature: np.ndarray    # int8[P]
+    zobrist: np.ndarray    # uint64[3, P]
+    zextra: np.ndarray     # uint64[4]
+    tri: np.ndarray        # int32[T, 3]
+    near_tri: np.ndarray   # int32[P, K]
+    ring_nbr: np.ndarray   # int32[P, 6]
+    ring_edge: np.ndarray  # int64[P]
+
+
+class State(NamedTuple):
+    """A game position with its history, mutated in place by the kernels (the table in
+    :mod:`hexstones.core`); numba compiles attribute reads like ``st.board`` to the same
+    code as reading a plain tuple's slot."""
+
+    board: np.ndarray       # int8[P]
+    meta: np.ndarray        # int64[META_SIZE], slots M_*
+    hist_hash: np.ndarray   # uint64[C + 1]
+    hist_board: np.ndarray  # int8[C + 1, P]
+    hist_meta: np.ndarray   # int64[C + 1, META_SIZE]
+    hist_move: np.ndarray   # int32[C + 1]
+    work: np.ndarray        # int32[WORK_ROWS, 6P + 8], rows W_*
+    stamp: np.ndarray       # int64[1]
+    table: np.ndarray       # uint64[T]
+    hist_slot: np.ndarray   # int32[C + 1]
+
+
+# -- state tuple positions (for code that indexes a state by number) ------------------
 (S_BOARD, S_META, S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE, S_WORK, S_STAMP,
- S_TABLE, S_HIST_SLOT) = range(10)
+ S_TABLE, S_HIST_SLOT) = (State._fields.index(name) for name in State._fields)
 # rows of the int32 work array (scratch, never part of the position; rows hold 6P+8)
 (W_MARKS, W_BUF, W_BUF2, W_LABEL, W_MASK, W_CAND, W_DEG, W_FILL, W_DISC, W_LOW, W_SPLIT,
  W_SNODE, W_SEDGE, W_NODEG, W_GROUP, W_AREAS, W_ADJ, W_RING) = range(18)
@@ -67,9 +107,7 @@ _ZOBRIST_SEED = 0x4E5A_0B57
 
 @cache
 def geometry(size: int):
-    """The geometry tuple for side ``size`` (same layout for all three games).
-
-    ``(nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)``:
+    """The :class:`Geometry` for side ``size`` (same layout for all three games):
     ``nbr[p, d]`` neighbour of ``p`` in direction ``d`` (cyclic order, -1 off the board);
     ``on_edge[p]`` 1 on a side; ``feature[p]`` Droched border feature 0-11 or -1;
     ``zobrist[c, p]`` the key of a stone of colour ``c`` on ``p`` (row 0 zero);
@@ -117,7 +155,7 @@ def geometry(size: int):
         near_tri[p, : len(row)] = row
     ring_nbr = np.where(nbr >= 0, nbr, np.arange(P, dtype=np.int32)[:, None]).astype(np.int32)
     ring_edge = ((nbr < 0).astype(np.int64) * (3 << (2 * np.arange(6)))).sum(axis=1).astype(np.int64)
-    return (nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)
+    return Geometry(nbr, on_edge, feature, zobrist, zextra, tri, near_tri, ring_nbr, ring_edge)
 
 
 def default_capacity(size: int) -> int:
@@ -137,12 +175,12 @@ MAX_CAPACITY = (1 << ROW_BITS) - 2
 
 
 def allocate_state(size: int, capacity: int):
-    """An empty state tuple for side ``size`` with room for ``capacity`` moves."""
+    """An empty :class:`State` for side ``size`` with room for ``capacity`` moves."""
     if capacity > MAX_CAPACITY:
         raise ValueError(f"a game history holds at most {MAX_CAPACITY} moves, not {capacity}")
     P = 3 * size * (size - 1) + 1
     slots = table_size(capacity)
-    return (
+    return State(
         np.zeros(P, np.int8),                       # board
         np.zeros(META_SIZE, np.int64),              # meta
         np.zeros(capacity + 1, np.uint64),          # hist_hash[t]: hash after t moves
@@ -156,24 +194,5 @@ def allocate_state(size: int, capacity: int):
     )
 
 
-def grow_state(state, capacity: int):
-    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
-    ``MAX_CAPACITY`` if that is less and still more than the state has."""
-    P = state[S_BOARD].shape[0]
-    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
-    if capacity > MAX_CAPACITY > capacity_of(state):
-        capacity = MAX_CAPACITY
-    bigger = allocate_state(size, capacity)
-    rows = int(state[S_META][M_PLY]) + 1
-    bigger[S_BOARD][:] = state[S_BOARD]
-    bigger[S_META][:] = state[S_META]
-    for k in (S_HIST_HASH, S_HIST_BOARD, S_HIST_META, S_HIST_MOVE):
-        bigger[k][:rows] = state[k][:rows]
-    from hexstones.core.common import rebuild_table
-
-    rebuild_table(bigger)
-    return bigger
-
-
 def capacity_of(state) -> int:
-    return state[S_HIST_HASH].shape[0] - 1
+    return state.hist_hash.shape[0] - 1

@@ -1,10 +1,11 @@
-"""Building start states (plain Python: runs once per game)."""
+"""Building, growing and copying states (plain Python: runs once per game or per growth)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from hexstones.board import get_board
+from hexstones.core.common import rebuild_table
 from hexstones.core.layout import (
     BLACK,
     DROCHED,
@@ -14,15 +15,14 @@ from hexstones.core.layout import (
     M_KOMI,
     M_LAST,
     M_OVER,
+    M_PLY,
     M_PRISON,
     M_TO_MOVE,
-    S_BOARD,
-    S_HIST_BOARD,
-    S_HIST_HASH,
-    S_HIST_META,
-    S_META,
+    MAX_CAPACITY,
     WHITE,
+    State,
     allocate_state,
+    capacity_of,
     default_capacity,
     geometry,
 )
@@ -36,8 +36,8 @@ def start_state(game: str, size: int, *, komi: int = 0, prison: int = 0,
     get_board(size)  # validates the side
     capacity = default_capacity(size) if capacity is None else capacity
     st = allocate_state(size, capacity)
-    board, meta = st[S_BOARD], st[S_META]
-    zobrist = geometry(size)[3]
+    board, meta = st.board, st.meta
+    zobrist = geometry(size).zobrist
     meta[M_GAME] = gid
     meta[M_TO_MOVE] = BLACK
     meta[M_KOMI] = komi
@@ -52,7 +52,29 @@ def start_state(game: str, size: int, *, komi: int = 0, prison: int = 0,
         if handicap:
             meta[M_TO_MOVE] = WHITE
             meta[M_DEAD] = 1  # check every group's bridge on the first placement
-    st[S_HIST_HASH][0] = h
-    st[S_HIST_BOARD][0] = board
-    st[S_HIST_META][0] = meta
+    st.hist_hash[0] = h
+    st.hist_board[0] = board
+    st.hist_meta[0] = meta
     return st
+
+
+def grow_state(state: State, capacity: int) -> State:
+    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
+    ``MAX_CAPACITY`` if that is less and still more than the state has."""
+    P = state.board.shape[0]
+    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
+    if capacity > MAX_CAPACITY > capacity_of(state):
+        capacity = MAX_CAPACITY
+    bigger = allocate_state(size, capacity)
+    rows = int(state.meta[M_PLY]) + 1
+    bigger.board[:] = state.board
+    bigger.meta[:] = state.meta
+    for name in ("hist_hash", "hist_board", "hist_meta", "hist_move"):
+        getattr(bigger, name)[:rows] = getattr(state, name)[:rows]
+    rebuild_table(bigger)
+    return bigger
+
+
+def copy_state(state):
+    """An independent copy of ``state`` (every array copied)."""
+    return State(*(a.copy() for a in state))

@@ -15,15 +15,11 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import dehil as kernels
-from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import M_PASSES, M_SPECIAL, R_OCCUPIED, R_TRIANGLE
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.engine import COLOR_NAME, CoreBacked
 from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
-
-EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
-STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
-COLOR = {BLACK_STONE: BLACK, WHITE_STONE: WHITE}
 
 
 @dataclass(frozen=True)
@@ -146,7 +142,7 @@ class DehilGame(CoreBacked, Game):
         return {
             names[p]: f"{names[p]} breaks the triangle rule: {self._violation(p)}"
             for p in range(self.board.num_points)
-            if self._board_cells[p] == EMPTY and p not in legal
+            if self._board_cells[p] == 0 and p not in legal
         }
 
     # -- score and analysis --------------------------------------------------------
@@ -168,30 +164,12 @@ class DehilGame(CoreBacked, Game):
         """Every group: colour, points, value and partitions (areas; 0 or 1 means none)."""
         names = self.board.names
         return [
-            {"color": COLOR[code], "points": [names[p] for p in g], "value": len(g),
+            {"color": COLOR_NAME[code], "points": [names[p] for p in g], "value": len(g),
              "partitions": areas, "has_partitions": areas >= 2}
             for g, code, areas in self._group_facts()
         ]
 
-    def score_details(self) -> dict[str, dict[str, float]]:
-        """Per player: ``plus`` (values of groups with partitions), ``minus`` (values of
-        groups without, as a positive number), ``komi`` and ``first_pass`` (0.5 or 0);
-        the score is plus - minus + komi + first_pass."""
-        details = {
-            color: {"plus": 0, "minus": 0, "komi": self.komi if color == WHITE else 0,
-                    "first_pass": 0.5 if self.first_pass == color else 0}
-            for color in (BLACK, WHITE)
-        }
-        for g, code, areas in self._group_facts():
-            details[COLOR[code]]["plus" if areas >= 2 else "minus"] += len(g)
-        return details
-
-    def score(self) -> dict[str, float]:
-        """The score if the game ended now."""
-        return {
-            color: float(d["plus"] - d["minus"] + d["komi"] + d["first_pass"])
-            for color, d in self.score_details().items()
-        }
+    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
 
     def outcome(self) -> Outcome | None:
         if not self.is_over:

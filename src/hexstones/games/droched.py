@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import droched as kernels
-from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
     M_PLY,
     M_PRISON,
@@ -27,14 +26,13 @@ from hexstones.core.layout import (
     R_REPETITION,
     capacity_of,
     geometry,
-    grow_state,
 )
-from hexstones.core.state import start_state
+from hexstones.core.state import grow_state, start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
+from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
 from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay
 
 RELEASE = "release"
-STONE = {BLACK: 1, WHITE: 2}
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ def _group_facts(geo, st, num_points: int) -> list[tuple[list[int], int, int]]:
     for p, g in enumerate(group_of.tolist()):
         if g >= 0:
             points[g].append(p)
-    cells = st[0]
+    cells = st.board
     return [(pts, int(cells[pts[0]]), int(reach[g])) for g, pts in enumerate(points)]
 
 
@@ -87,7 +85,7 @@ class DrochedGame(CoreBacked, Game):
     sgf_number = 903
     kernels = kernels
 
-    def __init__(self, size: int = 9, prison: int | float = 0, handicap=()):
+    def __init__(self, size: int = 9, prison: int = 0, handicap=()):
         super().__init__(size)
         self.initial_prison = self.balance.check(prison, self.title)
         prison = self.initial_prison
@@ -201,7 +199,7 @@ class DrochedGame(CoreBacked, Game):
     def prison(self) -> dict[str, int]:
         """Stones of each colour now in the prison."""
         meta = self._meta
-        return {c: int(meta[M_PRISON + STONE[c] - 1]) for c in (BLACK, WHITE)}
+        return {c: int(meta[M_PRISON + STONE_CODE[c] - 1]) for c in (BLACK, WHITE)}
 
     @property
     def released(self) -> dict[str, int]:
@@ -209,10 +207,10 @@ class DrochedGame(CoreBacked, Game):
         one player takes a stone of the other colour out."""
         ply = int(self._meta[M_PLY])
         P = self.board.num_points
-        moves = self._st[5][1:ply + 1]
-        movers = self._st[4][:ply, M_TO_MOVE]  # the player to move before each move
+        moves = self._st.hist_move[1:ply + 1]
+        movers = self._st.hist_meta[:ply, M_TO_MOVE]  # the player to move before each move
         releasers = movers[moves == P]
-        return {c: int(np.count_nonzero(releasers == 3 - STONE[c])) for c in (BLACK, WHITE)}
+        return {c: int(np.count_nonzero(releasers == 3 - STONE_CODE[c])) for c in (BLACK, WHITE)}
 
     def _imprisoned(self) -> list[int]:
         out = np.empty(self.board.num_points, np.int32)

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import keil as kernels
-from hexstones.core.backed import COLOR_NAME, CoreBacked
 from hexstones.core.layout import (
     M_PASSES,
     M_PLY,
@@ -26,11 +25,8 @@ from hexstones.core.layout import (
 )
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.engine import COLOR_NAME, CoreBacked
 from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
-
-EMPTY, BLACK_STONE, WHITE_STONE = 0, 1, 2
-STONE = {BLACK: BLACK_STONE, WHITE: WHITE_STONE}
-COLOR = {BLACK_STONE: BLACK, WHITE_STONE: WHITE}
 
 
 @dataclass(frozen=True)
@@ -151,22 +147,7 @@ class KeilGame(CoreBacked, Game):
                 regions[region_of[p]].append(p)
         return [(points, COLOR_NAME.get(int(owner[r]))) for r, points in enumerate(regions)]
 
-    def score_details(self) -> dict[str, dict[str, float]]:
-        """Each player's score split into stones, territory, komi and button."""
-        cells = self._board_cells
-        details = {
-            color: {"stones": int(np.count_nonzero(cells == STONE[color])), "territory": 0,
-                    "komi": self.komi if color == WHITE else 0,
-                    "button": 0.5 if self.button == color else 0}
-            for color in (BLACK, WHITE)
-        }
-        for region, owner in self._territories():
-            if owner is not None:
-                details[owner]["territory"] += len(region)
-        return details
-
-    def score(self) -> dict[str, float]:
-        return {color: float(sum(parts.values())) for color, parts in self.score_details().items()}
+    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
 
     def outcome(self) -> Outcome | None:
         if not self.is_over:
@@ -203,7 +184,7 @@ class KeilGame(CoreBacked, Game):
         """Neighbouring pairs among ``points`` that are linked (docs/rules.md 2.1)."""
         index, names = self.board.index, self.board.names
         members = {index[p] for p in points}
-        nbr = self._geo[0]
+        nbr = self._geo.nbr
         cells = self._board_cells
         return [(names[i], names[int(nbr[i, d])]) for i in sorted(members) for d in range(6)
                 if nbr[i, d] > i and int(nbr[i, d]) in members and kernels.linked(cells, nbr, i, d)]

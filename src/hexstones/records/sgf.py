@@ -14,8 +14,7 @@ from typing import Any
 
 from hexstones.core.layout import MAX_CAPACITY
 from hexstones.games import GAME_NAMES, Game, IllegalMove, Outcome, game_class, new_game
-from hexstones.records.sgf_syntax import Node, SGFError, format_property
-from hexstones.records.sgf_syntax import reader as sgf_reader
+from hexstones.records.sgf_syntax import Node, SGFError, format_property, reader as sgf_reader
 
 # SGF has no registered game numbers for these games: each game class names a private
 # one outside the registered range, so that Go programs refuse the file rather than

@@ -15,10 +15,11 @@ import numpy as np
 from numba import njit
 
 from hexstones.core import dispatch
-from hexstones.core.common import copy_into as _copy_into
-from hexstones.core.common import rand_below  # noqa: F401  (the core's xorshift64*)
+from hexstones.core.common import (
+    copy_into as _copy_into,
+    rand_below,  # noqa: F401  (the core's xorshift64*)
+)
 from hexstones.core.layout import (
-    GAME_IDS,
     M_PASSES,
     M_PLY,
     M_PRISON,
@@ -36,7 +37,6 @@ from hexstones.core.layout import (
     S_TABLE,
     S_WORK,
     allocate_state,
-    geometry,
 )
 
 
@@ -51,16 +51,10 @@ class Door(NamedTuple):
 
 
 def door(game) -> Door:
-    """The compiled side of ``game`` (a game object of the game API).
-
-    The game API's door is ``game.compiled()`` (being added on the core branch); until it
-    lands this reads the same facts from ``game.core_state()`` and the game's name."""
-    if hasattr(game, "compiled"):
-        found = game.compiled()
-        return Door(found.game_id, found.geometry, found.state, found.num_points,
-                    found.num_actions)
-    P = game.board.num_points
-    return Door(GAME_IDS[game.name], geometry(game.size), game.core_state(), P, P + 1)
+    """The compiled side of ``game`` (a game object of the game API), through its door
+    ``game.compiled()``."""
+    found = game.compiled()
+    return Door(found.game_id, found.geometry, found.state, found.num_points, found.num_actions)
 
 
 def allocate_batch(size: int, capacity: int, count: int) -> tuple:

@@ -1,0 +1,228 @@
+"""The door between the game API and the compiled core.
+
+A game whose rules are a kernel module of :mod:`hexstones.core` keeps its position in a
+core state (:class:`CoreBacked`). Code that calls the kernels itself (the AI's search,
+the playouts below, later an RL environment or a network) gets what it needs from
+:meth:`CoreBacked.compiled` and from the game API (the move codec), and from nothing
+else: no game names, no module lookups, no private attributes.
+
+``core/`` imports nothing from here or above: this module is the glue that knows both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from hexstones.board import Board
+from hexstones.core.common import board_at, seed_rng, undo as _undo
+from hexstones.core.layout import (
+    BLACK as BLACK_CODE,
+    M_PLY,
+    M_TO_MOVE,
+    R_FULL,
+    WHITE as WHITE_CODE,
+    Geometry,
+    State,
+    capacity_of,
+    default_capacity,
+    geometry,
+)
+from hexstones.core.state import copy_state, grow_state
+from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.spec import ScorePart
+
+# The one translation between the core's stone codes and the API's colour names.
+COLOR_NAME = {BLACK_CODE: BLACK, WHITE_CODE: WHITE}
+STONE_CODE = {BLACK: BLACK_CODE, WHITE: WHITE_CODE}
+
+
+class Compiled(NamedTuple):
+    """What a caller of the compiled kernels needs about one game position.
+
+    ``game_id``: the game's id for the dispatchers of :mod:`hexstones.core.dispatch`
+    (opaque: pass it on, never compare it); ``geometry``: the geometry tuple of the board
+    side (shared by every game of that side: read only); ``state``: a copy of the game's
+    core state, position and history (the caller's to change: the game is unaffected);
+    ``num_points``: board points, which are actions ``0 .. num_points - 1``;
+    ``num_actions``: ``num_points + 1`` (action ``num_points`` is the game's special move,
+    see :mod:`hexstones.core`). Actions map to move names and back through the game.
+    """
+
+    game_id: int
+    geometry: Geometry
+    state: State
+    num_points: int
+    num_actions: int
+
+
+class CoreBacked:
+    """Mixin for :class:`hexstones.games.base.Game` subclasses whose rules are a core
+    kernel module (``kernels``): the position lives in ``self._st``."""
+
+    kernels: Any = None  # the hexstones.core.<game> module
+    # Set by Game, which every CoreBacked class also derives from.
+    size: int
+    board: Board
+    moves: list[str]
+    score_parts: ClassVar[tuple[ScorePart, ...]]
+
+    def _attach(self, st) -> None:
+        self._st = st
+        self._geo = geometry(self.size)
+        self._legal_numbers: list[int] | None = None
+
+    # -- the door to the kernels ---------------------------------------------------
+
+    def compiled(self) -> Compiled:
+        """The game's id, geometry and a copy of its state, for code that calls the
+        compiled kernels (see :class:`Compiled`). The copy holds the whole history, so
+        the kernels' repetition rules and undo work on it as on the game."""
+        P = self.board.num_points
+        return Compiled(self.kernels.GAME_ID, self._geo, copy_state(self._st), P, P + 1)
+
+    # -- position ------------------------------------------------------------------
+
+    @property
+    def _board_cells(self) -> np.ndarray:
+        return self._st.board
+
+    @property
+    def _meta(self) -> np.ndarray:
+        return self._st.meta
+
+    @property
+    def to_move(self) -> str:
+        return COLOR_NAME[int(self._st.meta[M_TO_MOVE])]
+
+    def stone_at(self, point: str) -> str | None:
+        return COLOR_NAME.get(int(self._st.board[self.board.point(point)]))
+
+    def stones(self) -> dict[str, str]:
+        names = self.board.names
+        return {names[p]: COLOR_NAME[int(c)] for p, c in enumerate(self._st.board) if c}
+
+    # -- score: computed by the kernels, only labelled here --------------------------
+
+    def score(self) -> dict[str, float] | None:
+        """The score if the game ended now (``None`` for games without a score)."""
+        out = np.zeros(2, np.float64)
+        if not self.kernels.score(self._geo, self._st, out):
+            return None
+        return {BLACK: float(out[0]), WHITE: float(out[1])}
+
+    def score_details(self) -> dict[str, dict[str, float]] | None:
+        """Each player's score split into the parts of ``score_parts`` (``None`` for games
+        without a score); a part with sign -1 is given as a positive number. Whole
+        numbers come as ints."""
+        parts = np.zeros((2, self.kernels.SCORE_PARTS), np.float64)
+        if not self.kernels.score_parts(self._geo, self._st, parts):
+            return None
+        return {color: {part.key: _plain(parts[code - 1, k])
+                        for k, part in enumerate(self.score_parts)}
+                for color, code in STONE_CODE.items()}
+
+    # -- moves ---------------------------------------------------------------------
+
+    def _core_play(self, number: int) -> int:
+        """Play move ``number`` in the kernels; returns the reason code (0 = played)."""
+        code = self.kernels.play(self._geo, self._st, number)
+        if code == R_FULL:
+            self._st = grow_state(self._st, 2 * capacity_of(self._st))
+            code = self.kernels.play(self._geo, self._st, number)
+        if code == 0:
+            self._legal_numbers = None
+        return code
+
+    def _core_undo(self) -> None:
+        _undo(self._geo, self._st)
+        self._legal_numbers = None
+
+    def undo(self) -> str:
+        """Take back the last move and return it."""
+        if not self.moves:
+            raise IllegalMove("no move to take back")
+        self._core_undo()
+        return self.moves.pop()
+
+    def _core_legal(self) -> list[int]:
+        if self._legal_numbers is None:
+            if int(self._st.meta[M_PLY]) + 2 >= capacity_of(self._st):
+                self._st = grow_state(self._st, 2 * capacity_of(self._st))
+            out = np.empty(self.board.num_points + 1, np.int32)
+            n = self.kernels.legal_moves(self._geo, self._st, out)
+            self._legal_numbers = [int(m) for m in out[:n]]
+        return self._legal_numbers
+
+    def _row(self, ply: int) -> np.ndarray:
+        """The board after ``ply`` moves."""
+        return board_at(self._st, ply)
+
+    def copy(self):
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.moves = list(self.moves)
+        twin._st = copy_state(self._st)
+        twin._legal_numbers = None
+        return twin
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dict[str, Any]:
+    """Play ``count`` uniformly random games to the end from ``game`` and count the results.
+
+    ``game`` is a game object (its current position and history are the start) or a game
+    name, with ``options`` as :func:`hexstones.new_game` takes them (a new game). Same
+    ``seed``, same result. Returns ``{"game", "size", "games", "moves", "wins": {"black",
+    "white"}, "mean_length", "mean_score"}`` (``mean_score`` is ``None`` for Droched, which
+    has no score; ``moves`` and ``mean_length`` count only moves made by the playouts).
+    The playout policy (what "uniformly random" means when a pass or the button is
+    available) is documented in :mod:`hexstones.core` and ``docs/engine.md``. Also
+    reachable as ``hexstones.playouts``.
+    """
+    from hexstones.core import dispatch  # the three games' kernels: loaded on first use
+    from hexstones.games import new_game
+
+    if isinstance(game, str):
+        game = new_game(game, **options)
+    elif options:
+        raise ValueError("options go with a game name, not with a game object")
+    if not isinstance(game, Game):
+        raise ValueError(f"playouts need a game object or a game name, not {game!r}")
+    if not isinstance(game, CoreBacked):
+        raise ValueError(f"{game.name} has no compiled kernels to play out")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"count must be a whole number of games (0 or more), not {count!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be a whole number, not {seed!r}")
+    door = game.compiled()
+    gid, geo, root = door.game_id, door.geometry, door.state
+    # The room a playout starts with depends on the position only, never on how much the
+    # game object happened to hold: a playout that fills its history resumes in a bigger
+    # one with a fresh candidate list, so the room changes the games drawn.
+    st = grow_state(root, int(root.meta[M_PLY]) + default_capacity(game.size))
+    rng = seed_rng(seed)
+    totals = np.zeros(5, np.int64)
+    scores = np.zeros(4, np.float64)
+    done, resume = 0, False
+    while done < count:
+        done = dispatch.run_playouts(gid, geo, root, st, rng, done, count, resume, totals,
+                                     scores)
+        if done < count:  # a long game filled the history: double it and carry on
+            st = grow_state(st, 2 * capacity_of(st))
+            resume = True
+    games, scored = int(totals[0]), int(totals[4])
+    return {
+        "game": game.name,
+        "size": game.size,
+        "games": games,
+        "moves": int(totals[1]),
+        "wins": {"black": int(totals[2]), "white": int(totals[3])},
+        "mean_length": float(totals[1]) / games if games else 0.0,
+        "mean_score": ({"black": float(scores[0]) / scored, "white": float(scores[1]) / scored}
+                       if scored else None),
+    }
