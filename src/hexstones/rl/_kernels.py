@@ -26,16 +26,7 @@ from hexstones.core.layout import (
     M_SPECIAL,
     M_TO_MOVE,
     OK,  # noqa: F401  (re-exported: the "played" code)
-    S_BOARD,
-    S_HIST_BOARD,
-    S_HIST_HASH,
-    S_HIST_META,
-    S_HIST_MOVE,
-    S_HIST_SLOT,
-    S_META,
-    S_STAMP,
-    S_TABLE,
-    S_WORK,
+    State,
     allocate_state,
 )
 
@@ -57,25 +48,25 @@ def door(game) -> Door:
     return Door(found.game_id, found.geometry, found.state, found.num_points, found.num_actions)
 
 
-def allocate_batch(size: int, capacity: int, count: int) -> tuple:
+def allocate_batch(size: int, capacity: int, count: int) -> State:
     """``count`` empty states of side ``size`` stacked along a first axis: one array per
     slot of the state tuple, so :func:`state_at` can hand the kernels env ``i``'s state
     as views (every view C-contiguous, the same array types as a single state)."""
     template = allocate_state(size, capacity)
-    return tuple(np.broadcast_to(a, (count,) + a.shape).copy() for a in template)
+    return State(*(np.broadcast_to(a, (count,) + a.shape).copy() for a in template))
 
 
 @njit(cache=True, inline="always")
 def state_at(batch, i):
     """Env ``i``'s state tuple: views into the stacked arrays of :func:`allocate_batch`."""
-    return (batch[S_BOARD][i], batch[S_META][i], batch[S_HIST_HASH][i],
-            batch[S_HIST_BOARD][i], batch[S_HIST_META][i], batch[S_HIST_MOVE][i],
-            batch[S_WORK][i], batch[S_STAMP][i], batch[S_TABLE][i], batch[S_HIST_SLOT][i])
+    return State(batch.board[i], batch.meta[i], batch.hist_hash[i], batch.hist_board[i],
+                 batch.hist_meta[i], batch.hist_move[i], batch.work[i], batch.stamp[i],
+                 batch.table[i], batch.hist_slot[i])
 
 
-def state_at_py(batch, i: int) -> tuple:
+def state_at_py(batch, i: int) -> State:
     """:func:`state_at` from Python."""
-    return tuple(a[i] for a in batch)
+    return State(*(a[i] for a in batch))
 
 
 # -- the kernels (game id first) ------------------------------------------------------
@@ -100,44 +91,44 @@ copy_into_py = _copy_into
 @njit(cache=True, inline="always")
 def board_of(st):
     """The board: 0 empty, 1 black, 2 white, by point."""
-    return st[S_BOARD]
+    return st.board
 
 
 @njit(cache=True, inline="always")
 def to_move(st):
     """1 black, 2 white."""
-    return st[S_META][M_TO_MOVE]
+    return st.meta[M_TO_MOVE]
 
 
 @njit(cache=True, inline="always")
 def ply(st):
     """Moves played."""
-    return st[S_META][M_PLY]
+    return st.meta[M_PLY]
 
 
 @njit(cache=True, inline="always")
 def special_holder(st):
     """Who holds the game's one-off privilege: Keil's button, Dehil's first pass (1 black,
     2 white, 0 nobody; always 0 in Droched)."""
-    return st[S_META][M_SPECIAL]
+    return st.meta[M_SPECIAL]
 
 
 @njit(cache=True, inline="always")
 def passes(st):
     """Consecutive passes just played (0 in Droched, which has no pass)."""
-    return st[S_META][M_PASSES]
+    return st.meta[M_PASSES]
 
 
 @njit(cache=True, inline="always")
 def prison(st, color):
     """Stones of colour ``color`` (1, 2) in the prison (0 in games without one)."""
-    return st[S_META][M_PRISON + color - 1]
+    return st.meta[M_PRISON + color - 1]
 
 
 def ply_of(state) -> int:
-    return int(state[S_META][M_PLY])
+    return int(state.meta[M_PLY])
 
 
 def actions_played(state, since: int) -> list[int]:
     """The moves of ``state``'s history after its first ``since`` moves."""
-    return state[S_HIST_MOVE][since + 1:ply_of(state) + 1].tolist()
+    return state.hist_move[since + 1:ply_of(state) + 1].tolist()
