@@ -36,6 +36,7 @@ def test_each_game_declares_its_facts(name):
     cls = game_class(name)
     spec = cls.spec()
     assert spec["name"] == name and spec["title"] == cls.title != ""
+    assert spec["summary"] == cls.summary != ""
     assert cls.default_size in cls.sizes and set(cls.app_sizes) <= set(cls.sizes)
     assert spec["balance"]["option"] in cls.option_names
     assert cls.balance.minimum <= cls.balance.default <= cls.balance.maximum

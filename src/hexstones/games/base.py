@@ -51,6 +51,7 @@ class Game:
     # -- facts each game declares ----------------------------------------------------
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    summary: ClassVar[str] = ""                              # one line: what the game is
     default_size: ClassVar[int] = 7
     sizes: ClassVar[range] = range(MIN_SIZE, MAX_SIZE + 1)   # sides the rules allow
     app_sizes: ClassVar[tuple[int, ...]] = ()                # sides the app offers first
@@ -83,7 +84,8 @@ class Game:
     def spec(cls) -> dict[str, Any]:
         """The game's facts as JSON-ready data (what the browser app builds its forms from)."""
         return {
-            "name": cls.name, "title": cls.title, "default_size": cls.default_size,
+            "name": cls.name, "title": cls.title, "summary": cls.summary,
+            "default_size": cls.default_size,
             "sizes": [cls.sizes[0], cls.sizes[-1]], "app_sizes": list(cls.app_sizes),
             "special_moves": list(cls.special_moves), "special_help": dict(cls.special_help),
             "board_kind": cls.board_kind, "balance": cls.balance.to_dict(),

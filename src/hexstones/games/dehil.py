@@ -33,6 +33,7 @@ class DehilState:
 class DehilGame(CoreBacked, Game):
     name = "dehil"
     title = "Dehil"
+    summary = "No captures: groups that partition the board score, others count against."
     default_size = 9
     app_sizes = (7, 9, 11)
     special_moves = ("pass",)

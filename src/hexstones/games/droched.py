@@ -66,6 +66,7 @@ def _two_or_more(mask: int) -> bool:
 class DrochedGame(CoreBacked, Game):
     name = "droched"
     title = "Droched"
+    summary = "Hexagonal cells; groups on broken bridges go to prison. Last to act wins."
     default_size = 9
     app_sizes = (5, 7, 9)
     special_moves = (RELEASE,)

@@ -41,6 +41,7 @@ class KeilState:
 class KeilGame(CoreBacked, Game):
     name = "keil"
     title = "Keil"
+    summary = "Go with linking on the triangular grid; territory and a button."
     default_size = 7
     app_sizes = (5, 7, 9)
     special_moves = ("button", "pass")
