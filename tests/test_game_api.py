@@ -177,3 +177,11 @@ def test_keil_links_follow_linking_and_the_others_adjacency():
     assert ("a1", "a2") in linked
     dehil = hexstones.new_game("dehil", size=3)
     assert dehil.links(["a1", "a2"]) == [("a1", "a2")]
+
+
+def test_a_refused_huge_move_is_not_echoed_back_whole():
+    game = hexstones.new_game("keil", size=3)
+    with pytest.raises(IllegalMove) as refused:
+        game.play("x" * 10_000_000)
+    assert len(str(refused.value)) < 300 and "10000002 characters" in str(refused.value)
+    assert game.moves == []

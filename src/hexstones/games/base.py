@@ -23,6 +23,7 @@ from hexstones.games.spec import (
     Overlay,
     ScorePart,
     other,
+    shown,
     whole_number,
 )
 
@@ -235,7 +236,7 @@ class Game:
     def normalize_move(self, move: str) -> str:
         """The canonical spelling of ``move``, or :class:`IllegalMove` if it is no move."""
         if not isinstance(move, str):
-            raise IllegalMove(f"a move is a point like 'e5' or a word, not {move!r}")
+            raise IllegalMove(f"a move is a point like 'e5' or a word, not {shown(move)}")
         text = move.strip().lower()
         if text in self.special_moves:
             return text
@@ -243,7 +244,7 @@ class Game:
             return text
         words = ", ".join(f"'{w}'" for w in self.special_moves)
         raise IllegalMove(
-            f"{move!r} is not a move in {self.name.capitalize()}: moves are points a1 to "
+            f"{shown(move)} is not a move in {self.title}: moves are points a1 to "
             f"{self.board.names[-1]} on side {self.size}" + (f" or {words}" if words else "")
         )
 

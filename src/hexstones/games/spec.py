@@ -35,14 +35,23 @@ def whole_number(value: Any, what: str) -> int:
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be a whole number, not {_shown(value)}")
+        raise ValueError(f"{what} must be a whole number, not {shown(value)}")
     return int(value)
 
 
-def _shown(value: Any, limit: int = 40) -> str:
-    """``repr(value)``, cut short: an error message never echoes a huge input back."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+ECHO_LIMIT = 40  # characters of a refused value shown back in an error message
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to :data:`ECHO_LIMIT` characters with the full length named:
+    an error message never echoes a huge input back."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # a structure too deep, an int too long to print
+        return f"a {type(value).__name__}"
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -114,10 +123,10 @@ class Outcome:
 
     def __post_init__(self) -> None:
         if self.winner not in COLORS:
-            raise ValueError(f"the winner is 'black' or 'white', not {_shown(self.winner)}")
+            raise ValueError(f"the winner is 'black' or 'white', not {shown(self.winner)}")
         if self.reason not in self.REASONS:
             raise ValueError(f"an outcome's reason is one of {', '.join(self.REASONS)}, "
-                             f"not {_shown(self.reason)}")
+                             f"not {shown(self.reason)}")
 
     @classmethod
     def resignation(cls, loser: str) -> Outcome:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-ECHO_LIMIT = 40  # characters of a refused value shown back
+from hexstones.games.spec import ECHO_LIMIT, shown  # noqa: F401  (re-exported)
+
 _WHOLE = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: '١' (Arabic-Indic one) is no number
 
 
@@ -24,15 +25,6 @@ class WebError(Exception):
         self.message = message
 
 
-def shown(value: Any) -> str:
-    """``repr(value)``, cut to :data:`ECHO_LIMIT` characters with the full length named."""
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # a structure too deep, an int too long to print
-        return f"a {type(value).__name__}"
-    if len(text) <= ECHO_LIMIT:
-        return text
-    return f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
 
 
 def whole(value: Any, what: str) -> int:
