@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -235,3 +236,67 @@ def test_every_example_through_the_endpoint(client):
                 reply = client.post("/api/position", json={**base, "moves": moves, "try": step["reply"]}).json()
                 assert reply["refused"] is None, (name, idea, step)
                 moves = reply["moves"]
+
+
+# -- in a browser ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_reader_plays_every_example_by_clicking(tmp_path):
+    """The real server and Debian's chromium (as in test_browser.py): from the start page
+    to each game's rules, every example played by clicking its highlighted moves."""
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server, free_port  # skips without chromium
+    from playwright.sync_api import expect, sync_playwright
+
+    server = Server(tmp_path / "games.db", free_port())
+    server.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.set_default_timeout(WAIT_MS)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url + "/")
+            page.get_by_test_id("rules-link").click()
+            for name, spec in games.game_specs().items():
+                page.goto(server.url + "/rules")
+                page.get_by_test_id(f"rules-{name}").get_by_role("link").click()
+                expect(page.locator("h1")).to_have_text(f"{spec['title']}: the rules")
+                for idea in pages()[name]["ideas"]:
+                    for k, example in enumerate(idea["examples"]):
+                        play_example(page, expect, f"example-{idea['id']}-{k}", example)
+            assert errors == [], errors
+            browser.close()
+    finally:
+        server.stop()
+
+
+def play_example(page, expect, testid: str, example: dict) -> None:
+    box = page.get_by_test_id(testid)
+    caption, board = box.get_by_test_id("caption"), box.locator("svg.hexboard")
+    expect(caption).to_have_text(example["start"])
+    expect(board).to_have_attribute("data-move-number", str(len(example["setup"])))
+    played = len(example["setup"])
+    for number, step in enumerate(example["steps"], 1):
+        move = step["move"]
+        expect(box).to_have_attribute("data-step", str(number - 1))
+        target = box.locator(f'[data-point="{move}"]')
+        if target.count():
+            expect(target).to_have_class(re.compile(r"\bhint\b"))  # the page shows where to click
+        else:
+            target = box.locator(f'button[data-move="{move}"]')
+            expect(target).to_have_class(re.compile(r"\bhint\b"))
+        target.click()
+        expect(box).to_have_attribute("data-step", str(number))
+        expect(caption).to_have_text(step["caption"])
+        facts = box.get_by_test_id("facts")
+        if "refused" in step["expect"]:
+            expect(facts).to_contain_text(step["expect"]["refused"])  # the engine's own reason
+        else:
+            played += 1 + ("reply" in step)
+            for point in step["expect"].get("removed", []):
+                expect(box.locator(f'[data-removed="{point}"]')).to_have_count(1)
+                expect(facts).to_contain_text(f"{point} (")
+        expect(board).to_have_attribute("data-move-number", str(played))
+    expect(box).to_have_attribute("data-done", "")
