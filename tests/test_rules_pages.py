@@ -2,7 +2,8 @@
 judges positions and refuses bad input, and a browser plays the examples by clicking.
 
 An example (``web/static/rules/<game>.json``) is a setup (moves), then steps the reader
-plays; each step's ``expect`` states what its caption claims, and the tests check that
+plays; ``start_expect`` states what the start caption claims, each step's ``expect``
+what its caption claims, and the tests check that
 the engine does exactly that: the stones removed (none unless named), the refusal's
 reason, a group's points, liberties, value or partitions, a territory's owner, the
 prison, the score, the result.
@@ -67,12 +68,17 @@ def _group_at(game, point: str) -> dict:
     return next(g for g in game.groups() if point in g["points"])
 
 
+def _listed(claims) -> list[dict]:
+    """A claim about one group or territory, or a list of them."""
+    return [] if claims is None else claims if isinstance(claims, list) else [claims]
+
+
 def check_claims(game, expect: dict, stones_before: dict[str, str], where: str) -> None:
     """Whatever ``expect`` states is true of ``game`` after the step."""
     removed = sorted(p for p in stones_before if p not in game.stones())
     assert removed == sorted(expect.get("removed", [])), f"{where}: removed {removed}"
-    if "group" in expect:
-        claim = dict(expect["group"])
+    for claim in _listed(expect.get("group")):
+        claim = dict(claim)
         group = _group_at(game, claim.pop("at"))
         for key, value in claim.items():
             if key == "liberty_count":
@@ -81,10 +87,9 @@ def check_claims(game, expect: dict, stones_before: dict[str, str], where: str) 
                 assert sorted(group[key]) == sorted(value), f"{where}: {group}"
             else:
                 assert group[key] == value, f"{where}: {group}"
-    if "territory" in expect:
-        at = expect["territory"]["at"]
-        owners = [t.get("owner") for t in game.territories() if at in t["points"]]
-        assert owners == [expect["territory"]["owner"]], f"{where}: {owners}"
+    for claim in _listed(expect.get("territory")):
+        owners = [t.get("owner") for t in game.territories() if claim["at"] in t["points"]]
+        assert owners == [claim["owner"]], f"{where}: {owners}"
     if "prison" in expect:
         assert game.prison == expect["prison"], f"{where}: {game.prison}"
     if "score" in expect:
@@ -107,6 +112,9 @@ def test_every_example_does_what_its_captions_say(item):
     assert game.outcome() is None
     assert example["start"] and example["steps"]
     assert set(example["overlays"]) <= {o.name for o in game.overlays}
+    start = example.get("start_expect", {})  # what the start caption claims
+    assert set(start) <= EXPECT_KEYS - {"removed", "refused"}
+    check_claims(game, start, game.stones(), f"{name} {idea} example {k} start")
     for number, step in enumerate(example["steps"], 1):
         where = f"{name} {idea} example {k} step {number} ({step['move']})"
         expect = step["expect"]
@@ -245,8 +253,16 @@ def test_every_example_through_the_endpoint(client):
 def test_a_reader_plays_every_example_by_clicking(tmp_path):
     """The real server and Debian's chromium (as in test_browser.py): from the start page
     to each game's rules, every example played by clicking its highlighted moves."""
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server, free_port  # skips without chromium
-    from playwright.sync_api import expect, sync_playwright
+    # test_browser skips (module level) where there is no chromium, before importing playwright.
+    from test_browser import (
+        CHROMIUM,
+        CHROMIUM_ARGS,
+        WAIT_MS,
+        Server,
+        expect,
+        free_port,
+        sync_playwright,
+    )
 
     server = Server(tmp_path / "games.db", free_port())
     server.start()
@@ -259,6 +275,7 @@ def test_a_reader_plays_every_example_by_clicking(tmp_path):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(server.url + "/")
             page.get_by_test_id("rules-link").click()
+            expect(page).to_have_url(server.url + "/rules")
             for name, spec in games.game_specs().items():
                 page.goto(server.url + "/rules")
                 page.get_by_test_id(f"rules-{name}").get_by_role("link").click()
@@ -266,6 +283,9 @@ def test_a_reader_plays_every_example_by_clicking(tmp_path):
                 for idea in pages()[name]["ideas"]:
                     for k, example in enumerate(idea["examples"]):
                         play_example(page, expect, f"example-{idea['id']}-{k}", example)
+                page.set_viewport_size({"width": 390, "height": 800})  # a phone: nothing sticks out
+                assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+                page.set_viewport_size({"width": 1100, "height": 900})
             assert errors == [], errors
             browser.close()
     finally:
