@@ -188,6 +188,9 @@ def test_the_endpoint_gives_the_result_and_the_prison(client):
     ({"game": "keil", "size": 99}, "board size must be from"),
     ({"game": "keil", "size": "4x"}, "bad options for Keil"),
     ({"game": "keil", "options": {"size": 4}}, "give the size as the field 'size'"),
+    ({"game": "keil", "size": True}, "board size must be a whole number, not True"),
+    ({"game": "keil", "options": {"komi": "x" * 5000}}, "komi must be a whole number"),  # cut short
+    ({"game": "droched", "options": {"prison": -1}}, "must be from 0 to"),
     ({"game": "keil", "options": {"prison": 3}}, "unknown option 'prison'"),
     ({"game": "keil", "options": [1]}, "options are an object"),
     ({"game": "keil", "moves": "a1"}, "moves is a list of moves"),
@@ -209,6 +212,10 @@ def test_the_endpoint_refuses_bad_input_with_400_and_a_detail(client, body, deta
 def test_the_endpoint_refuses_a_body_that_is_no_object(client):
     r = client.post("/api/position", content=b"[1, 2]", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "must be a JSON object" in r.json()["detail"]
+    r = client.post("/api/position", content=b'{"game": ' + b"[" * 50 + b"]" * 50 + b"}")
+    assert r.status_code == 400 and "nests deeper than" in r.json()["detail"]
+    r = client.post("/api/position?game=keil", json={"game": "keil"})
+    assert r.status_code == 400 and "unknown parameter 'game'" in r.json()["detail"]
 
 
 def test_the_rules_pages_are_served(client):
