@@ -1,9 +1,11 @@
 """The browser app: FastAPI routes over :mod:`hexstones.web.live` and the static front end.
 
 Pages: ``/`` (new game, stored games, load SGF), ``/new?...`` (a link that creates a game
-and redirects to it), ``/game/<id>`` (the game). JSON API under ``/api``; every refusal is
-an HTTP error whose ``detail`` (a string) says what and why, and changes nothing: a
-request is checked whole (body, parameters, overlays) before anything is done.
+and redirects to it), ``/game/<id>`` (the game), ``/rules`` and ``/rules/<game>`` (the
+rules with boards to try; their examples are ``static/rules/<game>.json``, judged by
+``POST /api/position``). JSON API under ``/api``; every refusal is an HTTP error whose
+``detail`` (a string) says what and why, and changes nothing: a request is checked whole
+(body, parameters, overlays) before anything is done.
 
 A request body is at most :data:`MAX_BODY` bytes (413 beyond, refused while it is being
 read); the work of a request (replays, SGF parsing, drawing) runs in worker threads, never
@@ -26,9 +28,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from hexstones import games
 from hexstones.web import view
 from hexstones.web.errors import WebError, only_known, shown, whole
 from hexstones.web.live import Tables
+from hexstones.web.position import position
 from hexstones.web.spec import game_specs
 from hexstones.web.store import Store
 
@@ -131,12 +135,29 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
         tables.get(game_id)  # 404 for an unknown id
         return FileResponse(STATIC / "game.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/rules", include_in_schema=False)
+    def rules_index(request: Request):
+        query(request, ())
+        return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/rules/{name}", include_in_schema=False)
+    def rules_page(name: str, request: Request):
+        query(request, ())
+        if name not in games.GAME_NAMES:
+            raise WebError(404, f"no rules page for {shown(name)}: the games are {', '.join(games.GAME_NAMES)}")
+        return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
+
     # -- API ------------------------------------------------------------------------------
 
     @app.get("/api/spec")
     def spec(request: Request):
         query(request, ())
         return {"games": game_specs()}
+
+    @app.post("/api/position")
+    async def judge_position(request: Request):
+        data = await body(request, None)  # position() names an unknown field
+        return await run_in_threadpool(position, data)
 
     @app.get("/api/games")
     def list_games(request: Request):
