@@ -36,6 +36,7 @@ from hexstones.core.layout import (
     S_STAMP,
     S_TABLE,
     S_WORK,
+    State,
     allocate_state,
 )
 
@@ -68,14 +69,15 @@ def allocate_batch(size: int, capacity: int, count: int) -> tuple:
 @njit(cache=True, inline="always")
 def state_at(batch, i):
     """Env ``i``'s state tuple: views into the stacked arrays of :func:`allocate_batch`."""
-    return (batch[S_BOARD][i], batch[S_META][i], batch[S_HIST_HASH][i],
-            batch[S_HIST_BOARD][i], batch[S_HIST_META][i], batch[S_HIST_MOVE][i],
-            batch[S_WORK][i], batch[S_STAMP][i], batch[S_TABLE][i], batch[S_HIST_SLOT][i])
+    return State(batch[S_BOARD][i], batch[S_META][i], batch[S_HIST_HASH][i],
+                 batch[S_HIST_BOARD][i], batch[S_HIST_META][i], batch[S_HIST_MOVE][i],
+                 batch[S_WORK][i], batch[S_STAMP][i], batch[S_TABLE][i],
+                 batch[S_HIST_SLOT][i])
 
 
 def state_at_py(batch, i: int) -> tuple:
     """:func:`state_at` from Python."""
-    return tuple(a[i] for a in batch)
+    return State(*(a[i] for a in batch))
 
 
 # -- the kernels (game id first) ------------------------------------------------------
