@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as hyp
 
 from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
@@ -112,6 +113,81 @@ def test_kernels_replay_every_conformance_record(name):
             if kern.score(geo, st, score):
                 assert {"black": score[0], "white": score[1]} == result["score"]
 
+
+
+# -- the fast legal moves against playing every move ---------------------------------------
+
+def legal_by_playing(kern, geo, st):
+    """Every move ``play`` accepts (each taken back): what ``legal_moves`` must list, in
+    its order (points ascending, then P)."""
+    found = []
+    for move in range(st.board.shape[0] + 1):
+        if kern.play(geo, st, move) == OK:
+            found.append(move)
+            undo(geo, st)
+    return found
+
+
+def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
+    """A random game of ``length`` moves (some taken back) whose every position's
+    ``legal_moves`` is compared with :func:`legal_by_playing`. ``seen`` counts the
+    placements that capture and those a repetition refuses."""
+    kern, geo = KERNELS[name], geometry(size)
+    r = random.Random(seed)
+    # Room for the whole walk: with the history full, ``play`` refuses every move.
+    st = start_state(name, size, capacity=length + 8, **options)
+    P = st.board.shape[0]
+    out = np.empty(P + 1, np.int32)
+    for _ in range(length):
+        k = kern.legal_moves(geo, st, out)
+        legal = out[:k].tolist()
+        assert legal == legal_by_playing(kern, geo, st), (name, size, seed, st.meta[M_PLY])
+        if seen is not None:
+            for p in range(P):
+                code = kern.play(geo, st, p) if st.board[p] == 0 else None
+                if code == OK:
+                    seen["capture"] += st.meta[M_REMOVED] > 0
+                    undo(geo, st)
+                seen["repetition"] += code == R_REPETITION
+        if not legal:
+            break
+        if st.meta[M_PLY] and r.random() < 0.05:
+            undo(geo, st)
+            continue
+        # The special move rarely (it ends Keil and Dehil games after two): long games.
+        placements = legal[:-1] if legal[-1] == P else legal
+        move = r.choice(placements) if placements and r.random() < 0.97 else r.choice(legal)
+        assert kern.play(geo, st, move) == OK
+    return seen
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=hyp.integers(0, 10**6), size=hyp.integers(3, 6), length=hyp.integers(1, 400),
+           komi=hyp.integers(-3, 3))
+def test_keil_legal_moves_are_the_moves_play_accepts(seed, size, length, komi):
+    walk_comparing_legal_moves("keil", size, seed, length, {"komi": komi})
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=hyp.integers(0, 10**6), size=hyp.integers(3, 6), length=hyp.integers(1, 300))
+def test_dehil_legal_moves_are_the_moves_play_accepts(seed, size, length):
+    walk_comparing_legal_moves("dehil", size, seed, length, {})
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=hyp.integers(0, 10**6), size=hyp.integers(3, 5), length=hyp.integers(1, 300),
+           prison=hyp.integers(0, 3))
+def test_droched_legal_moves_are_the_moves_play_accepts(seed, size, length, prison):
+    walk_comparing_legal_moves("droched", size, seed, length, {"prison": prison})
+
+
+def test_keil_legal_move_walks_reach_captures_and_repetitions():
+    """The cases where Keil's fast legal moves play a placement (a capture), or refuse
+    one without playing it (a repetition), come up in random walks like those above."""
+    seen = {"capture": 0, "repetition": 0}
+    for seed in range(12):
+        walk_comparing_legal_moves("keil", 3 + seed % 3, seed, 400, {}, seen)
+    assert min(seen.values()) >= 3, seen
 
 # -- core versus the plain-Python rules ----------------------------------------------------
 

@@ -219,16 +219,18 @@ def flood_group(board, geo, marks, base, stamp, buf, off, start, rings, use_ring
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
-    return place(geo, st, move, st.work[W_RING], False)
+    return place(geo, st, move, st.work[W_RING], False, False)
 
 
-# ``use_rings`` is a constant where this is inlined, so the compiler drops the branches
-# of the other case: the playout keeps ``rings`` (ring codes) current through here and
-# its floods read them (1.1x); other callers pay nothing for them.
+# ``use_rings`` and ``trial`` are constants where this is inlined, so the compiler drops
+# the branches of the other case: the playout keeps ``rings`` (ring codes) current
+# through here and its floods read them (1.1x); ``legal_moves`` tries placements without
+# recording them; other callers pay nothing for either.
 @njit(cache=True, _nrt=False, inline="always")
-def place(geo, st, move, rings, use_rings):
+def place(geo, st, move, rings, use_rings, trial):
     """``play``; with ``use_rings``, ``rings`` (the board's ring codes) is kept up to date
-    too, whatever the outcome."""
+    too, whatever the outcome; with ``trial``, a placement's code is returned and the
+    state left as it was, played or not (no history row, nothing to undo)."""
     nbr, zob, zextra = geo.nbr, geo.zobrist, geo.zextra
     board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
@@ -293,7 +295,7 @@ def place(geo, st, move, rings, use_rings):
         code = R_SUICIDE
     elif repeats(st, h, M_SPECIAL):
         code = R_REPETITION
-    if code != OK:
+    if code != OK or trial:
         board[move] = 0
         if use_rings:
             ring_add(rings, nbr, move, -X)
@@ -329,17 +331,58 @@ def is_over(geo, st):
 
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
-    """Write every legal move (points ascending, then P) into ``out``; return the count."""
+    """Write every legal move (points ascending, then P) into ``out``; return the count.
+
+    A placement that captures nothing is decided without playing it, by the tests
+    ``place`` makes, in the same order: the placed stone's group needs a liberty (read
+    from ring codes, as the playout reads them), then the position must not repeat (the
+    hash after it is the hash now with the stone's key: no capture, no button change).
+    Only a placement that may capture (next to an enemy group that may lose its last
+    liberty) is tried in full, by ``place`` without recording it."""
+    nbr, ring_nbr, ring_edge, zob = geo.nbr, geo.ring_nbr, geo.ring_edge, geo.zobrist
     board, meta = st.board, st.meta
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
+    X = meta[M_TO_MOVE]
+    ply = meta[M_PLY]
+    # Where every placement may capture (Y left liberty-less groups; ``place`` then looks
+    # everywhere) or none can be played (history full), play each one.
+    quick = meta[M_DEAD + 2 - X] == 0 and ply + 1 < st.hist_hash.shape[0]
+    table = RING_TABLE
+    work = st.work
+    rings, marks, buf, stamp = work[W_RING], work[W_MARKS], work[W_BUF], st.stamp
+    h = st.hist_hash[ply]
+    if quick:
+        for p in range(P):
+            rings[p] = ring_of(board, ring_nbr, ring_edge, p)
     n = 0
     for p in range(P):
-        if board[p] == 0 and play(geo, st, p) == OK:
+        if board[p] != 0:
+            continue
+        # The fields of ``p``'s ring that hold Y (01 or 10; 11 is off the board): with
+        # none, nothing can be captured (``captures_nothing`` would look at no direction).
+        ring = rings[p]
+        low = ring & 0x555
+        high = (ring >> 1) & 0x555
+        enemies = (low & ~high) if X == 2 else (high & ~low)
+        if quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
+                                                       stamp, buf, p, X)):
+            legal = True
+            if (table[X, ring] & RING_LIB) == 0:
+                ring_add(rings, nbr, p, X)
+                legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
+                                          buf, p, X)
+                ring_add(rings, nbr, p, -X)
+            if legal:
+                board[p] = X
+                legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)
+                board[p] = 0
+        else:
+            legal = place(geo, st, p, rings, False, True) == OK
+        if legal:
             out[n] = p
             n += 1
-            undo(geo, st)
     out[n] = P
     return n + 1
 
@@ -508,7 +551,7 @@ def playout(geo, st, rng, max_ply):
             if table[X, ring] == 0 and meta[M_DEAD + 2 - X] == 0 and captures_nothing(
                     nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
                 continue  # a certain suicide (see captures_nothing), refused without playing
-            code = place(geo, st, p, rings, True)
+            code = place(geo, st, p, rings, True, False)
             if code == OK:
                 empties -= 1
                 q = cand[empties]
