@@ -144,7 +144,7 @@ def test_illegal_and_malformed_moves_get_the_reason_and_change_nothing(client, d
         (move(client, gid, "z9"), 400, "not a move in Keil"),
         (move(client, gid, "pass"), 400, "no pass before the button"),
         (move(client, gid, 5), 400, "a move is a point"),
-        (move(client, gid, "e4", ply=0), 409, "meant for move 1"),
+        (move(client, gid, "e4", ply=0), 409, "meant for the position at move 0, but the game is at move 1 now"),
         (client.post(f"/api/games/{gid}/moves", json={}), 400, "give the move"),
         (client.post(f"/api/games/{gid}/moves", json={"point": "e4"}), 400, "unknown field 'point'"),
         (client.post(f"/api/games/{gid}/moves", content=b"e4{"), 400, "not valid JSON"),
