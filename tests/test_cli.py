@@ -126,6 +126,9 @@ def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
     assert " ".join(before_button.legal_moves()) in out
     assert "Black wins: White resigned" in out  # the game API's one result text
     assert before_button.picture() in out  # the board as docs/rules.md draws it
+    # Every column is labelled: a-d on the bottom row, e-g along the lower-right side.
+    for line, letter in (("1    . . . . e", "e"), ("2   . . . . . f", "f"), ("3  . . . . . . g", "g")):
+        assert line in out, letter
     record = read_record(save.read_text())
     assert record.game.moves == ["d4", "e5", "button"]
     assert record.info["result"] == "B+R"
