@@ -87,7 +87,7 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         raise ValueError("the game is over: there is no move to choose")
     if len(legal) == 1:
         return legal[0]
-    if _pass_wins(game, legal):
+    if pass_wins(game, legal):
         return "pass"
     secs, iters = _budget_for(lv, seconds, iterations)
     result = search(game, seconds=secs, iterations=iters, seed=seed,
@@ -103,7 +103,7 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
     return result.children[0][0]
 
 
-def _pass_wins(game: Game, legal: list[str]) -> bool:
+def pass_wins(game: Game, legal: list[str]) -> bool:
     """Whether the opponent has just passed and a pass now ends the game with a win for
     the side to move, by the game's own result. Then the search is not asked: every move
     wins, and it used to answer pass after pass by filling its own territory (nothing to

@@ -50,14 +50,46 @@ def _start_worker(parent: int, progress: Any) -> None:
     first click would otherwise wait for with no word of why."""
     _watch_parent(parent)
     if progress is None:
+        _SEARCH_READY.set()
         return
-    from hexstones.web import warmup
 
-    try:
-        warmup.compile_all(lambda done, total: progress.put((os.getpid(), done, total)))
-    except Exception as exc:  # noqa: BLE001  (a failed warm-up only costs time: the task compiles)
-        log.warning("the AI's warm-up failed: %r", exc)
-        progress.put((os.getpid(), -1, -1))
+    def warm() -> None:
+        from hexstones.web import warmup
+
+        def report(done: int, total: int) -> None:
+            if warmup.steps()[done - 1][1] == "search":
+                _SEARCH_READY.set()  # one search compile serves every game (its kernels dispatch)
+            progress.put((os.getpid(), done, total))
+
+        try:
+            warmup.compile_all(report)
+        except Exception as exc:  # noqa: BLE001  (a failed warm-up only costs time: the task compiles)
+            log.warning("the AI's warm-up failed: %r", exc)
+            progress.put((os.getpid(), -1, -1))
+        _SEARCH_READY.set()
+
+    # In a thread, so that a task can be answered meanwhile (by the Python search).
+    threading.Thread(target=warm, name="hexstones-ai-warmup", daemon=True).start()
+
+
+# Set in a worker once its compiled search is ready (at once without a warm-up).
+_SEARCH_READY = threading.Event()
+WARMING_SECONDS = 2.0  # the Python search's time for a move while the compiled one compiles
+
+
+def _move_while_warming(game) -> str:
+    """A move from the plain-Python search: weaker than the compiled one, but its rules'
+    kernels compile in seconds, so the AI's first reply need not wait for the search's."""
+    from hexstones import ai
+    from hexstones.ai import pysearch
+
+    legal = game.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    if ai.pass_wins(game, legal):
+        return "pass"
+    result = pysearch.search(game, seconds=WARMING_SECONDS)
+    return result.children[0][0] if result.children else legal[0]
 
 
 def _nothing() -> None:
@@ -85,6 +117,9 @@ def think(task: str, name: str, options: dict[str, Any], moves: list[str], level
     game = hexstones.new_game(name, **options)
     for move in moves:
         game.play(move)
+    if not _SEARCH_READY.is_set():
+        log.warning("the AI answers with its Python search while the compiled one compiles")
+        return _move_while_warming(game)
     return ai.choose_move(game, level=level)
 
 

@@ -2,11 +2,14 @@
 when the server starts, not on the first click.
 
 On a fresh install nothing is cached yet, and compiling the rules and the search takes a
-minute or more of CPU: the AI's first reply used to wait for it with "The AI is
-thinking..." shown. Each AI worker process now runs :func:`compile_all` as it starts and
-reports each step done; the page shows the progress while it lasts, and the server
-process warms its own rules kernels (:func:`exercise_rules`) in a background thread once
-a worker has filled the cache (loading it takes about a second).
+minute or more of CPU (over three minutes of wall clock on a loaded 2-core machine): the
+AI's first reply used to wait for it with "The AI is thinking..." shown. Each AI worker
+process now runs :func:`compile_all` in a thread as it starts and reports each step done;
+the page shows the progress while it lasts. Until the compiled search is ready, a worker
+answers a move with the plain-Python search (:mod:`hexstones.ai.pysearch`, over the
+rules' kernels, which are compiled first), so the first reply comes in seconds. The
+server process warms its own rules kernels (:func:`exercise_rules`) in a background
+thread once a worker has filled the cache (loading it takes about a second).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ WARM_MOVES = 12  # moves played on it, so that captures, undo and scoring are co
 
 
 def steps() -> list[tuple[str, str]]:
-    """The warm-up's steps, in order: (game, "rules" or "search")."""
-    return [(name, part) for name in GAME_NAMES for part in ("rules", "search")]
+    """The warm-up's steps, in order: (game, "rules" or "search"). Every game's rules come
+    first: they compile in seconds, and with them the plain-Python search can answer
+    while the compiled search (the long part) is still compiling."""
+    return [(name, "rules") for name in GAME_NAMES] + [(name, "search") for name in GAME_NAMES]
 
 
 def exercise_rules(name: str) -> None:

@@ -148,9 +148,13 @@ function renderStatus(s) {
 // While the AI's processes compile their search (the first start of a fresh install),
 // the spinner says so, with the steps done.
 function renderWarming(warming) {
+  const steps = warming ? `step ${Math.max(warming.done, 0)} of ${warming.total}, ${Math.round(warming.seconds)} s` : "";
   $("#thinking-text").textContent = warming
-    ? `The AI is getting ready: compiling its search, first start only (step ${Math.max(warming.done, 0)} of ${warming.total}, ${Math.round(warming.seconds)} s)…`
+    ? `The AI is thinking, with a simpler search while its own compiles (first start only: ${steps})…`
     : "The AI is thinking…";
+  const note = $("#warming-note");
+  note.hidden = !warming || !state || state.waiting_for === "ai";
+  if (warming) note.textContent = `The AI's search is still compiling (first start only: ${steps}); until then the AI answers with a simpler, weaker search.`;
 }
 
 function renderActions(s, past) {

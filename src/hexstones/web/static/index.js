@@ -99,7 +99,7 @@ async function showWarming() {
     const w = (await res.json()).warming;
     line.hidden = !w;
     if (!w) return;
-    line.textContent = `The AI is getting ready: compiling its search, first start only (step ${Math.max(w.done, 0)} of ${w.total}, ${Math.round(w.seconds)} s). A game can start meanwhile.`;
+    line.textContent = `The AI is getting ready: compiling its search, first start only (step ${Math.max(w.done, 0)} of ${w.total}, ${Math.round(w.seconds)} s). A game can start meanwhile: until then the AI answers with a simpler search.`;
     setTimeout(showWarming, 1000);
   } catch (_) { line.hidden = true; }
 }
