@@ -425,6 +425,10 @@ def test_help_on_the_special_moves_legends_and_a_link_to_the_rules(page, server)
             expect(legend).to_contain_text(item["text"])
     page.uncheck('[data-overlay="groups"]')
     expect(page.locator('[data-legend="groups"]')).to_have_count(0)
+    page.reload()  # the overlays shown are remembered: legend, tooltips and link come back too
+    expect(page.locator('[data-legend="territory"]')).to_be_visible()
+    assert page.locator("#button").get_attribute("title") == help_of["button"]
+    assert page.get_by_test_id("rules-link").get_attribute("href") == "/rules/keil"
     open_new(page, server, "game=droched&size=4&opponent=human")
     release = specs["games"]["droched"]["special_help"]["release"]
     assert page.locator("#release").get_attribute("title") == release

@@ -17,7 +17,7 @@ let finalShown = false;
 let resignArmed = null;
 let undoArmed = null; // undo of a finished game asks first: it reopens the game
 let sending = false; // a move is on its way: further clicks wait (a double click is one move)
-let legends = {}; // overlay name -> legend items, for this game
+let legends = null; // overlay name -> legend items, for this game (null: not set up yet)
 
 function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
@@ -69,8 +69,8 @@ function render(s) {
     overlays = new Set(saved ? saved.split(",").filter((o) => s.overlays_available.includes(o)) : []);
     if (overlays.size) { load(s.at === s.move_count ? null : s.at); return; }
   }
+  if (legends === null) setUpGame(s);
   if (!$("#overlay-boxes").children.length) renderOverlayBoxes();
-  if (firstTime) setUpGame(s);
   const past = viewing() !== null;
   board.innerHTML = s.svg;
   board.classList.toggle("past", past);
@@ -334,7 +334,7 @@ function renderLegends() {
   const box = $("#legends");
   const parts = [];
   for (const name of state.overlays_available) {
-    if (!overlays.has(name) || !legends || !legends[name]) continue;
+    if (!overlays.has(name) || !legends[name]) continue;
     const items = legends[name].map((item) =>
       `<li><svg width="18" height="18" viewBox="0 0 18 18" aria-hidden="true">${SWATCH[item.swatch] || ""}</svg><span>${item.text}</span></li>`);
     parts.push(`<div class="legend" data-legend="${name}"><ul>${items.join("")}</ul></div>`);
