@@ -292,3 +292,21 @@ def test_dehil_search_tries_own_eye_fills_last():
     # Only deferred: once a1 has been tried (and lost), the eye fill is next.
     t[3][0], t[3][2], t[5][2] = 1, 1, 1
     assert {select(s) for s in range(20)} == {d4}
+
+
+# A Keil game (side 5) after the button in which Black has just passed: a pass ends the
+# game, and White wins by 15.5 as it stands. The search values every move at a win, and
+# at level 5 (seed 1) it used to fill a point (b6) rather than pass back.
+WON_AFTER_A_PASS = ("i5 c5 button f8 g4 c3 b4 h8 d8 d3 h9 e8 a2 f9 b6 b1 i6 d2 i8 f7 a5 d5 f2 c6 "
+                    "e5 f4 d4 g9 e7 g6 f3 b5 pass").split()
+
+
+def test_the_ai_passes_back_when_a_pass_ends_the_game_with_its_win():
+    game = hexstones.new_game("keil", size=5)
+    for move in WON_AFTER_A_PASS:
+        game.play(move)
+    ended = game.copy()
+    ended.play("pass")
+    assert ended.is_over and ended.outcome().winner == "white" == game.to_move
+    for level in (1, 3, 5, 8):
+        assert ai.choose_move(game, level=level, seed=1) == "pass"

@@ -260,3 +260,188 @@ def test_stop_and_restart_the_server_mid_game(page, server):
     page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 3")
     wait_for_person_or_end(page)
     assert move_count(page) >= 4 or "wins" in page.get_by_test_id("status").inner_text()
+
+
+# -- what a newcomer tripped over (issue 22) ---------------------------------------------------
+
+
+def api(server, path: str, body=None, method=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as res:
+        return json.load(res), dict(res.headers)
+
+
+def click_points(page, points):
+    for point in points:
+        page.click(f'[data-point="{point}"]')
+        expect(page.locator(f'[data-point="{point}"]')).to_have_attribute("data-stone", re.compile("."))
+
+
+def test_back_after_new_game_shows_the_game_as_it_is_and_the_list_too(page, server):
+    gid = open_new(page, server, "game=keil&size=4&opponent=human")
+    click_points(page, ["d4", "e4", "e5"])
+    _, headers = api(server, f"/api/games/{gid}")
+    assert headers["cache-control"] == "no-store"  # JSON is never taken from a cache
+    page.click("text=New game")
+    expect(page.locator("#start")).to_be_visible()
+    page.go_back()
+    expect(page.get_by_test_id("where")).to_have_text("move 3 (now)")
+    assert stones(page) == {"d4": "black", "e4": "white", "e5": "black"}
+    click_points(page, ["c3"])
+    expect(page.get_by_test_id("message")).to_have_text("")
+    # The list of stored games after Back counts the moves played meanwhile.
+    page.goto(server.url + "/")
+    expect(page.locator(f'tr[data-game-id="{gid}"] td').nth(3)).to_have_text("4")
+    page.click(f'tr[data-game-id="{gid}"] a')
+    click_points(page, ["c4"])
+    page.go_back()
+    expect(page.locator(f'tr[data-game-id="{gid}"] td').nth(3)).to_have_text("5")
+
+
+def test_a_double_click_plays_one_move_and_says_nothing_wrong(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    page.dblclick('[data-point="d4"]')
+    expect(page.locator('[data-point="d4"]')).to_have_attribute("data-stone", "black")
+    expect(page.get_by_test_id("status")).to_have_text("White to move")
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("message")).to_have_text("")
+    assert move_count(page) == 1
+    # One move was sent: a second one, refused or answered first, showed "meant for" (#22).
+    assert [u for u in sent if u.endswith("/moves")] == [f"{server.url}/api/games/{page.url.rsplit('/', 1)[1]}/moves"]
+
+
+def test_reviewing_a_move_shows_the_score_of_that_move(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    moves = ["d4", "e4", "e5", "c3", "d5"]
+    click_points(page, moves)
+    engine = hexstones.new_game("keil", size=4)
+    engine.play(moves[0])
+    page.click('#movelist [data-at="1"]')
+    expect(page.get_by_test_id("where")).to_have_text("move 1 of 5")
+    expect(page.get_by_test_id("score")).to_contain_text("Score at move 1")
+    expect(page.get_by_test_id("score-black")).to_have_text(f"{engine.score()['black']:g}")
+    expect(page.get_by_test_id("score-white")).to_have_text(f"{engine.score()['white']:g}")
+
+
+def test_a_resignation_shows_no_final_score(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    click_points(page, ["d4", "e4"])
+    page.click("#resign")
+    page.click("#resign")
+    expect(page.get_by_test_id("winner")).to_have_text("White wins")
+    expect(page.get_by_test_id("score")).not_to_contain_text("Final score")
+    assert page.locator("[data-testid=score-black]").count() == 0
+
+
+def test_droched_header_names_the_starting_prison_and_a_message_moves_no_button(page, server):
+    open_new(page, server, "game=droched&size=4&opponent=human&komi=3")
+    expect(page.locator("#title")).to_contain_text("3 black stones in the prison at the start")
+    click_points(page, ["d4"])
+    before = page.locator("#undo").bounding_box()
+    page.click('[data-point="d4"]')  # occupied: refused with the reason
+    expect(page.get_by_test_id("message")).not_to_have_text("")
+    assert page.locator("#undo").bounding_box() == before
+
+
+def test_the_status_does_not_say_thinking_twice(server):
+    game, _ = api(server, "/api/games", {"game": "keil", "size": 3, "opponent": "ai", "level": 1,
+                                          "color": "white"})
+    assert game["waiting_for"] == "ai"
+    assert "thinking" not in game["status"]  # the spinner says it; the status says whose turn
+    assert game["status"] == "Black to move (AI)"
+
+
+def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(browser, server):
+    big, _ = api(server, "/api/games", {"game": "keil", "size": 13, "opponent": "human"})
+    api(server, "/api/games", {"game": "droched", "size": 5, "opponent": "ai", "level": 1})
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(server.url + "/")
+        expect(page.locator("tr[data-game-id]")).to_have_count(2)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.goto(f"{server.url}/game/{big['id']}")
+        expect(page.get_by_test_id("status")).to_have_text("Black to move")
+        a, b = (page.locator(f'[data-point="{p}"]').bounding_box() for p in ("a1", "b1"))
+        assert abs(b["x"] - a["x"]) >= 28  # a finger's tap apart
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the board scrolls, not the page
+    finally:
+        context.close()
+
+
+def test_undo_of_a_finished_game_asks_first(page, server):
+    open_new(page, server, "game=keil&size=3&opponent=human")
+    for button in ("#button", "#pass", "#pass"):
+        page.click(button)
+    expect(page.get_by_test_id("winner")).to_be_visible()
+    page.click("#undo")
+    expect(page.locator("#undo")).to_contain_text("Reopen")
+    assert move_count(page) == 3 and page.get_by_test_id("winner").is_visible()
+    page.click("#undo")
+    expect(page.get_by_test_id("result")).to_be_hidden()
+    assert move_count(page) == 2
+
+
+def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server):
+    kept, _ = api(server, "/api/games", {"game": "keil", "size": 4, "opponent": "human"})
+    api(server, f"/api/games/{kept['id']}/moves", {"move": "d4"})
+    gone, _ = api(server, "/api/games", {"game": "dehil", "size": 4, "opponent": "human"})
+    api(server, f"/api/games/{gone['id']}/moves", {"move": "d4"})
+    for _ in range(2):
+        api(server, "/api/games", {"game": "droched", "size": 4, "opponent": "human"})
+    page.goto(server.url + "/")
+    expect(page.locator("tr[data-game-id]")).to_have_count(4)
+    row = page.locator(f'tr[data-game-id="{kept["id"]}"]')
+    row.locator("[data-action=name]").click()
+    page.get_by_test_id("game-name").fill("Sunday with Ann")
+    page.get_by_test_id("game-name").press("Enter")
+    expect(row.locator("td.name")).to_have_text("Sunday with Ann")
+    page.locator(f'tr[data-game-id="{gone["id"]}"] [data-action=delete]').click()
+    page.locator(f'tr[data-game-id="{gone["id"]}"] [data-action=delete]').click()
+    expect(page.locator(f'tr[data-game-id="{gone["id"]}"]')).to_have_count(0)
+    page.click("#remove-empty")
+    expect(page.locator("tr[data-game-id]")).to_have_count(1)
+    page.click(f'tr[data-game-id="{kept["id"]}"] a')
+    expect(page.locator("#title")).to_contain_text("Sunday with Ann")
+
+
+def test_help_on_the_special_moves_legends_and_a_link_to_the_rules(page, server):
+    specs, _ = api(server, "/api/spec")
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    help_of = specs["games"]["keil"]["special_help"]
+    assert page.locator("#button").get_attribute("title") == help_of["button"]
+    assert page.locator("#pass").get_attribute("title") == help_of["pass"]
+    assert page.get_by_test_id("rules-link").get_attribute("href") == "/rules/keil"
+    for overlay in ("territory", "groups"):
+        page.check(f'[data-overlay="{overlay}"]')
+        legend = page.locator(f'[data-legend="{overlay}"]')
+        expect(legend).to_be_visible()
+        for item in specs["legends"]["keil"][overlay]:
+            expect(legend).to_contain_text(item["text"])
+    page.uncheck('[data-overlay="groups"]')
+    expect(page.locator('[data-legend="groups"]')).to_have_count(0)
+    page.reload()  # the overlays shown are remembered: legend, tooltips and link come back too
+    expect(page.locator('[data-legend="territory"]')).to_be_visible()
+    assert page.locator("#button").get_attribute("title") == help_of["button"]
+    assert page.get_by_test_id("rules-link").get_attribute("href") == "/rules/keil"
+    open_new(page, server, "game=droched&size=4&opponent=human")
+    release = specs["games"]["droched"]["special_help"]["release"]
+    assert page.locator("#release").get_attribute("title") == release
+    assert page.get_by_test_id("rules-link").get_attribute("href") == "/rules/droched"
+
+
+def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
+    # `hexstones serve` starts the AI's workers at once and they compile ahead; with
+    # numba's cache filled (tests/conftest.py) they are ready in seconds.
+    page.goto(server.url + "/")
+    page.wait_for_function("fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
+    expect(page.get_by_test_id("warming")).to_be_hidden()
+    open_new(page, server, "game=keil&size=3&opponent=ai&level=1&color=white")
+    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"White to move \(you\)|wins"))
+    assert move_count(page) >= 1
+

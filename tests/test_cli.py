@@ -126,6 +126,9 @@ def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
     assert " ".join(before_button.legal_moves()) in out
     assert "Black wins: White resigned" in out  # the game API's one result text
     assert before_button.picture() in out  # the board as docs/rules.md draws it
+    # Every column is labelled: a-d on the bottom row, e-g along the lower-right side.
+    for line, letter in (("1    . . . . e", "e"), ("2   . . . . . f", "f"), ("3  . . . . . . g", "g")):
+        assert line in out, letter
     record = read_record(save.read_text())
     assert record.game.moves == ["d4", "e5", "button"]
     assert record.info["result"] == "B+R"
@@ -244,3 +247,31 @@ def test_undo_never_takes_back_only_the_ais_moves():
     assert done.returncode == 0, done.stderr
     assert "AI (black) plays" in done.stdout
     assert "nothing of yours to undo" in done.stdout and "took back" not in done.stdout
+
+
+def test_serve_keeps_its_games_in_the_data_folder_not_the_current_one(tmp_path):
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    work, data = tmp_path / "checkout", tmp_path / "data"
+    work.mkdir()
+    env = {**os.environ, "XDG_DATA_HOME": str(data)}
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(CLI + ["serve", "--port", str(port)], cwd=work, env=env,
+                                  stdout=out, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + AI_TIMEOUT
+        while "playing at" not in log.read_text():
+            assert server.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+        db = data / "hexstones" / "games.db"
+        assert f"games stored in {db}" in log.read_text()
+        assert db.exists() and list(work.iterdir()) == []  # nothing lands in the checkout
+    finally:
+        server.terminate()
+        server.wait(timeout=60)

@@ -144,7 +144,7 @@ def test_illegal_and_malformed_moves_get_the_reason_and_change_nothing(client, d
         (move(client, gid, "z9"), 400, "not a move in Keil"),
         (move(client, gid, "pass"), 400, "no pass before the button"),
         (move(client, gid, 5), 400, "a move is a point"),
-        (move(client, gid, "e4", ply=0), 409, "meant for move 1"),
+        (move(client, gid, "e4", ply=0), 409, "meant for the position at move 0, but the game is at move 1 now"),
         (client.post(f"/api/games/{gid}/moves", json={}), 400, "give the move"),
         (client.post(f"/api/games/{gid}/moves", json={"point": "e4"}), 400, "unknown field 'point'"),
         (client.post(f"/api/games/{gid}/moves", content=b"e4{"), 400, "not valid JSON"),
@@ -406,3 +406,85 @@ def test_board_svg_overlays_follow_the_engines():
     assert len(re.findall(r'class="has-partitions"', svg)) == with_parts
     all_points = sum(len(gr["points"]) for gr in dehil.groups())
     assert len(re.findall(r'class="no-partitions"', svg)) == all_points - with_parts
+
+
+# -- what a newcomer tripped over (issue 22) ---------------------------------------------------
+
+
+def test_api_answers_are_never_cached(client):
+    gid = new(client, "game=keil&size=4&opponent=human")
+    for path in ("/api/spec", "/api/games", f"/api/games/{gid}", "/api/ai"):
+        assert client.get(path).headers["cache-control"] == "no-store", path
+    assert client.get("/api/games/nope").headers["cache-control"] == "no-store"  # refusals too
+
+
+def test_the_score_and_prison_shown_are_those_of_the_position_shown(client):
+    gid = new(client, "game=keil&size=4&opponent=human")
+    for mv in ("d4", "e4", "e5", "c3"):
+        assert move(client, gid, mv).status_code == 200
+    engine = hexstones.new_game("keil", size=4)
+    engine.play("d4")
+    early = state(client, gid, at=1)
+    assert early["score"] == engine.score() != state(client, gid)["score"]
+    assert early["move_count"] == 4 and early["at"] == 1
+    gid = new(client, "game=droched&size=3&opponent=human")
+    game = hexstones.new_game("droched", size=3)
+    while not any(game.prison.values()):  # play until a stone goes to the prison
+        mv = game.legal_moves()[0]
+        game.play(mv)
+        assert move(client, gid, mv).status_code == 200
+    assert state(client, gid)["prison"] == game.prison
+    assert state(client, gid, at=0)["prison"] == {"black": 0, "white": 0}
+
+
+def test_games_are_named_deleted_and_empty_ones_removed(client):
+    played = new(client, "game=keil&size=4&opponent=human")
+    assert move(client, played, "d4").status_code == 200
+    empty = [new(client, "game=dehil&size=4&opponent=human") for _ in range(2)]
+    r = client.post(f"/api/games/{played}/name", json={"name": "  Sunday with Ann "})
+    assert r.status_code == 200 and r.json()["name"] == "Sunday with Ann"
+    listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    assert listed[played]["setup"]["name"] == "Sunday with Ann" and listed[played]["move_count"] == 1
+    for bad in (5, "x" * 81, "two\nlines"):
+        r = client.post(f"/api/games/{played}/name", json={"name": bad})
+        assert r.status_code == 400 and "a game's name is text" in r.json()["detail"]
+    assert state(client, played)["name"] == "Sunday with Ann"  # refusals changed nothing
+    assert client.post(f"/api/games/{played}/name", json={}).status_code == 400
+    r = client.post("/api/games/remove-empty")
+    assert r.status_code == 200 and sorted(r.json()["deleted"]) == sorted(empty)
+    assert [g["id"] for g in client.get("/api/games").json()["games"]] == [played]
+    assert client.get(f"/api/games/{empty[0]}").status_code == 404
+    assert client.delete(f"/api/games/{played}").json() == {"deleted": played}
+    assert client.get("/api/games").json()["games"] == []
+    r = client.delete(f"/api/games/{played}")
+    assert r.status_code == 404 and "no game with id" in r.json()["detail"]
+
+
+def test_an_imported_record_keeps_its_player_names(client):
+    game = hexstones.new_game("keil", size=4)
+    game.play("d4")
+    from hexstones.records import write_sgf
+
+    text = write_sgf(game, players=("Ann Lee", "Bo Chen"))
+    r = client.post("/api/import", json={"sgf": text})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    assert r.json()["names"] == {"black": "Ann Lee", "white": "Bo Chen"}
+    sgf = client.get(f"/api/games/{gid}/sgf").text
+    assert "PB[Ann Lee]" in sgf and "PW[Bo Chen]" in sgf and "Human" not in sgf
+
+
+def test_the_ai_compiles_ahead_and_says_how_far_it_is(db):
+    # Real worker processes; with numba's cache filled (tests/conftest.py) they load it.
+    with TestClient(create_app(db, warm_ai=True)) as client:
+        first = client.get("/api/ai").json()["warming"]
+        assert first is None or (0 <= first["done"] <= first["total"] == 6 and first["seconds"] >= 0)
+        deadline = time.monotonic() + WAIT
+        while client.get("/api/ai").json()["warming"] is not None:
+            assert time.monotonic() < deadline, "the AI did not get ready"
+            time.sleep(0.1)
+        gid = new(client, "game=keil&size=3&opponent=ai&level=1&color=white")
+        assert state(client, gid)["ai_warming"] is None
+        wait_until(client, gid, lambda s: s["move_count"] >= 1, "the AI's first move")
+    with TestClient(create_app(db)) as client:  # without warm_ai: nothing to wait for
+        assert client.get("/api/ai").json()["warming"] is None

@@ -210,7 +210,7 @@ def test_repeated_or_unknown_parameters_are_refused(client):
 def test_every_error_has_one_shape(client):
     gid = new_game(client)
     for r in [client.get(f"/api/games/{gid}", params={"since": "yesterday"}),
-              client.get("/api/nothing-here"), client.delete(f"/api/games/{gid}"),
+              client.get("/api/nothing-here"), client.put(f"/api/games/{gid}"),
               client.get(f"/api/games/{gid}", params={"overlays": "x" * 1000})]:
         assert 400 <= r.status_code < 500
         assert isinstance(r.json()["detail"], str), r.text

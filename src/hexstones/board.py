@@ -156,8 +156,13 @@ class Board:
                 if (c, r) in self.index_of_coord
             ]
             indent = " " * abs(r - (n - 1))
-            lines.append(f"{r + 1:>{width}} {indent}{' '.join(cells)}")
-        # Columns run up and to the right: label the bottom row and the lower-right side.
+            line = f"{r + 1:>{width}} {indent}{' '.join(cells)}"
+            if r < n - 1:
+                # Columns run up and to the left from the bottom row and the lower-right
+                # side: the letter of the column whose lowest point ends the row above
+                # stands where that column would go on, one row down.
+                line += f" {chr(97 + r + n)}"
+            lines.append(line)
         bottom = " ".join(chr(97 + c) for c in range(n))
         lines.append(f"{'':>{width}} {' ' * (n - 1)}{bottom}")
         return "\n".join(lines)

@@ -87,6 +87,8 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         raise ValueError("the game is over: there is no move to choose")
     if len(legal) == 1:
         return legal[0]
+    if pass_wins(game, legal):
+        return "pass"
     secs, iters = _budget_for(lv, seconds, iterations)
     result = search(game, seconds=secs, iterations=iters, seed=seed,
                     knowledge=lv.knowledge if lv else True,
@@ -99,6 +101,19 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
         return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
     return result.children[0][0]
+
+
+def pass_wins(game: Game, legal: list[str]) -> bool:
+    """Whether the opponent has just passed and a pass now ends the game with a win for
+    the side to move, by the game's own result. Then the search is not asked: every move
+    wins, and it used to answer pass after pass by filling its own territory (nothing to
+    gain there, and a person who wants the game over passes again and again)."""
+    if "pass" not in legal or not game.moves or game.moves[-1] != "pass":
+        return False
+    trial = game.copy()
+    trial.play("pass")
+    outcome = trial.outcome()
+    return trial.is_over and outcome is not None and outcome.winner == game.to_move
 
 
 def analyze(game: Game, *, seconds: float | None = None, iterations: int | None = None,

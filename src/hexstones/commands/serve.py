@@ -13,8 +13,9 @@ def add_parser(sub) -> None:
                                    "the AI, stored games, SGF download and upload.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--db", default="hexstones-games.db",
-                   help="SQLite file holding the games (default hexstones-games.db; created if missing)")
+    p.add_argument("--db", default=None,
+                   help="SQLite file holding the games (created if missing; default games.db in "
+                        "the user's data folder, e.g. ~/.local/share/hexstones)")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -42,8 +43,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"hexstones serve: --port must be from 1 to 65535, not {args.port}", file=sys.stderr)
         return 2
     try:
-        app = create_app(args.db)  # takes the database (one server per file)
-    except ValueError as exc:
+        if args.db is None:
+            from hexstones.web.store import default_path
+
+            args.db = default_path()
+        # Takes the database (one server per file); the AI's workers start compiling.
+        app = create_app(args.db, warm_ai=True)
+    except (ValueError, OSError) as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)
         return 2
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -33,25 +33,26 @@ from hexstones.web import view
 from hexstones.web.errors import WebError, only_known, shown, whole
 from hexstones.web.live import Tables
 from hexstones.web.position import position
-from hexstones.web.spec import game_specs
+from hexstones.web.spec import game_specs, overlay_legends
 from hexstones.web.store import Store
 
 STATIC = Path(__file__).parent / "static"
-DEFAULT_DB = "hexstones-games.db"
 MAX_BODY = 1024 * 1024  # bytes: an SGF record of a game far longer than any played in the app
+MAX_PLAYER_NAME = 100  # characters of a player's name kept from an imported record
 MAX_JSON_DEPTH = 8  # nesting levels: no request of the API needs more than 2
 log = logging.getLogger("hexstones.web")
 
 
-def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
+def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing);
-    the AI thinks in up to ``ai_processes`` other processes.
+    the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
+    at once and compile the kernels ahead (``hexstones serve`` does; tests need not).
 
     ValueError (one line naming the file) if the database cannot be used: in use by
     another server, empty, damaged. A stored game that cannot be read is logged and skipped.
     """
     store = Store(db_path)
-    tables = Tables(store, ai_processes=ai_processes)
+    tables = Tables(store, ai_processes=ai_processes, warm_ai=warm_ai)
     try:
         problems = tables.fill_in_finished()
     except BaseException:
@@ -81,6 +82,7 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
     app.state.problems = problems
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(AnswerErrors)
+    app.add_middleware(NoStore)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     @app.exception_handler(WebError)
@@ -152,7 +154,13 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
     @app.get("/api/spec")
     def spec(request: Request):
         query(request, ())
-        return {"games": game_specs()}
+        specs = game_specs()
+        return {"games": specs, "legends": {name: overlay_legends(name) for name in specs}}
+
+    @app.get("/api/ai")
+    def ai_state(request: Request):
+        query(request, ())
+        return {"warming": tables.ai_readiness()}
 
     @app.post("/api/position")
     async def judge_position(request: Request):
@@ -169,6 +177,29 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
         data = await body(request, None)  # parse_setup names an unknown choice
         return await run_in_threadpool(tables.create, data)
 
+    @app.post("/api/games/remove-empty")
+    async def remove_empty(request: Request):
+        await body(request, ())
+        return {"deleted": await run_in_threadpool(tables.delete_empty)}
+
+    @app.delete("/api/games/{game_id}")
+    async def delete_game(game_id: str, request: Request):
+        await body(request, ())
+        await run_in_threadpool(tables.delete, game_id)
+        return {"deleted": game_id}
+
+    @app.post("/api/games/{game_id}/name")
+    async def name_game(game_id: str, request: Request):
+        data = await body(request, ("name", "overlays"))
+        if "name" not in data:
+            raise WebError(400, "give the name: {\"name\": \"Sunday game\"} (\"\" takes it away)")
+
+        def work():
+            live = tables.get(game_id)
+            show = view.view_request(live.record.game, None, data.get("overlays"))
+            return tables.rename(live, data["name"], show)
+        return await run_in_threadpool(work)
+
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, request: Request):
         params = query(request, ("at", "overlays", "since"))
@@ -179,7 +210,8 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
         with live.lock:
             if since is not None and since == live.version:
                 return {"id": game_id, "version": live.version, "unchanged": True,
-                        "ai_thinking": live.ai_busy}
+                        "ai_thinking": live.ai_busy,
+                        "ai_warming": live.ai_readiness() if live.against_ai else None}
             return view.state(live, show)
 
     @app.post("/api/games/{game_id}/moves")
@@ -240,8 +272,10 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
         live = tables.get(game_id)
         with live.lock:
             players = live.setup.get("players") or {}
+            recorded = live.setup.get("names") or {}  # from an imported record
             names = tuple(
-                f"hexstones AI level {live.setup.get('level')}" if players.get(c) == "ai" else "Human"
+                f"hexstones AI level {live.setup.get('level')}" if players.get(c) == "ai"
+                else recorded.get(c) or "Human"
                 for c in ("black", "white")
             )
             try:
@@ -260,13 +294,16 @@ def create_app(db_path: str = DEFAULT_DB, *, ai_processes: int = 2) -> FastAPI:
             raise WebError(400, "give the SGF text: {\"sgf\": \"(;GM[...]...)\"}")
 
         def work():
-            from hexstones.records import SGFError, read_sgf
+            from hexstones.records import SGFError, read_record
 
             try:
-                loaded = read_sgf(text)
+                record = read_record(text)
             except (SGFError, ValueError, OverflowError, RecursionError) as exc:
                 raise WebError(400, f"cannot read this SGF: {exc}") from None
-            return tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data)
+            loaded = record.game
+            names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
+            return tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
+                                            names)
         return await run_in_threadpool(work)
 
     return app
@@ -355,6 +392,28 @@ class AnswerErrors:
                 return  # the answer is on its way; nothing more can be said
             await _answer(send, 500, f"internal error ({type(exc).__name__}: {shown(str(exc))}); "
                                      f"the server's log has the details")
+
+
+class NoStore:
+    """ASGI middleware: every answer of the API says ``Cache-Control: no-store``. Without
+    it a browser going Back showed a game page from stale JSON (an empty board, a stale
+    list of games), and the next click was refused as meant for another move."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not scope.get("path", "").startswith("/api/"):
+            return await self.app(scope, receive, send)
+
+        async def marked(message):
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
+                headers.append((b"cache-control", b"no-store"))
+                message = dict(message, headers=headers)
+            await send(message)
+
+        await self.app(scope, receive, marked)
 
 
 class BodyLimit:

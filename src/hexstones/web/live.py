@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
 log = logging.getLogger("hexstones.web")
 
 MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
+MAX_NAME = 80  # characters of a game's name in the list
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Live:
     ai_busy: bool = False
     ai_error: str | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # How far the AI's compile-ahead is (None: ready); set by the Tables that hold the game.
+    ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -105,11 +109,26 @@ def replay(record: StoredGame) -> Game:
 class Tables:
     """Every live game, the store behind them, and the AI's worker pool."""
 
-    def __init__(self, store: Store, ai_processes: int = 2):
+    def __init__(self, store: Store, ai_processes: int = 2, *, warm_ai: bool = False):
         self.store = store
         self._games: dict[str, Live] = {}
         self._lock = threading.Lock()
-        self._ai = AIPool(ai_processes)
+        # With warm_ai the workers compile ahead, and once one has filled numba's cache
+        # this process loads the rules' kernels too, before a page needs them.
+        self._ai = AIPool(ai_processes, warm=warm_ai, on_ready=self._warm_rules if warm_ai else None)
+
+    def ai_readiness(self) -> dict[str, Any] | None:
+        """How far the AI's compile-ahead is (``{"done", "total", "seconds"}``), None once ready."""
+        return self._ai.readiness()
+
+    def _warm_rules(self) -> None:
+        from hexstones.web import warmup
+
+        try:
+            for name in hexstones.games.GAME_NAMES:
+                warmup.exercise_rules(name)
+        except Exception as exc:  # noqa: BLE001  (only time is lost: a page compiles what it needs)
+            log.warning("warming the rules failed: %r", exc)
 
     def close(self) -> None:
         self._ai.close()
@@ -124,7 +143,7 @@ class Tables:
                 record = self.store.get(game_id)
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
-                fresh = Live(record, replay(record))
+                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
@@ -138,11 +157,14 @@ class Tables:
         return self._store_new(StoredGame("", name, options, setup, []))
 
     def create_from_moves(self, name: str, options: dict[str, Any], moves: list[str],
-                          params: dict[str, Any]) -> dict[str, Any]:
-        """A new game continuing a loaded record (SGF): its options, moves and new players."""
+                          params: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
+        """A new game continuing a loaded record (SGF): its options, moves and new players;
+        ``names``: the record's player names by colour, kept for the list and the download."""
         setup_params = {k: v for k, v in params.items() if k in ("opponent", "level", "color")}
         setup_params["game"] = name
         _, _, setup = parse_setup(setup_params)
+        if names:
+            setup["names"] = dict(names)  # the record's player names (SGF PB, PW)
         return self._store_new(StoredGame("", name, dict(options), setup, list(moves)))
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
@@ -153,7 +175,7 @@ class Tables:
         live = Live(draft, game)
         record = self.store.create(draft.game, draft.options, draft.setup, draft.moves,
                                    view.summary(live), live.over)
-        live = Live(record, game)
+        live = Live(record, game, ai_readiness=self.ai_readiness)
         with self._lock:
             self._games[record.id] = live
         self._schedule_ai(live)
@@ -162,6 +184,41 @@ class Tables:
 
     def list(self) -> list[dict[str, Any]]:
         return self.store.list()
+
+    def rename(self, live: Live, name: Any, show: view.ViewRequest) -> dict[str, Any]:
+        """Give the game a name for the list (an empty name takes it away)."""
+        if not isinstance(name, str) or len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
+            raise WebError(400, f"a game's name is text of at most {MAX_NAME} characters on one line, "
+                                f"not {shown(name)}")
+        with live.lock:
+            setup = dict(live.setup)
+            if name.strip():
+                setup["name"] = name.strip()
+            else:
+                setup.pop("name", None)
+            self._stored(live, lambda: self.store.update(live.record.id, None, setup=setup, touch=False))
+            live.record.setup = setup
+            live.version += 1
+            return view.state(live, show)
+
+    def delete(self, game_id: str) -> None:
+        """Delete a stored game (404 if there is none); an AI answer on its way is dropped."""
+        if self.store.get(game_id) is None:
+            raise WebError(404, f"no game with id {shown(game_id)}")
+        with self._lock:
+            live = self._games.pop(game_id, None)
+        if live is not None:
+            with live.lock:
+                live.version += 1  # a pending AI answer is now stale
+                live.ai_error = "the game was deleted"  # and none is asked for again
+        self.store.delete(game_id)
+
+    def delete_empty(self) -> builtins.list[str]:
+        """Delete every stored game with no move played (abandoned at the start); their ids."""
+        empty = [row["id"] for row in self.store.list() if row["move_count"] == 0]
+        for game_id in empty:
+            self.delete(game_id)
+        return empty
 
     def fill_in_finished(self) -> builtins.list[str]:
         """Store ``finished`` for games stored before it was a column (by replaying them);
@@ -196,8 +253,9 @@ class Tables:
             ply = whole(ply, "ply")
         with live.lock:
             if ply is not None and ply != len(live.game.moves):
-                raise WebError(409, f"this move was meant for move {ply + 1}, but the game "
-                                    f"is at move {len(live.game.moves) + 1}: reload the game")
+                # Moves counted as the page counts them: "move N" is the position after N moves.
+                raise WebError(409, f"this move was meant for the position at move {ply}, but the "
+                                    f"game is at move {len(live.game.moves)} now")
             self._check_can_play(live)
             if live.player(live.game.to_move) != "human":
                 raise WebError(409, f"it is the AI's turn ({live.game.to_move}), not yours")

@@ -26,6 +26,7 @@ import json
 import os
 import secrets
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -58,6 +59,32 @@ CREATE TABLE IF NOT EXISTS moves (
 );
 """
 GAME_COLUMNS = "id, game, options, setup, resigned, created, updated, summary, finished"
+
+
+DB_NAME = "games.db"
+
+
+def data_folder() -> str:
+    """Where the app keeps its games by default: the platform's folder for a user's
+    application data (``$XDG_DATA_HOME/hexstones``, else ``~/.local/share/hexstones`` on
+    Linux; ``~/Library/Application Support/hexstones`` on macOS; ``%LOCALAPPDATA%\\hexstones``
+    on Windows), never the current folder: the database and its ``-wal``/``-shm`` files
+    must not land in a checkout."""
+    home = os.path.expanduser("~")
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+    elif sys.platform == "darwin":
+        base = os.path.join(home, "Library", "Application Support")
+    else:
+        base = os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
+    return os.path.join(base, "hexstones")
+
+
+def default_path() -> str:
+    """The games database ``hexstones serve`` uses without ``--db`` (its folder is made)."""
+    folder = data_folder()
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, DB_NAME)
 
 
 class StoreConflict(Exception):
@@ -347,4 +374,5 @@ class Store:
         self._write(game_id, moves, [(f"UPDATE games SET {sets} WHERE id = ?", (*changes.values(), game_id))])
 
     def delete(self, game_id: str) -> None:
-        self._write(None, None, [("DELETE FROM games WHERE id = ?", (game_id,))])
+        self._write(None, None, [("DELETE FROM moves WHERE game_id = ?", (game_id,)),
+                                 ("DELETE FROM games WHERE id = ?", (game_id,))])

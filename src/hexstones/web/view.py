@@ -100,6 +100,8 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "opponent": live.setup.get("opponent"),
         "level": live.setup.get("level"),
         "players": copy.deepcopy(live.setup.get("players")),
+        "name": live.setup.get("name"),
+        "names": copy.deepcopy(live.setup.get("names")),
         "pie": None if pie is None else pie.to_dict(),
         "moves": list(game.moves),
         "move_count": total,
@@ -111,15 +113,25 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "human_turn": human_turn,
         "legal": game.legal_moves() if human_turn else [],
         "ai_thinking": live.ai_busy,
+        "ai_warming": live.ai_readiness() if live.against_ai else None,
         "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
         "ai_error": live.ai_error,
         "overlays_available": [o["name"] for o in spec["overlays"]],
         "svg": board_svg(game, overlays=view.overlays, move_number=at),
         "special_moves": list(spec["special_moves"]),
     }
-    answer.update(_score_facts(game))
+    # The score and the prison of the position shown (reviewing move 40 shows move 40's).
+    answer.update(_score_facts(game if at == total else _position_at(game, at)))
     answer["status"] = status_text(live, answer, result)
     return answer
+
+
+def _position_at(game: Game, at: int) -> Game:
+    """A copy of ``game`` taken back to the position after ``at`` moves (undo is cheap)."""
+    earlier = game.copy()
+    while len(earlier.moves) > at:
+        earlier.undo()
+    return earlier
 
 
 def _score_facts(game: Game) -> dict[str, Any]:
@@ -156,6 +168,4 @@ def status_text(live: Live, state: dict[str, Any], result) -> str:
         who = " (you)" if state["human_turn"] else " (AI)"
     if live.ai_error:
         return f"{color.capitalize()} to move{who}: {live.ai_error}"
-    if state["ai_thinking"]:
-        return f"{color.capitalize()} (AI) is thinking\u2026"
     return f"{color.capitalize()} to move{who}"

@@ -7,6 +7,7 @@ const $ = (sel) => document.querySelector(sel);
 const board = $("#board");
 // The game's facts (title, balance, overlays, ...) come from the server: GET /api/spec.
 let specs = null;
+let legendsOf = {};
 const specOf = (s) => specs[s.game];
 
 let state = null; // the last state the server sent
@@ -14,6 +15,9 @@ let overlays = null; // Set of overlay names shown
 let pollTimer = null;
 let finalShown = false;
 let resignArmed = null;
+let undoArmed = null; // undo of a finished game asks first: it reopens the game
+let sending = false; // a move is on its way: further clicks wait (a double click is one move)
+let legends = null; // overlay name -> legend items, for this game (null: not set up yet)
 
 function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
@@ -49,6 +53,7 @@ async function load(at) {
     const r = await api("/api/spec");
     if (!r.ok) { say(r.data.detail); $("#status").textContent = r.data.detail; return; }
     specs = r.data.games;
+    legendsOf = r.data.legends;
   }
   const r = await api(stateUrl(at));
   if (!r.ok) { say(r.data.detail); if (!state) $("#status").textContent = r.data.detail; return; }
@@ -64,6 +69,7 @@ function render(s) {
     overlays = new Set(saved ? saved.split(",").filter((o) => s.overlays_available.includes(o)) : []);
     if (overlays.size) { load(s.at === s.move_count ? null : s.at); return; }
   }
+  if (legends === null) setUpGame(s);
   if (!$("#overlay-boxes").children.length) renderOverlayBoxes();
   const past = viewing() !== null;
   board.innerHTML = s.svg;
@@ -98,16 +104,32 @@ function render(s) {
   schedulePoll();
 }
 
+// Once per page: what depends only on the game (help link, tooltips, board size).
+function setUpGame(s) {
+  const spec = specOf(s);
+  $("#rules-link").href = `/rules/${encodeURIComponent(s.game)}`;
+  $("#rules-link").textContent = `${spec.title} rules`;
+  for (const id of ["pass", "button", "release"]) {
+    const help = (spec.special_help || {})[id];
+    if (help) $("#" + id).title = help;
+  }
+  // On a narrow screen the board keeps its points a finger apart and scrolls instead.
+  board.style.setProperty("--board-span", String(2 * s.size - 1));
+  legends = legendsOf[s.game] || {};
+}
+
 function renderHeader(s) {
   let who = "two players at this screen";
   if (s.opponent === "ai") {
     const you = s.players ? (s.players.black === "human" ? "black" : "white") : null;
     who = you ? `you (${you}) vs the AI, level ${s.level}` : `vs the AI, level ${s.level}`;
   }
-  const option = specOf(s).balance.option;
-  const balance = `${option} ${s.options[option]}`;
+  const b = specOf(s).balance;
+  // A komi is a number of points; a prison balance is where the prison started.
+  const balance = b.offsets_score ? `${b.short} ${s.options[b.option]}` : `${s.options[b.option]} ${b.note}`;
   const pie = s.pie && s.pie.stage !== "done" ? "komi pie" : balance;
-  $("#title").textContent = `${specOf(s).title} · side ${s.size} · ${pie} · ${who}`;
+  const named = s.name ? `${s.name} · ` : "";
+  $("#title").textContent = `${named}${specOf(s).title} · side ${s.size} · ${pie} · ${who}`;
   document.title = `${specOf(s).title} · hexstones`;
   $("#sgf-link").href = `/api/games/${encodeURIComponent(gameId)}/sgf`;
 }
@@ -120,6 +142,19 @@ function renderStatus(s) {
   dot.hidden = !color || (s.pie && s.pie.stage !== "done");
   $("#status-box").classList.toggle("over", !!s.over);
   $("#thinking").hidden = !(s.waiting_for === "ai" && !s.ai_error);
+  renderWarming(s.ai_warming);
+}
+
+// While the AI's processes compile their search (the first start of a fresh install),
+// the spinner says so, with the steps done.
+function renderWarming(warming) {
+  const steps = warming ? `step ${Math.max(warming.done, 0)} of ${warming.total}, ${Math.round(warming.seconds)} s` : "";
+  $("#thinking-text").textContent = warming
+    ? `The AI is thinking, with a simpler search while its own compiles (first start only: ${steps})…`
+    : "The AI is thinking…";
+  const note = $("#warming-note");
+  note.hidden = !warming || !state || state.waiting_for === "ai";
+  if (warming) note.textContent = `The AI's search is still compiling (first start only: ${steps}); until then the AI answers with a simpler, weaker search.`;
 }
 
 function renderActions(s, past) {
@@ -137,6 +172,7 @@ function renderActions(s, past) {
   const pieOpen = s.pie && s.pie.stage !== "done";
   const resigned = s.result && s.result.reason === "resignation";
   $("#undo").disabled = !(s.move_count > 0 && !resigned && !pieOpen);
+  if (undoArmed === null) $("#undo").textContent = "Undo";
   $("#resign").disabled = !!(s.over || pieOpen);
   if (resignArmed === null) $("#resign").textContent = "Resign";
 }
@@ -194,8 +230,15 @@ function fmt(v) { return Number.isInteger(v) ? String(v) : v.toFixed(1); }
 
 function renderScore(s) {
   const box = $("#score");
-  if (s.score && s.score_details) {
-    box.innerHTML = `<h3>${s.over ? "Final score" : "Score if the game ended now"}</h3>` + scoreTable(s);
+  const resigned = s.result && s.result.reason === "resignation";
+  const past = viewing() !== null;
+  if (s.score && s.score_details && resigned && !past) {
+    // A resignation decides the game: a count of the board would read as its result.
+    box.innerHTML = "";
+  } else if (s.score && s.score_details) {
+    const title = past ? `Score at move ${s.at} if the game ended there`
+      : s.over ? "Final score" : "Score if the game ended now";
+    box.innerHTML = `<h3>${title}</h3>` + scoreTable(s);
   } else if (s.prison) {
     box.innerHTML = `<h3>Prison</h3><div class="prison">
       <span class="dot black"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
@@ -266,11 +309,37 @@ function renderOverlayBoxes() {
     input.addEventListener("change", () => {
       if (input.checked) overlays.add(name); else overlays.delete(name);
       localStorage.setItem("hexstones-overlays-" + state.game, Array.from(overlays).join(","));
+      renderLegends();
       load(viewing());
     });
     label.append(input, " " + (labels[name] || name));
     box.append(label);
   }
+  renderLegends();
+}
+
+// A legend for each overlay shown: what its colours and marks mean.
+const SWATCH = {
+  "square-black": '<rect x="5" y="5" width="8" height="8" fill="#111" stroke="#111"/>',
+  "square-white": '<rect x="5" y="5" width="8" height="8" fill="#fff" stroke="#333"/>',
+  "none": '<circle cx="9" cy="9" r="3" fill="none" stroke="#b8a27a" stroke-dasharray="2 2"/>',
+  "link": '<line x1="2" y1="14" x2="16" y2="4" stroke="#d62828" stroke-width="4" stroke-linecap="round"/>',
+  "dot": '<circle cx="9" cy="9" r="4" fill="#1d6fd6" stroke="#fff"/>',
+  "label": '<rect x="1" y="3" width="16" height="12" rx="6" fill="#fff" stroke="#2a9d3f" stroke-width="2"/><text x="9" y="12.5" font-size="9" text-anchor="middle" font-weight="bold">3</text>',
+  "ring-good": '<circle cx="9" cy="9" r="6" fill="none" stroke="#1f9d3a" stroke-width="3"/>',
+  "ring-bad": '<circle cx="9" cy="9" r="6" fill="none" stroke="#d62828" stroke-width="3" stroke-dasharray="5 3"/>',
+};
+
+function renderLegends() {
+  const box = $("#legends");
+  const parts = [];
+  for (const name of state.overlays_available) {
+    if (!overlays.has(name) || !legends[name]) continue;
+    const items = legends[name].map((item) =>
+      `<li><svg width="18" height="18" viewBox="0 0 18 18" aria-hidden="true">${SWATCH[item.swatch] || ""}</svg><span>${item.text}</span></li>`);
+    parts.push(`<div class="legend" data-legend="${name}"><ul>${items.join("")}</ul></div>`);
+  }
+  box.innerHTML = parts.join("");
 }
 
 // -- the AI's turn: poll until the game waits for a person again ---------------------------
@@ -282,7 +351,7 @@ function schedulePoll() {
 async function poll() {
   const at = viewing();
   const r = await api(stateUrl(at, state.version));
-  if (r.ok && r.data.unchanged) { schedulePoll(); return; }
+  if (r.ok && r.data.unchanged) { renderWarming(r.data.ai_warming); schedulePoll(); return; }
   if (r.ok) { render(r.data); return; }
   say(r.data.detail);
   pollTimer = setTimeout(poll, 1500); // the server may be restarting: keep trying
@@ -294,19 +363,39 @@ async function play(move) {
     say(`You are looking at move ${state.at}: go to the current position (End) to play.`, "info");
     return;
   }
-  const r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
+  if (sending) return;
+  sending = true;
+  let r;
+  try {
+    r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
+  } finally { sending = false; }
+  if (r.status === 409) {
+    // The game is not where this page thought (another tab, the AI): show it as it is.
+    say(r.data.detail);
+    load(null);
+    return;
+  }
   if (!r.ok) { say(r.data.detail); return; }
   say("");
   render(r.data);
 }
 
 board.addEventListener("click", (e) => {
+  if (e.detail > 1) return; // the second click of a double click is not a second move
   const point = e.target.closest("[data-point]");
   if (point && state) play(point.dataset.point);
 });
 for (const id of ["pass", "button", "release"]) $("#" + id).addEventListener("click", () => play(id));
 
 $("#undo").addEventListener("click", async () => {
+  // A finished game is reopened by undo: ask with a second click, as resign does.
+  if (state && state.over && undoArmed === null) {
+    $("#undo").textContent = "Reopen the finished game? Click again";
+    undoArmed = setTimeout(() => { undoArmed = null; $("#undo").textContent = "Undo"; }, 4000);
+    return;
+  }
+  clearTimeout(undoArmed);
+  undoArmed = null;
   const r = await api(`/api/games/${encodeURIComponent(gameId)}/undo`, { overlays: overlayParam() });
   if (!r.ok) { say(r.data.detail); return; }
   say(`Took back ${r.data.undone.join(", ")}.`, "info");
@@ -344,6 +433,9 @@ document.addEventListener("keydown", (e) => {
   e.preventDefault();
   load(Math.max(0, Math.min(state.move_count, to)));
 });
+
+// Back and Forward may show this page from the browser's memory: fetch the game again.
+window.addEventListener("pageshow", (e) => { if (e.persisted) load(viewing()); });
 
 const startAt = new URLSearchParams(location.search).get("at");
 load(startAt === null ? null : Number(startAt));

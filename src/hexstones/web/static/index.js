@@ -84,8 +84,25 @@ async function start() {
   form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
   refreshForm(true);
   loadGames();
+  showWarming();
 }
 start();
+
+// Back and Forward may show this page from the browser's memory: list the games again.
+window.addEventListener("pageshow", (e) => { if (e.persisted) loadGames(); });
+
+// On a fresh install the AI compiles its search when the server starts: say so.
+async function showWarming() {
+  const line = $("#warming");
+  try {
+    const res = await fetch("/api/ai");
+    const w = (await res.json()).warming;
+    line.hidden = !w;
+    if (!w) return;
+    line.textContent = `The AI is getting ready: compiling its search, first start only (step ${Math.max(w.done, 0)} of ${w.total}, ${Math.round(w.seconds)} s). A game can start meanwhile: until then the AI answers with a simpler search.`;
+    setTimeout(showWarming, 1000);
+  } catch (_) { line.hidden = true; }
+}
 
 // -- stored games -----------------------------------------------------------------------
 function players(g) {
@@ -104,32 +121,95 @@ async function loadGames() {
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {
       const when = new Date(g.updated * 1000).toLocaleString();
-      const name = specs[g.game] ? specs[g.game].title : g.game;
+      const title = specs[g.game] ? specs[g.game].title : g.game;
       const tr = document.createElement("tr");
       tr.dataset.gameId = g.id;
-      for (const text of [name, `side ${g.options.size}`, players(g), String(g.move_count), g.summary, when]) {
+      const cells = [[g.setup.name || title, "name"], [g.setup.name ? `${title}, side ${g.options.size}` : `side ${g.options.size}`, ""],
+        [players(g), "wide"], [String(g.move_count), ""], [g.summary, ""], [when, "wide"]];
+      for (const [text, kind] of cells) {
         const td = document.createElement("td");
         td.textContent = text;
+        if (kind) td.className = kind;
         tr.append(td);
       }
       const td = document.createElement("td");
+      td.className = "row-actions";
       const a = document.createElement("a");
       a.href = `/game/${g.id}`;
       a.textContent = g.finished ? "Replay" : "Resume";
-      td.append(a);
+      const rename = Object.assign(document.createElement("button"), { type: "button", textContent: "Name", title: "give this game a name" });
+      rename.dataset.action = "name";
+      rename.addEventListener("click", () => nameGame(g, tr));
+      const del = Object.assign(document.createElement("button"), { type: "button", textContent: "Delete", title: "delete this game (click twice)" });
+      del.dataset.action = "delete";
+      del.addEventListener("click", () => deleteGame(g, del));
+      td.append(a, " ", rename, " ", del);
       tr.append(td);
       return tr;
     });
     const table = document.createElement("table");
     table.className = "games";
-    table.innerHTML = "<thead><tr><th>Game</th><th>Board</th><th>Players</th><th>Moves</th><th>State</th><th>Last played</th><th></th></tr></thead>";
+    table.innerHTML = '<thead><tr><th>Game</th><th>Board</th><th class="wide">Players</th><th>Moves</th><th>State</th><th class="wide">Last played</th><th></th></tr></thead>';
     const body = document.createElement("tbody");
     body.append(...rows);
     table.append(body);
-    box.replaceChildren(table);
+    const scroll = document.createElement("div");
+    scroll.className = "table-scroll";
+    scroll.append(table);
+    const parts = [scroll];
+    const empty = data.games.filter((g) => g.move_count === 0).length;
+    if (empty) {
+      const b = Object.assign(document.createElement("button"), { type: "button", id: "remove-empty" });
+      b.textContent = `Delete the ${empty} game${empty === 1 ? "" : "s"} with no moves`;
+      b.addEventListener("click", async () => {
+        const r = await fetch("/api/games/remove-empty", { method: "POST" });
+        if (!r.ok) { listMessage((await r.json()).detail); return; }
+        loadGames();
+      });
+      const p = document.createElement("p");
+      p.append(b);
+      parts.push(p);
+    }
+    box.replaceChildren(...parts);
   } catch (err) {
     box.textContent = "Cannot list the stored games: " + err;
   }
+}
+
+function listMessage(text) {
+  const m = $("#games-message");
+  m.className = "message error";
+  m.textContent = text || "";
+}
+
+function nameGame(g, tr) {
+  const cell = $("td.name", tr);
+  const input = Object.assign(document.createElement("input"), { type: "text", value: g.setup.name || "", maxLength: 80, placeholder: "a name for this game" });
+  input.dataset.testid = "game-name";
+  cell.replaceChildren(input);
+  input.focus();
+  const save = async () => {
+    const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/name`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: input.value }) });
+    if (!r.ok) { listMessage((await r.json()).detail); return; }
+    listMessage("");
+    loadGames();
+  };
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); save(); } if (e.key === "Escape") loadGames(); });
+  input.addEventListener("blur", save, { once: true });
+}
+
+async function deleteGame(g, button) {
+  // Two clicks: a deleted game cannot be brought back.
+  if (!button.dataset.armed) {
+    button.dataset.armed = "1";
+    button.textContent = "Really delete?";
+    setTimeout(() => { delete button.dataset.armed; button.textContent = "Delete"; }, 4000);
+    return;
+  }
+  const r = await fetch(`/api/games/${encodeURIComponent(g.id)}`, { method: "DELETE" });
+  if (!r.ok) { listMessage((await r.json()).detail); return; }
+  listMessage("");
+  loadGames();
 }
 
 // -- SGF ------------------------------------------------------------------------------
