@@ -269,4 +269,5 @@ def test_text_picture_uses_the_rules_layout():
     lines = str(game).splitlines()
     assert lines[0] == "7    . . . X"
     assert lines[3] == "4 O . . O . . ."
-    assert lines[6] == "1    X . . ."
+    assert lines[6] == "1    X . . . e"  # columns e-g are named along the lower right
+    assert lines[4] == "3  . . . . . . g" and lines[7].split() == ["a", "b", "c", "d"]
