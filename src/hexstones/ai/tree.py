@@ -30,7 +30,6 @@ tree, their node becomes the new root (:func:`advance_root`, driven by
 
 from __future__ import annotations
 
-import hashlib
 import math
 import pathlib
 from typing import NamedTuple
@@ -38,36 +37,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from hexstones.core.cache import core_sources, drop_stale_cache
 
-def _invalidate_stale_cache() -> None:
-    """Numba's disk cache only watches a function's own file, but this search compiles
-    the core kernels into itself: drop our cached machine code whenever any of the
-    sources it is built from has changed."""
-    here = pathlib.Path(__file__).resolve().parent
-    core = here.parent / "core"
-    sources = sorted(core.glob("*.py")) + [here / n for n in ("policies.py", "tree.py")]
-    # (a game-rule edit in the core changes the search's machine code too)
-    digest = hashlib.sha256()
-    for path in sources:
-        try:
-            digest.update(path.name.encode() + path.read_bytes())
-        except OSError:
-            pass
-    cache_dir = here / "__pycache__"
-    stamp = cache_dir / "tree-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        cache_dir.mkdir(exist_ok=True)
-        for pattern in ("tree.*.nb[ic]", "policies.*.nb[ic]"):
-            for old in cache_dir.glob(pattern):
-                old.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass  # read-only install: numba falls back to compiling in memory
-
-
-_invalidate_stale_cache()
+# This search compiles the core kernels into itself (hexstones.core.cache).
+_HERE = pathlib.Path(__file__).resolve().parent
+drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("policies.py", "tree.py")],
+                 "tree-sources.sha256", ("tree.*.nb[ic]", "policies.*.nb[ic]"))
 
 from hexstones.ai.policies import learn_replies  # noqa: E402  (after the cache check on purpose)
 from hexstones.core import dispatch as K  # noqa: E402

@@ -100,32 +100,9 @@ fill their own eye, and plays the special move only when no such placement is le
   a player with no legal action loses).
 """
 
-import hashlib
-from pathlib import Path
+from hexstones.core.cache import CORE, core_sources, drop_stale_cache
 
-
-def _drop_stale_cache() -> None:
-    """Numba's disk cache only watches each function's own file, but kernels compile the
-    helpers of other core files into themselves: drop every cached core kernel whenever
-    any core source has changed (a release never changes, so this costs one hash)."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(here.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "core-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        cache.mkdir(exist_ok=True)
-        for old in cache.glob("*.nb[ic]"):
-            old.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass  # a read-only install: its cache matches its sources
-
-
-_drop_stale_cache()
+drop_stale_cache(CORE, core_sources(), "core-sources.sha256")
 
 from hexstones.core.layout import (  # noqa: E402  (after the cache check)
     BLACK,

@@ -21,33 +21,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
         'pip install "hexstones[rl]"'
     ) from exc
 
-import hashlib
 from pathlib import Path
 
+from hexstones.core.cache import core_sources, drop_stale_cache
 
-def _drop_stale_cache() -> None:
-    """Numba's disk cache only watches each function's own file, but the step kernels
-    compile the core's rules into themselves: drop every cached ``rl`` kernel whenever a
-    core or ``rl`` source has changed (else an edited rule would keep its old machine code
-    here)."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(here.parent.joinpath("core").glob("*.py")) + sorted(here.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    cache = here / "__pycache__"
-    stamp = cache / "rl-sources.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        cache.mkdir(exist_ok=True)
-        for old in cache.glob("*.nb[ic]"):
-            old.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        pass  # a read-only install: its cache matches its sources
-
-
-_drop_stale_cache()
+# The step kernels compile the core's rules into themselves (hexstones.core.cache).
+_HERE = Path(__file__).resolve().parent
+drop_stale_cache(_HERE, core_sources() + sorted(_HERE.glob("*.py")), "rl-sources.sha256")
 
 from hexstones.rl.aec import env, raw_env  # noqa: E402  (after the cache check)
 from hexstones.rl.planes import (  # noqa: E402
