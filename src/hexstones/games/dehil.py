@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import dehil as kernels
-from hexstones.core.layout import M_PASSES, M_SPECIAL, R_OCCUPIED, R_TRIANGLE
+from hexstones.core.layout import R_OCCUPIED, R_TRIANGLE
 from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
 from hexstones.games.engine import COLOR_NAME, CoreBacked
@@ -64,24 +64,16 @@ class DehilGame(CoreBacked, Game):
     def state(self) -> DehilState:
         """The position as plain values (a snapshot)."""
         return DehilState(tuple(int(c) for c in self._board_cells), self.to_move,
-                          int(self._meta[M_PASSES]), self.first_pass)
+                          self.passes, self.first_pass)
 
     @property
     def is_over(self) -> bool:
-        return int(self._meta[M_PASSES]) >= 2
+        return self.passes >= 2
 
     @property
     def first_pass(self) -> str | None:
         """The player who passed first in the whole game (the half point), or None."""
-        return COLOR_NAME.get(int(self._meta[M_SPECIAL]))
-
-    @property
-    def special_holder(self) -> str | None:
-        return self.first_pass
-
-    @property
-    def passes(self) -> int:
-        return int(self._meta[M_PASSES])
+        return self.special_holder
 
     def _violation(self, point: int) -> str:
         """The triangle-rule message for a placement of the player to move on ``point``."""

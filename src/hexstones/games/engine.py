@@ -19,7 +19,9 @@ from hexstones.board import Board
 from hexstones.core.common import board_at, seed_rng, undo as _undo
 from hexstones.core.layout import (
     BLACK as BLACK_CODE,
+    M_PASSES,
     M_PLY,
+    M_SPECIAL,
     M_TO_MOVE,
     R_FULL,
     WHITE as WHITE_CODE,
@@ -91,6 +93,16 @@ class CoreBacked:
     @property
     def _meta(self) -> np.ndarray:
         return self._st.meta
+
+    @property
+    def special_holder(self) -> str | None:
+        # The core keeps the holder of the one-time privilege (Keil's button, Dehil's
+        # first pass) and the passes in the same meta slots for every game (0 in Droched).
+        return COLOR_NAME.get(int(self._st.meta[M_SPECIAL]))
+
+    @property
+    def passes(self) -> int:
+        return int(self._st.meta[M_PASSES])
 
     @property
     def to_move(self) -> str:

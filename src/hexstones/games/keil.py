@@ -15,9 +15,7 @@ import numpy as np
 
 from hexstones.core import keil as kernels
 from hexstones.core.layout import (
-    M_PASSES,
     M_PLY,
-    M_SPECIAL,
     R_GAME_OVER,
     R_OCCUPIED,
     R_REPETITION,
@@ -73,20 +71,12 @@ class KeilGame(CoreBacked, Game):
 
     @property
     def is_over(self) -> bool:
-        return int(self._meta[M_PASSES]) >= 2
+        return self.passes >= 2
 
     @property
     def button(self) -> str | None:
         """Who took the button, or None."""
-        return COLOR_NAME.get(int(self._meta[M_SPECIAL]))
-
-    @property
-    def special_holder(self) -> str | None:
-        return self.button
-
-    @property
-    def passes(self) -> int:
-        return int(self._meta[M_PASSES])
+        return self.special_holder
 
     def play(self, move: str) -> None:
         move = self.normalize_move(move)
@@ -128,7 +118,7 @@ class KeilGame(CoreBacked, Game):
     def state(self) -> KeilState:
         """The position as plain values (a snapshot)."""
         return KeilState(tuple(int(c) for c in self._board_cells), self.to_move, self.button,
-                         int(self._meta[M_PASSES]), tuple(self._captured()))
+                         self.passes, tuple(self._captured()))
 
     def _captured(self) -> list[int]:
         ply = int(self._meta[M_PLY])
