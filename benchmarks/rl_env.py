@@ -10,7 +10,10 @@ from the masks the environment returns:
 * ``aec``: ``hexstones.rl.env`` for Keil 7, Dehil 9, Droched 9, the same loop (the same
   three PettingZoo wrappers as go_v5); ``aec raw``: ``hexstones.rl.raw_env``, unwrapped;
 * ``vector``: ``hexstones.rl.VectorEnv`` with 1, 64 and 1024 envs, ``env.step(
-  env.sample_legal_actions())`` (a step of N envs counts N steps), on every core.
+  env.sample_legal_actions())`` (a step of N envs counts N steps), on every core;
+* ``floor``: a compiled loop that does nothing but write the observation planes of N
+  boards (no rules, no masks, no actions), the way a step writes them, on every core
+  from 256 envs as the vector env: what a step cannot go below.
 
 Rates are steps per wall-clock second (the vector env runs on all cores at once) after a
 warm-up that compiles and loads the kernels; ``cpu_per_step_us`` is the process's CPU
@@ -80,6 +83,50 @@ def vector_burst(env, steps: int):
     return run
 
 
+def floor_burst(size: int, num_envs: int, steps: int):
+    """``steps`` calls of a compiled loop that writes the 10 planes of ``num_envs`` boards
+    of side ``size`` (each cell as a step writes it) and nothing else."""
+    from numba import njit, prange
+
+    from hexstones import rl
+
+    P = 3 * size * (size - 1) + 1
+    n = 2 * size - 1
+    rows, cols = rl.embedding(size)
+    cell = rows.astype(np.int64) * n + cols
+    boards = np.random.default_rng(0).integers(0, 3, (num_envs, P)).astype(np.int8)
+    obs = np.zeros((num_envs, n * n, rl.NUM_PLANES), np.float32)
+
+    def write(boards, cell, obs, i):
+        board, o = boards[i], obs[i]
+        X = 1 + (i & 1)
+        Y = 3 - X
+        white = np.float32(X == 2)
+        for p in range(board.shape[0]):
+            c = o[cell[p]]
+            v = board[p]
+            c[0] = np.float32(1.0) if v == X else np.float32(0.0)
+            c[1] = np.float32(1.0) if v == Y else np.float32(0.0)
+            c[2] = np.float32(1.0)
+            c[3] = white
+            for k in range(4, c.shape[0]):
+                c[k] = np.float32(0.0)
+
+    inner = njit(inline="always")(write)
+
+    def loop(boards, cell, obs):
+        for i in prange(boards.shape[0]):
+            inner(boards, cell, obs, i)
+
+    kernel = njit(parallel=num_envs >= 256)(loop)
+
+    def run() -> int:
+        for _ in range(steps):
+            kernel(boards, cell, obs)
+        return steps * num_envs
+    return run
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds a line, about")
@@ -119,6 +166,10 @@ def main(argv=None) -> int:
             vec = rl.VectorEnv(name, size, n)
             vec.reset(seed=0)
             lines.append(Line(f"{name} {size} vector x{n}", vector_burst(vec, max(1, 256 // n))))
+        if name == GAMES[0][0]:
+            for n in counts:
+                lines.append(Line(f"{name} {size} floor x{n}",
+                                  floor_burst(size, n, max(1, 256 // n))))
     for line in lines:  # warm-up: compile or load every kernel
         line.run_slice()
     print(json.dumps({"setup_seconds": round(time.perf_counter() - started, 1),

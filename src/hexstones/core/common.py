@@ -256,6 +256,40 @@ def repeats(st, h, extra_slot):
 
 
 @njit(cache=True, _nrt=False)
+def ring_of(board, ring_nbr, ring_edge, p):
+    """The ring code of ``p`` on ``board`` (geometry ``ring_nbr``, ``ring_edge``): the
+    contents of its six neighbours, 2 bits each in direction order, 3 off the board."""
+    r = ring_edge[p]
+    for d in range(6):
+        r |= np.int64(board[ring_nbr[p, d]]) << (2 * d)
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def track_board(geo, seen, board, rings, left):
+    """Follow a game move by move for the ``*_tracked`` kernels: ``seen`` (int8[P]) is the
+    board as this last saw it, now ``board``; for every point that changed, update the
+    ring codes ``rings`` (int32[P]) of its neighbours, mark ``left[(c - 1) * P + p]`` if a
+    stone of colour ``c`` left it, and copy it into ``seen``. Any rules, any mechanism
+    (capture, prison): only the boards are compared."""
+    nbr = geo.nbr
+    P = board.shape[0]
+    for p in range(P):
+        was = seen[p]
+        now = board[p]
+        if was == now:
+            continue
+        seen[p] = now
+        delta = np.int32(now - was)
+        for d in range(6):
+            q = nbr[p, d]
+            if q >= 0:
+                rings[q] += delta << (2 * ((d + 3) % 6))
+        if was != 0:
+            left[(was - 1) * P + p] = 1
+
+
+@njit(cache=True, _nrt=False)
 def rand_below(rng, n):
     """Uniform integer in [0, n) from the xorshift64* generator whose state is ``rng[0]``."""
     x = rng[0]

@@ -220,6 +220,46 @@ def legal_moves(geo, st, out):
 
 
 @njit(cache=True, _nrt=False)
+def legal_moves_tracked(geo, st, out, rings, left):
+    """:func:`legal_moves` for a caller that keeps the ring code of every point in
+    ``rings`` (see ``common.track_board``; ``left`` is not needed): a placement that
+    joins no triangle of the mover's (one read of ``TRIANGLE_RING``, where
+    ``placement_allowed`` walks the six neighbours) is allowed without more."""
+    board, meta = st.board, st.meta
+    P = board.shape[0]
+    if meta[M_PASSES] >= 2:
+        return 0
+    X = meta[M_TO_MOVE]
+    joins = TRIANGLE_RING[X - 1]
+    n = 0
+    for p in range(P):
+        if board[p] == 0:
+            legal = True
+            if joins[rings[p]]:
+                board[p] = X
+                legal = placement_allowed(geo, board, p, X)
+                board[p] = 0
+            if legal:
+                out[n] = p
+                n += 1
+    out[n] = P
+    return n + 1
+
+
+def _triangle_ring_table() -> np.ndarray:
+    """``TRIANGLE_RING[X - 1, ring]``: whether a stone of X on a point with ring code
+    ``ring`` (``common.ring_of``) is in a triangle of X (``in_triangle``): two
+    neighbours in consecutive directions hold X."""
+    ring = np.arange(4096)
+    field = [(ring >> (2 * d)) & 3 for d in range(6)]
+    return np.array([np.any([(field[d] == X) & (field[(d + 1) % 6] == X) for d in range(6)],
+                            axis=0) for X in (1, 2)], dtype=np.uint8)
+
+
+TRIANGLE_RING = _triangle_ring_table()
+
+
+@njit(cache=True, _nrt=False)
 def group_partitions(geo, st, group_of, areas):
     """Label groups (``group_of[p]``, -1 empty) and count each one's areas: the connected
     parts the rest of the board falls into without it (2 or more: it has partitions).

@@ -42,6 +42,17 @@ def legal_moves(gid, geo, st, out):
 
 
 @njit(cache=True)
+def legal_moves_tracked(gid, geo, st, out, rings, left):
+    """``legal_moves`` for a caller that follows the game move by move with
+    ``common.track_board`` (ring codes ``rings``, departures ``left``): the same moves."""
+    if gid == KEIL:
+        return keil.legal_moves_tracked(geo, st, out, rings, left)
+    if gid == DEHIL:
+        return dehil.legal_moves_tracked(geo, st, out, rings, left)
+    return droched.legal_moves(geo, st, out)
+
+
+@njit(cache=True)
 def is_over(gid, geo, st):
     if gid == KEIL:
         return keil.is_over(geo, st)

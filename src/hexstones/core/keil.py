@@ -15,6 +15,7 @@ from hexstones.core.common import (  # noqa: F401  (undo, copy_into: part of the
     next_stamp,
     repeats,
     reserve_stamps,
+    ring_of,
     undo,
 )
 from hexstones.core.layout import (
@@ -65,22 +66,13 @@ def linked(board, nbr, p, d):
 
 
 # -- ring codes ---------------------------------------------------------------------
-# A point's ring code is the contents of its six neighbours, 2 bits each in direction
-# order (3 off the board). Every link between a point and a neighbour depends only on the
+# A point's ring code (``ring_of``) is the contents of its six neighbours, 2 bits each in
+# direction order (3 off the board). Every link between a point and a neighbour depends only on the
 # point's content and its ring, so one table lookup answers what ``linked`` answers per
 # direction: the playout refuses most suicides and eye-fills with it without playing.
 RING_LIB = 0x3F        # centre a stone: directions linked to an empty neighbour (bits 0-5)
 RING_SAME_0 = 1 << 6   # ... RING_SAME_0 << d: linked to a stone of its colour in direction d
 RING_EYE = 1 << 12     # centre empty: RING_EYE << (X - 1) iff filling it fills X's own eye
-
-
-@njit(cache=True, _nrt=False)
-def ring_of(board, ring_nbr, ring_edge, p):
-    """The ring code of ``p`` on ``board`` (geometry ``ring_nbr``, ``ring_edge``)."""
-    r = ring_edge[p]
-    for d in range(6):
-        r |= np.int64(board[ring_nbr[p, d]]) << (2 * d)
-    return r
 
 
 @njit(cache=True, _nrt=False)
@@ -339,23 +331,58 @@ def legal_moves(geo, st, out):
     hash after it is the hash now with the stone's key: no capture, no button change).
     Only a placement that may capture (next to an enemy group that may lose its last
     liberty) is tried in full, by ``place`` without recording it."""
-    nbr, ring_nbr, ring_edge, zob = geo.nbr, geo.ring_nbr, geo.ring_edge, geo.zobrist
+    ring_nbr, ring_edge = geo.ring_nbr, geo.ring_edge
+    board = st.board
+    rings = st.work[W_RING]
+    if _quick(st):
+        for p in range(board.shape[0]):
+            rings[p] = ring_of(board, ring_nbr, ring_edge, p)
+    # ``board`` stands in for the unused ``left`` (tracked False).
+    return _legal_moves(geo, st, out, rings, board, False)
+
+
+@njit(cache=True, _nrt=False)
+def legal_moves_tracked(geo, st, out, rings, left):
+    """:func:`legal_moves` for a caller that follows the game move by move (the RL
+    environments) and keeps two facts of the position up to date for it (see
+    ``common.track_board``): ``rings`` (int32[P]) the ring code of every point, and
+    ``left`` (uint8[2P]) non-zero at ``(c - 1) * P + p`` if a stone of colour ``c`` has
+    left ``p`` since the start of the history (a superset does no harm). The same moves as
+    :func:`legal_moves`, with less work: no ring codes to compute, and a placement that
+    captures nothing can only repeat an earlier position if that position had the
+    mover's stone on the point and it has left since, so only on points in ``left`` does
+    it probe the position table (a probe per point was most of the cost: the table is
+    out of the cache)."""
+    return _legal_moves(geo, st, out, rings, left, True)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _quick(st):
+    """Whether placements may be decided without playing them: the opponent left no
+    liberty-less group (``place`` then looks everywhere) and the history has room."""
+    meta = st.meta
+    return meta[M_DEAD + 2 - meta[M_TO_MOVE]] == 0 and meta[M_PLY] + 1 < st.hist_hash.shape[0]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _legal_moves(geo, st, out, rings, left, tracked):
+    """The body of both ``legal_moves``: ``rings`` the ring codes (current if ``_quick``);
+    with ``tracked`` (a constant where inlined), ``left`` as ``legal_moves_tracked`` takes
+    it."""
+    nbr, ring_nbr, zob = geo.nbr, geo.ring_nbr, geo.zobrist
     board, meta = st.board, st.meta
     P = board.shape[0]
     if meta[M_PASSES] >= 2:
         return 0
     X = meta[M_TO_MOVE]
-    ply = meta[M_PLY]
     # Where every placement may capture (Y left liberty-less groups; ``place`` then looks
     # everywhere) or none can be played (history full), play each one.
-    quick = meta[M_DEAD + 2 - X] == 0 and ply + 1 < st.hist_hash.shape[0]
+    quick = _quick(st)
     table = RING_TABLE
     work = st.work
-    rings, marks, buf, stamp = work[W_RING], work[W_MARKS], work[W_BUF], st.stamp
-    h = st.hist_hash[ply]
-    if quick:
-        for p in range(P):
-            rings[p] = ring_of(board, ring_nbr, ring_edge, p)
+    marks, buf, stamp = work[W_MARKS], work[W_BUF], st.stamp
+    h = st.hist_hash[meta[M_PLY]]
+    mine = (X - 1) * P
     n = 0
     for p in range(P):
         if board[p] != 0:
@@ -374,7 +401,7 @@ def legal_moves(geo, st, out):
                 legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
                                           buf, p, X)
                 ring_add(rings, nbr, p, -X)
-            if legal:
+            if legal and (not tracked or left[mine + p] != 0):
                 board[p] = X
                 legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)
                 board[p] = 0

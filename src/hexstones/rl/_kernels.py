@@ -12,20 +12,28 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from hexstones.core import dispatch
 from hexstones.core.common import (
     copy_into as _copy_into,
     rand_below,  # noqa: F401  (the core's xorshift64*)
+    ring_of,
+    track_board,  # noqa: F401  (follows a board for legal_moves_tracked)
 )
 from hexstones.core.layout import (
+    M_BOARD_ROW,
     M_PASSES,
     M_PLY,
     M_PRISON,
     M_SPECIAL,
     M_TO_MOVE,
     OK,  # noqa: F401  (re-exported: the "played" code)
+    Geometry,
     State,
     allocate_state,
 )
@@ -48,17 +56,70 @@ def door(game) -> Door:
     return Door(found.game_id, found.geometry, found.state, found.num_points, found.num_actions)
 
 
-def allocate_batch(size: int, capacity: int, count: int) -> State:
-    """``count`` empty states of side ``size`` stacked along a first axis: one array per
-    slot of the state tuple, so :func:`state_at` can hand the kernels env ``i``'s state
-    as views (every view C-contiguous, the same array types as a single state)."""
-    template = allocate_state(size, capacity)
-    return State(*(np.broadcast_to(a, (count,) + a.shape).copy() for a in template))
+def batch_parts(size: int, capacity: int, count: int) -> list[tuple[np.ndarray, tuple]]:
+    """The arrays of ``count`` empty states of side ``size`` stacked along a first axis,
+    as ``(template, shape)`` per slot of the state tuple: an array of ``shape`` holds the
+    slot of every state, each equal to ``template`` (a fresh state's). :func:`state_at`
+    hands the kernels env ``i``'s state as views of them (every view C-contiguous, the
+    same array types as a single state)."""
+    return [(a, (count,) + a.shape) for a in allocate_state(size, capacity)]
+
+
+def ring_codes(geo, board: np.ndarray) -> np.ndarray:
+    """The ring code of every point of ``board`` (int32[P]; see ``track_board``)."""
+    return np.array([ring_of(board, geo.ring_nbr, geo.ring_edge, p)
+                     for p in range(board.shape[0])], np.int32)
+
+
+def departures(state) -> np.ndarray:
+    """``left`` for ``track_board`` of a position with a history: uint8[2P], non-zero at
+    ``(c - 1) * P + p`` if a stone of colour ``c`` left ``p`` in one of its moves."""
+    P = state.board.shape[0]
+    left = np.zeros(2 * P, np.uint8)
+    rows = state.hist_meta[:ply_of(state) + 1, M_BOARD_ROW]
+    boards = state.hist_board[rows]
+    for before, after in zip(boards[:-1], boards[1:], strict=True):
+        for c in (1, 2):
+            left[(c - 1) * P:c * P] |= (before == c) & (after != c)
+    return left
+
+
+@intrinsic
+def carve(typingctx, arena, offset, shape, dtype):
+    """``carve(arena, offset, shape, dtype)``: a C-ordered array of ``dtype`` and
+    ``shape`` (a tuple) over the bytes of the uint8 array ``arena`` from byte ``offset``,
+    a view that keeps ``arena`` alive. No checks: the caller's layout places every part
+    inside the arena. A few instructions, where numba's ``view`` and ``reshape`` cost
+    about 65 ns each (a step carves some forty arrays)."""
+    if not isinstance(shape, types.UniTuple) or not isinstance(shape.dtype, types.Integer):
+        return None
+    element = dtype.instance_type
+    ndim = shape.count
+    result = types.Array(element, ndim, "C")
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(result)(context, builder)
+        intp = context.get_value_type(types.intp)
+        dims = [context.cast(builder, d, shape.dtype, types.intp)
+                for d in cgutils.unpack_tuple(builder, args[2], ndim)]
+        itemsize = context.get_abi_sizeof(context.get_data_type(element))
+        strides = [intp(itemsize)] * ndim
+        for k in range(ndim - 2, -1, -1):
+            strides[k] = builder.mul(strides[k + 1], dims[k + 1])
+        start = context.cast(builder, args[1], signature.args[1], types.intp)
+        data = builder.bitcast(builder.gep(source.data, [start]),
+                               context.get_data_type(element).as_pointer())
+        populate_array(out, data=data, shape=dims, strides=strides, itemsize=intp(itemsize),
+                       meminfo=source.meminfo, parent=source.parent)
+        return impl_ret_borrowed(context, builder, result, out._getvalue())
+
+    return result(arena, offset, shape, dtype), codegen
 
 
 @njit(cache=True, inline="always")
 def state_at(batch, i):
-    """Env ``i``'s state tuple: views into the stacked arrays of :func:`allocate_batch`."""
+    """Env ``i``'s state tuple: views into the stacked arrays of :func:`batch_parts`."""
     return State(batch.board[i], batch.meta[i], batch.hist_hash[i], batch.hist_board[i],
                  batch.hist_meta[i], batch.hist_move[i], batch.work[i], batch.stamp[i],
                  batch.table[i], batch.hist_slot[i])
@@ -73,6 +134,7 @@ def state_at_py(batch, i: int) -> State:
 
 play = dispatch.play
 legal_moves = dispatch.legal_moves
+legal_moves_tracked = dispatch.legal_moves_tracked
 is_over = dispatch.is_over
 winner = dispatch.winner
 

@@ -1,7 +1,7 @@
 """Many games stepped together by one compiled call: :class:`VectorEnv`.
 
 The games live in stacked numpy arrays (one core state per env, see
-:func:`hexstones.rl._kernels.allocate_batch`); ``step`` plays every env's action, writes
+:func:`hexstones.rl._kernels.batch_parts`), all parts of one byte array; ``step`` plays every env's action, writes
 its observation, legal mask and outcome in one numba call that runs the envs in parallel
 (``prange``) on the core's own kernels. :class:`Batch` is that engine; the AEC env drives
 a batch of one.
@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from numba import njit, prange
+from numba import njit, parallel_chunksize, prange
 
 from hexstones.games import Game, game_class, new_game
 from hexstones.rl import _kernels as K
@@ -47,67 +47,144 @@ def default_max_moves(num_points: int) -> int:
 
 
 # -- the compiled engine ----------------------------------------------------------------
+# A batch lives in one byte array, the arena: every state, the geometry, the actions and
+# every output are parts of it at 64-byte aligned offsets, and a step is one compiled
+# call with the arena as its only argument. (numba unboxes each array argument on every
+# call, some 0.3 µs an array and several µs a tuple of them: the forty arrays of a step
+# cost 6-7 µs a call before.) The arena starts with int64 words: the header below, then
+# for each part its offset and up to three dimensions.
+
+# Parts (their index in the arena's table); geometry and state in their tuples' order.
+(_NBR, _ON_EDGE, _FEATURE, _ZOBRIST, _ZEXTRA, _TRI, _NEAR_TRI, _RING_NBR, _RING_EDGE,
+ _BOARD, _META, _HIST_HASH, _HIST_BOARD, _HIST_META, _HIST_MOVE, _WORK, _STAMP, _TABLE,
+ _HIST_SLOT,
+ _ACTIONS, _PENDING, _LEGAL, _COUNTS, _OBS, _MASKS, _REWARDS, _TERMINATED, _TRUNCATED,
+ _TO_MOVE, _RNGS, _SAMPLED, _RINGS, _SEEN, _LEFT, _CELL, _RATIOS) = range(36)
+_NUM_PARTS = 36
+_GID, _MAX_MOVES, _NUM_ENVS = range(3)  # header words
+_HEADER = 3
+_TABLE_WORDS = _HEADER + 4 * _NUM_PARTS
+# _RATIOS: float64 [balance (the float32 value), points]
+
 
 @njit(cache=True, inline="always")
-def _observe_env(gid, geo, st, i, rows, cols, balance, num_points, obs, masks, legal, counts,
-                 to_move):
+def _part1(arena, head, k, dtype):
+    at = _HEADER + 4 * k
+    return K.carve(arena, head[at], (head[at + 1],), dtype)
+
+
+@njit(cache=True, inline="always")
+def _part2(arena, head, k, dtype):
+    at = _HEADER + 4 * k
+    return K.carve(arena, head[at], (head[at + 1], head[at + 2]), dtype)
+
+
+@njit(cache=True, inline="always")
+def _part3(arena, head, k, dtype):
+    at = _HEADER + 4 * k
+    return K.carve(arena, head[at], (head[at + 1], head[at + 2], head[at + 3]), dtype)
+
+
+@njit(cache=True, inline="always")
+def _unpack(arena):
+    """The arena's parts: (header, geometry, the stacked states (env ``num_envs`` is the
+    start position), and the env arrays as a tuple)."""
+    head = K.carve(arena, 0, (_TABLE_WORDS,), np.int64)
+    geo = K.Geometry(
+        _part2(arena, head, _NBR, np.int32), _part1(arena, head, _ON_EDGE, np.int8),
+        _part1(arena, head, _FEATURE, np.int8), _part2(arena, head, _ZOBRIST, np.uint64),
+        _part1(arena, head, _ZEXTRA, np.uint64), _part2(arena, head, _TRI, np.int32),
+        _part2(arena, head, _NEAR_TRI, np.int32), _part2(arena, head, _RING_NBR, np.int32),
+        _part1(arena, head, _RING_EDGE, np.int64))
+    batch = K.State(
+        _part2(arena, head, _BOARD, np.int8), _part2(arena, head, _META, np.int64),
+        _part2(arena, head, _HIST_HASH, np.uint64), _part3(arena, head, _HIST_BOARD, np.int8),
+        _part3(arena, head, _HIST_META, np.int64), _part2(arena, head, _HIST_MOVE, np.int32),
+        _part3(arena, head, _WORK, np.int32), _part2(arena, head, _STAMP, np.int64),
+        _part2(arena, head, _TABLE, np.uint64), _part2(arena, head, _HIST_SLOT, np.int32))
+    envs = (
+        _part1(arena, head, _ACTIONS, np.int64), _part1(arena, head, _PENDING, np.bool_),
+        _part2(arena, head, _LEGAL, np.int32), _part1(arena, head, _COUNTS, np.int32),
+        _part3(arena, head, _OBS, np.float32), _part2(arena, head, _MASKS, np.int8),
+        _part1(arena, head, _REWARDS, np.float32), _part1(arena, head, _TERMINATED, np.bool_),
+        _part1(arena, head, _TRUNCATED, np.bool_), _part1(arena, head, _TO_MOVE, np.int8),
+        _part2(arena, head, _RNGS, np.uint64), _part1(arena, head, _SAMPLED, np.int64),
+        _part2(arena, head, _RINGS, np.int32), _part2(arena, head, _SEEN, np.int8),
+        _part2(arena, head, _LEFT, np.uint8), _part1(arena, head, _CELL, np.int64),
+        _part1(arena, head, _RATIOS, np.float64))
+    return head, geo, batch, envs
+
+
+@njit(cache=True, inline="always")
+def _observe_env(gid, geo, st, i, envs):
     """Write env ``i``'s legal moves, mask and observation (seen by the player to move)."""
-    n = K.legal_moves(gid, geo, st, legal[i])
+    (_, _, legal, counts, obs, masks, _, _, _, to_move, _, _, rings, _, left, cell,
+     ratios) = envs
+    n = K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
     counts[i] = n
     mask = masks[i]
-    mask[:] = 0
+    for k in range(mask.shape[0]):
+        mask[k] = 0
+    moves = legal[i]
     for k in range(n):
-        mask[legal[i, k]] = 1
+        mask[moves[k]] = 1
     X = K.to_move(st)
     Y = 3 - X
     to_move[i] = X - 1
     holder = K.special_holder(st)
-    white = 1.0 if X == 2 else 0.0
-    own_special = 1.0 if holder == X else 0.0
-    opp_special = 1.0 if holder == Y else 0.0
+    white = np.float32(1.0 if X == 2 else 0.0)
+    own_special = np.float32(1.0 if holder == X else 0.0)
+    opp_special = np.float32(1.0 if holder == Y else 0.0)
     passes = np.float32(K.passes(st))
     # Divided as observe() divides (float64, then stored as float32): the same bits.
-    own_prison = K.prison(st, X) / num_points
-    opp_prison = K.prison(st, Y) / num_points
+    num_points = ratios[1]
+    own_prison = np.float32(K.prison(st, X) / num_points)
+    opp_prison = np.float32(K.prison(st, Y) / num_points)
+    balance = np.float32(ratios[0])
     board = K.board_of(st)
     o = obs[i]
     for p in range(board.shape[0]):
-        cell = o[rows[p], cols[p]]
+        c = o[cell[p]]
         v = board[p]
-        cell[OWN] = 1.0 if v == X else 0.0
-        cell[OPPONENT] = 1.0 if v == Y else 0.0
-        cell[ON_BOARD] = 1.0
-        cell[IS_WHITE] = white
-        cell[OWN_SPECIAL] = own_special
-        cell[OPPONENT_SPECIAL] = opp_special
-        cell[PASSES] = passes
-        cell[OWN_PRISON] = own_prison
-        cell[OPPONENT_PRISON] = opp_prison
-        cell[BALANCE] = balance
+        c[OWN] = np.float32(1.0) if v == X else np.float32(0.0)
+        c[OPPONENT] = np.float32(1.0) if v == Y else np.float32(0.0)
+        c[ON_BOARD] = np.float32(1.0)
+        c[IS_WHITE] = white
+        c[OWN_SPECIAL] = own_special
+        c[OPPONENT_SPECIAL] = opp_special
+        c[PASSES] = passes
+        c[OWN_PRISON] = own_prison
+        c[OPPONENT_PRISON] = opp_prison
+        c[BALANCE] = balance
     return n
 
 
 @njit(cache=True, inline="always")
-def _step_env(i, gid, geo, batch, start, actions, pending, max_moves, rows, cols, balance,
-              num_points, obs, masks, legal, counts, rewards, terminated, truncated, to_move):
+def _step_env(i, gid, geo, batch, max_moves, envs):
+    (actions, pending, _, _, _, _, rewards, terminated, truncated, _, _, _, rings, seen,
+     left, _, _) = envs
     st = K.state_at(batch, i)
-    if pending[i]:
-        # Next-step autoreset: the env ended last step; its action is ignored.
-        K.copy_into(st, start)
-        pending[i] = False
-        _observe_env(gid, geo, st, i, rows, cols, balance, num_points, obs, masks, legal,
-                     counts, to_move)
-        rewards[i] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        return
-    mover = K.to_move(st)
-    K.play(gid, geo, st, actions[i])
-    _observe_env(gid, geo, st, i, rows, cols, balance, num_points, obs, masks, legal, counts,
-                 to_move)
     rewards[i] = 0.0
     terminated[i] = False
     truncated[i] = False
+    if pending[i]:
+        # Next-step autoreset: the env ended last step; its action is ignored. The start
+        # position is the batch's last state, with its ring codes and departures.
+        start = actions.shape[0]
+        K.copy_into(st, K.state_at(batch, start))
+        P = rings.shape[1]
+        for p in range(P):
+            rings[i, p] = rings[start, p]
+            seen[i, p] = seen[start, p]
+        for p in range(left.shape[1]):
+            left[i, p] = left[start, p]
+        pending[i] = False
+        _observe_env(gid, geo, st, i, envs)
+        return
+    mover = K.to_move(st)
+    K.play(gid, geo, st, actions[i])
+    K.track_board(geo, seen[i], K.board_of(st), rings[i], left[i])
+    _observe_env(gid, geo, st, i, envs)
     if K.is_over(gid, geo, st):
         rewards[i] = 1.0 if K.winner(gid, geo, st) == mover else -1.0
         terminated[i] = True
@@ -117,43 +194,69 @@ def _step_env(i, gid, geo, batch, start, actions, pending, max_moves, rows, cols
         pending[i] = True
 
 
-# The whole step of a batch is one compiled call (each call from Python costs a few
-# microseconds for its two dozen arrays): it checks every action first and returns the
-# first env whose action is not legal without changing anything, else -1 once every env
-# has stepped.
+# The whole step of a batch is one compiled call: it checks every action first and
+# returns the first env whose action is not legal without changing anything, else -1
+# once every env has stepped.
 
-@njit(cache=True, parallel=True)
-def _step_parallel(gid, geo, batch, start, actions, pending, max_moves, rows, cols, balance,
-                   num_points, obs, masks, legal, counts, rewards, terminated, truncated,
-                   to_move):
-    bad = _first_bad_action(actions, pending, legal, counts)
+@njit(cache=True)
+def _step_serial(arena):
+    head, geo, batch, envs = _unpack(arena)
+    bad = _first_bad_action(envs)
     if bad >= 0:
         return bad
-    for i in prange(actions.shape[0]):
-        _step_env(i, gid, geo, batch, start, actions, pending, max_moves, rows, cols, balance,
-                  num_points, obs, masks, legal, counts, rewards, terminated, truncated,
-                  to_move)
+    gid = head[_GID]
+    max_moves = head[_MAX_MOVES]
+    for i in range(head[_NUM_ENVS]):
+        _step_env(i, gid, geo, batch, max_moves, envs)
     return -1
 
 
 @njit(cache=True)
-def _step_serial(gid, geo, batch, start, actions, pending, max_moves, rows, cols, balance,
-                 num_points, obs, masks, legal, counts, rewards, terminated, truncated,
-                 to_move):
-    bad = _first_bad_action(actions, pending, legal, counts)
+def _check_actions(arena):
+    return _first_bad_action(_unpack(arena)[3])
+
+
+@njit(cache=True)
+def _step_envs(arena, first, last):
+    """Step envs ``first .. last - 1`` (their actions checked)."""
+    head, geo, batch, envs = _unpack(arena)
+    gid = head[_GID]
+    max_moves = head[_MAX_MOVES]
+    for i in range(first, last):
+        _step_env(i, gid, geo, batch, max_moves, envs)
+
+
+# Envs a parallel step hands a thread at a time: with numba's chunk size 1 (set around
+# the call: inside it the kernel could not be cached) the threads take chunks as they
+# come free, and on a shared machine one may lose its core for a while.
+_CHUNK = 32
+
+
+@njit(cache=True, parallel=True)
+def _step_chunks(arena):
+    # The arena's parts are carved in each chunk: numba's parallel loops do not take
+    # the tuples of arrays that the engine passes around.
+    bad = _check_actions(arena)
     if bad >= 0:
         return bad
-    for i in range(actions.shape[0]):
-        _step_env(i, gid, geo, batch, start, actions, pending, max_moves, rows, cols, balance,
-                  num_points, obs, masks, legal, counts, rewards, terminated, truncated,
-                  to_move)
+    count = K.carve(arena, 0, (_TABLE_WORDS,), np.int64)[_NUM_ENVS]
+    chunks = (count + _CHUNK - 1) // _CHUNK
+    for c in prange(chunks):
+        _step_envs(arena, c * _CHUNK, min(count, (c + 1) * _CHUNK))
     return -1
 
 
+def _step_parallel(arena):
+    """The step on every core (the compiled ``_step_chunks``, chunks taken as they come)."""
+    with parallel_chunksize(1):
+        return _step_chunks(arena)
+
+
 @njit(cache=True, inline="always")
-def _first_bad_action(actions, pending, legal, counts):
+def _first_bad_action(envs):
     """The first env whose action is not one of its legal moves (envs about to be reset
     take any action), or -1."""
+    actions, pending, legal, counts = envs[0], envs[1], envs[2], envs[3]
     for i in range(actions.shape[0]):
         if pending[i]:
             continue
@@ -169,13 +272,47 @@ def _first_bad_action(actions, pending, legal, counts):
 
 
 @njit(cache=True)
-def _sample_legal(legal, counts, pending, rngs, out):
+def _sample_legal(arena):
     # Serial: a few nanoseconds an env, less than waking the threads would cost.
+    _, _, _, envs = _unpack(arena)
+    pending, legal, counts, rngs, out = envs[1], envs[2], envs[3], envs[10], envs[11]
     for i in range(out.shape[0]):
         if pending[i] or counts[i] == 0:
             out[i] = 0
         else:
             out[i] = legal[i, K.rand_below(rngs[i], counts[i])]
+
+
+class _Arena:
+    """The byte layout of a batch's arena (see the compiled engine): ``add`` places a
+    part, ``allocate`` makes the arena and ``part`` views a part from Python."""
+
+    def __init__(self):
+        self.parts: list[tuple[int, np.dtype, tuple[int, ...]]] = []
+        self.size = 8 * _TABLE_WORDS
+
+    def add(self, k: int, dtype, shape: tuple[int, ...]) -> None:
+        assert k == len(self.parts) and 1 <= len(shape) <= 3
+        self.size = -(-self.size // 64) * 64
+        dtype = np.dtype(dtype)
+        self.parts.append((self.size, dtype, tuple(int(d) for d in shape)))
+        self.size += dtype.itemsize * int(np.prod(shape))
+
+    def allocate(self, header: list[int]) -> np.ndarray:
+        assert len(self.parts) == _NUM_PARTS and len(header) == _HEADER
+        raw = np.zeros(self.size + 64, np.uint8)
+        shift = -raw.ctypes.data % 64
+        self.arena = raw[shift:shift + self.size]
+        table = self.arena[:8 * _TABLE_WORDS].view(np.int64)
+        table[:_HEADER] = header
+        for k, (offset, _, shape) in enumerate(self.parts):
+            table[_HEADER + 4 * k:_HEADER + 4 * k + 1 + len(shape)] = (offset,) + shape
+        return self.arena
+
+    def part(self, k: int) -> np.ndarray:
+        offset, dtype, shape = self.parts[k]
+        size = dtype.itemsize * int(np.prod(shape))
+        return self.arena[offset:offset + size].view(dtype).reshape(shape)
 
 
 def _new_game(game: str | Game, size: int | None, options: dict[str, Any]) -> Game:
@@ -217,39 +354,58 @@ class Batch:
             raise ValueError(f"max_moves (the move count at which a game is cut) is a whole "
                              f"number above the start's {start_ply} moves, not {max_moves!r}")
         self.max_moves = int(max_moves)
-        self._gid = door.game_id
-        self._geo = door.geometry
-        # Two rows beyond the cap: the kernels try moves from the last position.
-        self._batch = K.allocate_batch(self.size, self.max_moves + 2, self.num_envs)
-        self._start = K.allocate_batch(self.size, self.max_moves + 2, 1)
-        self._start = K.state_at_py(self._start, 0)
-        K.copy_into_py(self._start, door.state)
+        n, N, A, P = grid_side(self.size), self.num_envs, self.num_actions, self.num_points
+        layout = _Arena()
+        for k, a in enumerate(door.geometry):
+            layout.add(k, a.dtype, a.shape)
+        # Two rows beyond the cap: the kernels try moves from the last position. One
+        # state more than envs: the last is the start position.
+        for k, (template, shape) in enumerate(
+                K.batch_parts(self.size, self.max_moves + 2, N + 1), _BOARD):
+            layout.add(k, template.dtype, shape)
+        for k, dtype, shape in (
+                (_ACTIONS, np.int64, (N,)), (_PENDING, np.bool_, (N,)),
+                (_LEGAL, np.int32, (N, A)), (_COUNTS, np.int32, (N,)),
+                (_OBS, np.float32, (N, n * n, NUM_PLANES)), (_MASKS, np.int8, (N, A)),
+                (_REWARDS, np.float32, (N,)), (_TERMINATED, np.bool_, (N,)),
+                (_TRUNCATED, np.bool_, (N,)), (_TO_MOVE, np.int8, (N,)),
+                (_RNGS, np.uint64, (N, 1)), (_SAMPLED, np.int64, (N,)),
+                (_RINGS, np.int32, (N + 1, P)), (_SEEN, np.int8, (N + 1, P)),
+                (_LEFT, np.uint8, (N + 1, 2 * P)), (_CELL, np.int64, (P,)),
+                (_RATIOS, np.float64, (2,))):
+            layout.add(k, dtype, shape)
+        self._arena = layout.allocate([door.game_id, self.max_moves, N])
+        for k, a in enumerate(door.geometry):
+            layout.part(k)[...] = a
+        self._batch = K.State(*(layout.part(k) for k in range(_BOARD, _HIST_SLOT + 1)))
+        layout.part(_HIST_MOVE)[...] = -1  # as a fresh state's: no move
+        start = K.state_at_py(self._batch, N)
+        K.copy_into_py(start, door.state)
+        self._start = start
+        layout.part(_RINGS)[N] = K.ring_codes(door.geometry, start.board)
+        layout.part(_SEEN)[N] = start.board
+        layout.part(_LEFT)[N] = K.departures(door.state)
         rows, cols = embedding(self.size)
-        self._rows, self._cols = rows, cols
-        self._balance = np.float32(self.start_game.balance_value / self.num_points)
-        self._num_points = np.float64(self.num_points)
-        n, N, A = grid_side(self.size), self.num_envs, self.num_actions
-        self.observations = np.zeros((N, n, n, NUM_PLANES), np.float32)
-        self.masks = np.zeros((N, A), np.int8)
-        self.rewards = np.zeros(N, np.float32)
-        self.terminated = np.zeros(N, np.bool_)
-        self.truncated = np.zeros(N, np.bool_)
-        self.to_move = np.zeros(N, np.int8)     # 0 black, 1 white: whose observation
-        self._legal = np.zeros((N, A), np.int32)
-        self._counts = np.zeros(N, np.int32)
-        self._pending = np.zeros(N, np.bool_)
-        self._rngs = np.ones((N, 1), np.uint64)
-        self._actions = np.zeros(N, np.int64)
-        self._sampled = np.zeros(N, np.int64)
+        layout.part(_CELL)[...] = rows.astype(np.int64) * n + cols
+        # The balance plane as the float32 it is stored as; prisons are divided by P.
+        layout.part(_RATIOS)[...] = (np.float32(self.start_game.balance_value / P), P)
+        self.observations = layout.part(_OBS).reshape(N, n, n, NUM_PLANES)
+        self.masks = layout.part(_MASKS)
+        self.rewards = layout.part(_REWARDS)
+        self.terminated = layout.part(_TERMINATED)
+        self.truncated = layout.part(_TRUNCATED)
+        self.to_move = layout.part(_TO_MOVE)     # 0 black, 1 white: whose observation
+        self._legal = layout.part(_LEGAL)
+        self._counts = layout.part(_COUNTS)
+        self._pending = layout.part(_PENDING)
+        self._rngs = layout.part(_RNGS)
+        self._rngs[:] = 1
+        self._actions = layout.part(_ACTIONS)
+        self._sampled = layout.part(_SAMPLED)
         # A parallel step wakes the threads and waits for the last one every step: small
         # batches do not repay it (on the shared 2-core machine, 64 envs ran 7x faster
         # serially).
         self._step = _step_parallel if N >= PARALLEL_FROM else _step_serial
-        self._args = (self._gid, self._geo, self._batch, self._start, self._actions,
-                      self._pending, self.max_moves, self._rows, self._cols, self._balance,
-                      self._num_points, self.observations, self.masks, self._legal,
-                      self._counts, self.rewards, self.terminated, self.truncated,
-                      self.to_move)
         self.observation_low, self.observation_high = observation_bounds(self.game_class,
                                                                          self.size)
 
@@ -261,7 +417,7 @@ class Batch:
 
     def reset(self) -> None:
         self._pending[:] = True
-        self._step(*self._args)  # envs being reset take any action
+        self._step(self._arena)  # envs being reset take any action
 
     def step(self, actions) -> None:
         """Play ``actions`` (one per env; any value for envs being reset). A bad action
@@ -271,7 +427,7 @@ class Batch:
             raise ValueError(f"actions are {self.num_envs} whole numbers (one per env), "
                              f"not an array of shape {actions.shape} and type {actions.dtype}")
         self._actions[:] = actions
-        bad = self._step(*self._args)
+        bad = self._step(self._arena)
         if bad >= 0:
             self._illegal(bad, int(self._actions[bad]))
 
@@ -284,7 +440,7 @@ class Batch:
             if not 0 <= action < self.num_actions:
                 self._illegal(0, int(action))
         self._actions[0] = action
-        if self._step(*self._args) >= 0:
+        if self._step(self._arena) >= 0:
             self._illegal(0, int(action))
 
     def _illegal(self, i: int, action: int):
@@ -298,7 +454,7 @@ class Batch:
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action for every env (0 for envs being reset); the
         array is rewritten by the next call."""
-        _sample_legal(self._legal, self._counts, self._pending, self._rngs, self._sampled)
+        _sample_legal(self._arena)
         return self._sampled
 
     def legal_actions(self, i: int) -> list[int]:
