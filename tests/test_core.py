@@ -16,7 +16,16 @@ from hypothesis import given, settings, strategies as hyp
 
 from hexstones.board import get_board
 from hexstones.core import dehil, droched, keil
-from hexstones.core.common import board_at, copy_into, rand_below, rebuild_table, seed_rng, undo
+from hexstones.core.common import (
+    board_at,
+    copy_into,
+    rand_below,
+    rebuild_table,
+    ring_of,
+    seed_rng,
+    track_board,
+    undo,
+)
 from hexstones.core.layout import (
     M_PLY,
     M_PRISON,
@@ -130,18 +139,29 @@ def legal_by_playing(kern, geo, st):
 
 def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
     """A random game of ``length`` moves (some taken back) whose every position's
-    ``legal_moves`` is compared with :func:`legal_by_playing`. ``seen`` counts the
-    placements that capture and those a repetition refuses."""
+    ``legal_moves`` is compared with :func:`legal_by_playing`, and so is
+    ``legal_moves_tracked`` where the game has one (the walk followed by
+    ``track_board``, undos too). ``seen`` counts the placements that capture and those a
+    repetition refuses."""
     kern, geo = KERNELS[name], geometry(size)
     r = random.Random(seed)
     # Room for the whole walk: with the history full, ``play`` refuses every move.
     st = start_state(name, size, capacity=length + 8, **options)
     P = st.board.shape[0]
     out = np.empty(P + 1, np.int32)
+    tracked = getattr(kern, "legal_moves_tracked", None)
+    followed = st.board.copy()
+    rings = np.array([ring_of(st.board, geo.ring_nbr, geo.ring_edge, p) for p in range(P)],
+                     np.int32)
+    left = np.zeros(2 * P, np.uint8)
     for _ in range(length):
         k = kern.legal_moves(geo, st, out)
         legal = out[:k].tolist()
         assert legal == legal_by_playing(kern, geo, st), (name, size, seed, st.meta[M_PLY])
+        if tracked is not None:
+            track_board(geo, followed, st.board, rings, left)
+            k = tracked(geo, st, out, rings, left)
+            assert out[:k].tolist() == legal, (name, size, seed, st.meta[M_PLY])
         if seen is not None:
             for p in range(P):
                 code = kern.play(geo, st, p) if st.board[p] == 0 else None

@@ -415,6 +415,33 @@ def test_vector_env_starts_from_a_game_object():
         rl.VectorEnv(game, max_moves=3)
 
 
+@pytest.mark.parametrize("name", ["keil", "dehil"])
+def test_vector_env_from_a_game_with_captures_agrees_with_the_game_api(name):
+    """The masks of a batch started from a position with a history: Keil's
+    repetition test looks at the points stones left in that history too."""
+    rng = np.random.default_rng(5)
+    departed = 0
+    for trial in range(6):
+        start = hexstones.new_game(name, size=3)
+        for _ in range(12 + 4 * trial):
+            legal = [m for m in start.legal_moves() if m not in start.special_moves]
+            if not legal:
+                break
+            start.play(legal[int(rng.integers(len(legal)))])
+        departed += rl._kernels.departures(rl._kernels.door(start).state).any()
+        env = rl.VectorEnv(start, num_envs=2, max_moves=len(start.moves) + 40)
+        obs, infos = env.reset(seed=trial)
+        for _ in range(60):
+            obs, _, terminated, truncated, infos = env.step(env.sample_legal_actions())
+            for i in range(2):
+                game = start.copy()
+                for action in env.actions_played(i):
+                    game.play(game.move_of(action))
+                np.testing.assert_array_equal(infos["action_mask"][i], rl.action_mask(game))
+                np.testing.assert_array_equal(obs[i], rl.observe(game))
+    assert name == "dehil" or departed >= 2  # Keil's starts had captures in them
+
+
 # -- symmetries ----------------------------------------------------------------------
 
 def _turned_game(game, k):

@@ -423,7 +423,7 @@ class Batch:
         """Play ``actions`` (one per env; any value for envs being reset). A bad action
         raises ValueError and changes nothing."""
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions are {self.num_envs} whole numbers (one per env), "
                              f"not an array of shape {actions.shape} and type {actions.dtype}")
         self._actions[:] = actions
