@@ -33,7 +33,7 @@ from hexstones.core.layout import (
     M_SPECIAL,
     M_TO_MOVE,
     OK,  # noqa: F401  (re-exported: the "played" code)
-    Geometry,
+    Geometry,  # noqa: F401  (re-exported: the engine builds geometry tuples)
     State,
     allocate_state,
 )

@@ -287,7 +287,7 @@ class _Arena:
     """The byte layout of a batch's arena (see the compiled engine): ``add`` places a
     part, ``allocate`` makes the arena and ``part`` views a part from Python."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.parts: list[tuple[int, np.dtype, tuple[int, ...]]] = []
         self.size = 8 * _TABLE_WORDS
 
