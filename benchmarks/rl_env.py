@@ -5,7 +5,7 @@
 Every line steps games with observations on and uniformly random legal actions, drawn
 from the masks the environment returns:
 
-* ``go_v5``: PettingZoo's ``classic.go_v5`` at 9x9 (``pip install "pettingzoo[classic]"``),
+* ``go_v5``: PettingZoo's ``classic.go_v5`` at 9x9 (it imports pygame: the ``bench`` extra),
   an AEC loop: ``env.last()``, a random action among the mask's ones, ``env.step``;
 * ``aec``: ``hexstones.rl.env`` for Keil 7, Dehil 9, Droched 9, the same loop (the same
   three PettingZoo wrappers as go_v5); ``aec raw``: ``hexstones.rl.raw_env``, unwrapped;
@@ -149,7 +149,7 @@ def main(argv=None) -> int:
         try:
             from pettingzoo.classic import go_v5
         except ImportError as exc:
-            print(f"go_v5 unavailable ({exc}): pip install 'pettingzoo[classic]'",
+            print(f"go_v5 unavailable ({exc}): pip install pygame (the bench extra)",
                   file=sys.stderr)
         else:
             go = go_v5.env(board_size=9)
