@@ -3,7 +3,8 @@
 The environments reach the rules only through what is here: the door to a game's core
 state, the game-id dispatchers of :mod:`hexstones.core.dispatch`, and the meta slots of
 :mod:`hexstones.core.layout`. The rules themselves are never restated in ``rl``: a move is
-``dispatch.play``, a mask is ``dispatch.legal_moves``, an end is ``dispatch.is_over`` and
+``dispatch.play``, a mask is ``dispatch.legal_moves_tracked`` (``legal_moves`` helped by
+what ``track_board`` keeps from move to move), an end is ``dispatch.is_over`` and
 ``dispatch.winner``. When the core's interface changes, this module is what adapts.
 """
 
