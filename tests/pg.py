@@ -17,6 +17,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import count
 
@@ -61,13 +62,10 @@ def _run(command: list[str], what: str) -> None:
         raise RuntimeError(f"{what} failed ({result.returncode}): {result.stdout}{result.stderr}")
 
 
-@pytest.fixture(scope="session")
-def postgres_cluster() -> Iterator[Cluster]:
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
-    binaries = server_binaries()
-    if binaries is None:
-        pytest.skip("no PostgreSQL server programs (initdb, pg_ctl): install Debian's postgresql "
-                    "package (.ci/run does) to run the PostgreSQL tests")
+@contextmanager
+def throwaway_cluster(binaries: str) -> Iterator[Cluster]:
+    """A PostgreSQL cluster in a new temporary folder, on a free port of 127.0.0.1, run by
+    the ``postgres`` user when this is root; stopped and removed at the end of the block."""
     as_user: list[str] = []
     folder = tempfile.mkdtemp(prefix="hexstones-pg-")
     if os.geteuid() == 0:  # PostgreSQL will not run as root: its own user owns the cluster
@@ -83,13 +81,24 @@ def postgres_cluster() -> Iterator[Cluster]:
         # fsync off: a test cluster need not survive a power cut; the tests wait less.
         _run([*as_user, f"{binaries}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o",
               f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
-              f"-c max_connections=200", "start"], "pg_ctl start")
+              f"-c max_connections=300", "start"], "pg_ctl start")
         yield Cluster(folder, port, as_user)
     finally:
         if os.path.exists(os.path.join(data, "postmaster.pid")):
             subprocess.run([*as_user, f"{binaries}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"],
                            capture_output=True, timeout=60)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    binaries = server_binaries()
+    if binaries is None:
+        pytest.skip("no PostgreSQL server programs (initdb, pg_ctl): install Debian's postgresql "
+                    "package (.ci/run does) to run the PostgreSQL tests")
+    with throwaway_cluster(binaries) as cluster:
+        yield cluster
 
 
 _numbers = count()

@@ -455,20 +455,23 @@ class Store:
     # -- writing ----------------------------------------------------------------------
 
     def _write(self, game_id: str, stored_moves: int | None, change: str,
-               statements: builtins.list[sa.Executable], after: int | None = None) -> None:
-        """Run ``statements`` in one transaction with the game's ``revision`` raised; first,
-        if ``stored_moves`` is given, check that the game exists and has that many stored
-        moves (StoreConflict if not). Announces ``change`` with ``after`` moves (or as many
-        as there were)."""
+               changes: dict[str, Any] | None, statements: Sequence[sa.Executable] = (),
+               after: int | None = None) -> None:
+        """In one transaction: if ``stored_moves`` is given, check that the game exists and
+        has that many stored moves (StoreConflict if not); run ``statements``; then set
+        ``changes`` in the game's row and raise its ``revision`` (``changes`` None: the row is
+        gone). Announces ``change`` with ``after`` moves (or as many as there were)."""
         previous = self._seen.get(game_id)
+        count_moves = (sa.select(sa.func.count()).select_from(moves_table)
+                       .where(moves_table.c.game_id == game_id).scalar_subquery())
         try:
             with self.transaction() as tx:
                 connection = tx.connection
                 # The row lock orders the writes of several server processes to one game.
-                revision = connection.execute(
-                    sa.select(games_table.c.revision).where(games_table.c.id == game_id).with_for_update()).scalar()
-                count = connection.execute(sa.select(sa.func.count()).select_from(moves_table)
-                                           .where(moves_table.c.game_id == game_id)).scalar()
+                row = connection.execute(
+                    sa.select(games_table.c.revision, count_moves).where(games_table.c.id == game_id)
+                    .with_for_update(of=games_table)).first()
+                revision, count = row if row is not None else (None, 0)
                 if stored_moves is not None:
                     if revision is None:
                         raise StoreConflict(f"game {game_id} is no longer in {self.path!r}")
@@ -478,9 +481,9 @@ class Store:
                             f"server holds: the database was changed by another program or server")
                 for statement in statements:
                     connection.execute(statement)
-                if revision is not None:
+                if revision is not None and changes is not None:
                     connection.execute(games_table.update().where(games_table.c.id == game_id)
-                                       .values(revision=games_table.c.revision + 1))
+                                       .values({**changes, "revision": games_table.c.revision + 1}))
                     self._seen[game_id] = revision + 1  # before the commit: not stale to itself
                 tx.announce(game_topic(game_id), {"game": game_id, "change": change,
                                                   "revision": (revision or 0) + 1,
@@ -522,19 +525,14 @@ class Store:
 
     def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> None:
         """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves."""
-        self._write(game_id, ply, "move", [
-            moves_table.insert().values(game_id=game_id, ply=ply, move=move),
-            games_table.update().where(games_table.c.id == game_id)
-            .values(updated=time.time(), summary=summary, finished=int(finished)),
-        ], after=ply + 1)
+        self._write(game_id, ply, "move", {"updated": time.time(), "summary": summary, "finished": int(finished)},
+                    [moves_table.insert().values(game_id=game_id, ply=ply, move=move)], after=ply + 1)
 
     def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> None:
         """Undo: of the ``had`` stored moves, keep the first ``keep``."""
-        self._write(game_id, had, "undo", [
-            moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.ply >= keep),
-            games_table.update().where(games_table.c.id == game_id)
-            .values(updated=time.time(), summary=summary, finished=int(finished)),
-        ], after=keep)
+        self._write(game_id, had, "undo", {"updated": time.time(), "summary": summary, "finished": int(finished)},
+                    [moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.ply >= keep)],
+                    after=keep)
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
                setup: dict | None = None, resigned: str | None = None, summary: str | None = None,
@@ -555,11 +553,11 @@ class Store:
             changes["updated"] = time.time()
         if not changes:
             return
-        self._write(game_id, moves, "update", [games_table.update().where(games_table.c.id == game_id).values(changes)])
+        self._write(game_id, moves, "update", changes)
 
     def delete(self, game_id: str) -> None:
-        self._write(game_id, None, "delete", [moves_table.delete().where(moves_table.c.game_id == game_id),
-                                              games_table.delete().where(games_table.c.id == game_id)])
+        self._write(game_id, None, "delete", None, [moves_table.delete().where(moves_table.c.game_id == game_id),
+                                                    games_table.delete().where(games_table.c.id == game_id)])
         self._seen.pop(game_id, None)
 
 
