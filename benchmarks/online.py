@@ -138,7 +138,7 @@ async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float,
                 points = [m for m in state["legal"] if m != "pass"]
                 move = rng.choice(points) if points else "pass"
                 ply = len(state["moves"])
-                client = clients[ply % 2]
+                client = clients[ply % len(clients)]
                 started = time.perf_counter()
                 r = await client.post(f"/api/games/{gid}/moves", json={"move": move, "ply": ply})
                 tally.move(started, time.perf_counter() - started, r.status_code)
@@ -161,7 +161,9 @@ async def play(bases: list[str], args) -> Tally:
 
 
 def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 10) - 1] if len(values) > 1 else values[0]
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 10) - 1]
 
 
 def measure(line: str, dbs: list[str], folder: Path, args) -> dict:
@@ -182,7 +184,7 @@ def measure(line: str, dbs: list[str], folder: Path, args) -> dict:
     return {"line": line, "servers": len(dbs), "games_at_once": args.games, "games_started": tally.games,
             "moves": moves, "moves_per_s": round(moves / counted, 1),
             "p50_ms": round(percentile(rts, 50), 1), "p90_ms": round(percentile(rts, 90), 1),
-            "p99_ms": round(percentile(rts, 99), 1), "max_ms": round(max(rts), 1),
+            "p99_ms": round(percentile(rts, 99), 1), "max_ms": round(max(rts, default=float("nan")), 1),
             "refused": tally.refused,
             "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, moves) * counted / args.seconds, 2),
             "bots_cpu_ms_per_move": round(1000 * bot_cpu / max(1, moves) * counted / args.seconds, 2),

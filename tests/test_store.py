@@ -223,6 +223,21 @@ def test_migrations_bring_a_new_database_to_the_newest_revision_and_back(target)
         store.close()
 
 
+def test_a_database_of_a_newer_hexstones_is_refused_in_one_line_and_left_as_it_is(target):
+    Store(target).close()
+    engine = behind_the_back(target)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(ValueError) as refused:
+        Store(target)
+    assert "has the schema revision 9999, made by a newer hexstones" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    assert alembic_version(target) == ["9999"]
+
+
 # The schema of the games file before SQLAlchemy and Alembic (hexstones.web.store as it was),
 # and what that code wrote: rows of JSON text, times as seconds, PRAGMA user_version.
 SCHEMA_BEFORE = """

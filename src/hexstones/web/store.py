@@ -141,14 +141,23 @@ def head_revision() -> str:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def migrate(connection: sa.Connection) -> None:
-    """Bring the database behind ``connection`` (in a transaction) to the newest revision."""
+def migrate(connection: sa.Connection, name: str = "the games database") -> None:
+    """Bring the database behind ``connection`` (in a transaction) to the newest revision;
+    ValueError if it has a revision this version of hexstones does not know (a newer one)."""
     from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
 
     if connection.dialect.name == "postgresql":
         # Two servers starting at once: one migrates, the other waits and finds it done.
         connection.execute(sa.text("SELECT pg_advisory_xact_lock(2117022301)"))
-    command.upgrade(alembic_config(connection), "head")
+    config = alembic_config(connection)
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    unknown = [r for r in MigrationContext.configure(connection).get_current_heads() if r not in known]
+    if unknown:
+        raise ValueError(f"{name} has the schema revision {unknown[0]}, made by a newer hexstones "
+                         f"(this one knows up to {head_revision()}): upgrade hexstones to serve it")
+    command.upgrade(config, "head")
 
 
 class StoreConflict(Exception):
@@ -266,7 +275,7 @@ class Store:
             self.broker = LocalBroker()
         try:
             with self.transaction() as tx:
-                migrate(tx.connection)
+                migrate(tx.connection, f"the games database {self.path!r}")
         except sa_exc.DBAPIError as exc:
             self._close_quietly()
             raise ValueError(f"cannot bring the games database {self.path!r} up to date: "
