@@ -31,6 +31,7 @@ from hexstones.web.spec import balance_of
 from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
 
 log = logging.getLogger("hexstones.web")
+Claim = Callable[[dict[str, Any], "str | None"], dict[str, Any]]  # (setup, host's colour) -> setup
 
 MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
 MAX_NAME = 80  # characters of a game's name in the list
@@ -48,6 +49,13 @@ class Live:
     lock: threading.RLock = field(default_factory=threading.RLock)
     # How far the AI's compile-ahead is (None: ready); set by the Tables that hold the game.
     ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
+    # Called after each change of ``version`` (the live updates of open pages hang here).
+    on_change: Callable[[Live], None] = lambda live: None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "version" and "on_change" in self.__dict__:
+            self.on_change(self)
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -113,6 +121,7 @@ class Tables:
         self.store = store
         self._games: dict[str, Live] = {}
         self._lock = threading.Lock()
+        self.on_change: Callable[[Live], None] = lambda live: None  # each change of a game
         # With warm_ai the workers compile ahead, and once one has filled numba's cache
         # this process loads the rules' kernels too, before a page needs them.
         self._ai = AIPool(ai_processes, warm=warm_ai, on_ready=self._warm_rules if warm_ai else None)
@@ -143,7 +152,8 @@ class Tables:
                 record = self.store.get(game_id)
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
-                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness)
+                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness,
+                             on_change=self._changed)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
@@ -152,12 +162,20 @@ class Tables:
         self._schedule_ai(live)
         return live
 
-    def create(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _changed(self, live: Live) -> None:
+        self.on_change(live)
+
+    def create(self, params: dict[str, Any], claim: Claim | None = None) -> dict[str, Any]:
+        """A new game from the new-game choices; ``claim(setup, color)`` adds who holds it."""
         name, options, setup = parse_setup(params)
+        host_color = setup.pop("host_color", None)
+        if claim is not None:
+            setup = claim(setup, host_color)
         return self._store_new(StoredGame("", name, options, setup, []))
 
     def create_from_moves(self, name: str, options: dict[str, Any], moves: list[str],
-                          params: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
+                          params: dict[str, Any], names: dict[str, str] | None = None,
+                          claim: Claim | None = None) -> dict[str, Any]:
         """A new game continuing a loaded record (SGF): its options, moves and new players;
         ``names``: the record's player names by colour, kept for the list and the download."""
         setup_params = {k: v for k, v in params.items() if k in ("opponent", "level", "color")}
@@ -165,7 +183,18 @@ class Tables:
         _, _, setup = parse_setup(setup_params)
         if names:
             setup["names"] = dict(names)  # the record's player names (SGF PB, PW)
+        host_color = setup.pop("host_color", None)
+        if claim is not None:
+            setup = claim(setup, host_color)
         return self._store_new(StoredGame("", name, dict(options), setup, list(moves)))
+
+    def change_setup(self, live: Live, setup: dict[str, Any]) -> None:
+        """Store ``setup`` as the game's (a seat taken, a takeback asked); the caller holds
+        ``live.lock`` and has checked the change."""
+        self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves),
+                                                     setup=setup, touch=False))
+        live.record.setup = setup
+        live.version += 1
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
         try:
@@ -175,7 +204,7 @@ class Tables:
         live = Live(draft, game)
         record = self.store.create(draft.game, draft.options, draft.setup, draft.moves,
                                    view.summary(live), live.over)
-        live = Live(record, game, ai_readiness=self.ai_readiness)
+        live = Live(record, game, ai_readiness=self.ai_readiness, on_change=self._changed)
         with self._lock:
             self._games[record.id] = live
         self._schedule_ai(live)
@@ -288,8 +317,9 @@ class Tables:
         live.record.moves = list(game.moves)
         live.version += 1
 
-    def undo(self, live: Live, show: view.ViewRequest) -> dict[str, Any]:
-        """Take back the last move (against the AI: the person's last move and the AI's replies)."""
+    def undo(self, live: Live, show: view.ViewRequest, until: str | None = None) -> dict[str, Any]:
+        """Take back the last move (against the AI: the person's last move and the AI's replies;
+        with ``until``, a colour: the moves back to that colour's last one)."""
         with live.lock:
             if live.record.resigned is not None:
                 raise WebError(409, f"the game is over: {live.record.resigned} resigned; nothing can be taken back")
@@ -299,6 +329,8 @@ class Tables:
             taken: list[str] = []
             while trial.moves:
                 taken.append(trial.undo())
+                if until is not None and trial.to_move != until:
+                    continue
                 if live.player(trial.to_move) == "human":
                     break
             else:

@@ -26,7 +26,7 @@ function newGameLink() {
   const ai = value("opponent") === "ai";
   if (ai) params.set("level", $("#level").value);
   if (value("balance") === "fixed") {
-    if (ai) params.set("color", value("color"));
+    if (ai || value("opponent") === "friend") params.set("color", value("color"));
     params.set("komi", $("#komi").value || "0");
   } else {
     params.set("pie", ai ? value("pie") : "you");
@@ -48,11 +48,12 @@ function refreshForm(gameChanged) {
   $("#komi-note").textContent = d.note;
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
-  $(".chooser").textContent = ai ? "the AI" : "the other player";
+  const friend = value("opponent") === "friend";
+  $(".chooser").textContent = ai ? "the AI" : friend ? "your friend" : "the other player";
   if (!ai) { const you = $("[name=pie][value=you]"); you.checked = true; }
   for (const row of $$("[data-for]", form)) {
     const needs = row.dataset.for.split(" ");
-    const ok = needs.every((n) => (n === "ai" ? ai : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
+    const ok = needs.every((n) => (n === "ai" ? ai : n === "you" ? ai || friend : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
     row.hidden = !ok;
   }
   $("#level-out").textContent = $("#level").value;
