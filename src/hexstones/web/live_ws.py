@@ -42,7 +42,8 @@ class Hub:
     @contextlib.asynccontextmanager
     async def subscription(self, game_id: str) -> AsyncIterator[asyncio.Queue]:
         """A queue of ``game_id``'s events for as long as the context lasts."""
-        entry = (asyncio.get_running_loop(), asyncio.Queue(QUEUE_LIMIT))
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE_LIMIT)
+        entry = (asyncio.get_running_loop(), queue)
         with self._lock:
             self._subscribers.setdefault(game_id, set()).add(entry)
         try:

@@ -116,8 +116,8 @@ def is_player(setup: dict[str, Any], who: Identity | None) -> bool:
 
 def require_someone(who: Identity | None) -> Identity:
     if who is None:
-        raise WebError(401, "sign in, or open the game from its invitation link: this browser "
-                            "has no session here (or it expired)")
+        raise WebError(401, "you are watching: to play, sign in or open the game's invitation link "
+                            "(this browser has no session here, or it expired)")
     return who
 
 
@@ -184,7 +184,7 @@ def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None
         if to_move and not answer.get("over"):
             seat = seat_of(setup, to_move)
             if seat is not None and not seat.get("open"):
-                tag = "you" if holds(seat, who) else (seat.get("name") or "guest")
+                tag = "you" if holds(seat, who) else (seat.get("name") or "a guest")
                 answer["status"] = f"{answer['status']} ({tag})"
             elif seat is not None:
                 answer["status"] = f"{answer['status']}: waiting for a friend to join"
