@@ -282,12 +282,11 @@ def test_live_updates_reach_every_open_page(people, app):
     with c.websocket_connect(f"/api/games/{gid}/live") as watcher, \
             b.websocket_connect(f"/api/games/{gid}/live") as player:
         first = watcher.receive_json()
-        assert player.receive_json() == first
+        assert player.receive_json() == first == {"game": gid, "moves": 0}
         assert a.post(f"/api/games/{gid}/moves", json={"move": "e5"}).status_code == 200
         changed = watcher.receive_json()
-        assert changed["version"] > first["version"] and player.receive_json() == changed
-        now = c.get(f"/api/games/{gid}").json()
-        assert now["version"] == changed["version"] and now["moves"] == ["e5"]
+        assert (changed["game"], changed["moves"]) == (gid, 1) and player.receive_json() == changed
+        assert c.get(f"/api/games/{gid}").json()["moves"] == ["e5"]
 
 
 def test_a_websocket_from_another_site_is_refused(people):

@@ -19,9 +19,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from serving import CHROMIUM, CHROMIUM_ARGS, free_port
 
 import hexstones
+from serving import CHROMIUM, CHROMIUM_ARGS, free_port
 
 WAIT_MS = 300_000
 

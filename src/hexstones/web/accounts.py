@@ -36,23 +36,6 @@ MIN_PASSWORD, MAX_PASSWORD = 8, 200  # characters
 FREE_FAILURES = 3  # failed sign-ins of one name (or from one address) before they are slowed
 MAX_DELAY = 300  # seconds: the longest wait imposed after repeated failures
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    name_key TEXT NOT NULL UNIQUE,  -- the name folded: 'Ann' and 'ann' are one account
-    password TEXT NOT NULL,         -- argon2id hash
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY,
-    token TEXT NOT NULL UNIQUE,     -- SHA-256 of the cookie's value
-    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
-    name TEXT,                      -- a guest's chosen name
-    created REAL NOT NULL,
-    expires REAL NOT NULL
-);
-"""
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
 
@@ -132,11 +115,10 @@ class Throttle:
 
 
 class Accounts:
-    """Users and sessions in the games database (``db``: see :class:`~hexstones.web.seats.Rows`)."""
+    """Users and sessions in the games database (``db``: a :class:`~hexstones.web.rows.Rows`)."""
 
     def __init__(self, db) -> None:
         self.db = db
-        self.db.script(SCHEMA)
         self.throttle = Throttle()
 
     # -- sessions ---------------------------------------------------------------------
@@ -257,12 +239,3 @@ class Accounts:
     def _set_password(self, user: str, password: str) -> None:
         self.db.execute("UPDATE users SET password = :pw WHERE id = :id",
                         {"pw": _hasher.hash(password), "id": user})
-
-    def names(self, users: set[str]) -> dict[str, str]:
-        """The names of these accounts."""
-        found = {}
-        for user in users:
-            rows = self.db.query("SELECT name FROM users WHERE id = :id", {"id": user})
-            if rows:
-                found[user] = _text(rows[0][0])
-        return found

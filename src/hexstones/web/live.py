@@ -49,13 +49,6 @@ class Live:
     lock: threading.RLock = field(default_factory=threading.RLock)
     # How far the AI's compile-ahead is (None: ready); set by the Tables that hold the game.
     ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
-    # Called after each change of ``version`` (the live updates of open pages hang here).
-    on_change: Callable[[Live], None] = lambda live: None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        if name == "version" and "on_change" in self.__dict__:
-            self.on_change(self)
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -121,7 +114,6 @@ class Tables:
         self.store = store
         self._games: dict[str, Live] = {}
         self._lock = threading.Lock()
-        self.on_change: Callable[[Live], None] = lambda live: None  # each change of a game
         # With warm_ai the workers compile ahead, and once one has filled numba's cache
         # this process loads the rules' kernels too, before a page needs them.
         self._ai = AIPool(ai_processes, warm=warm_ai, on_ready=self._warm_rules if warm_ai else None)
@@ -147,23 +139,23 @@ class Tables:
     def get(self, game_id: str) -> Live:
         with self._lock:
             live = self._games.get(game_id)
+        if live is not None and self.store.stale(game_id):  # changed by another server process
+            live = None
         if live is None:
             try:
                 record = self.store.get(game_id)
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
-                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness,
-                             on_change=self._changed)
+                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
-                live = self._games.setdefault(game_id, fresh)
+                live = self._games.get(game_id)
+                if live is None or live.record.revision < fresh.record.revision:
+                    live = self._games[game_id] = fresh
         # A game the AI owes a turn (after a restart, say) gets one.
         self._schedule_ai(live)
         return live
-
-    def _changed(self, live: Live) -> None:
-        self.on_change(live)
 
     def create(self, params: dict[str, Any], claim: Claim | None = None) -> dict[str, Any]:
         """A new game from the new-game choices; ``claim(setup, color)`` adds who holds it."""
@@ -204,7 +196,7 @@ class Tables:
         live = Live(draft, game)
         record = self.store.create(draft.game, draft.options, draft.setup, draft.moves,
                                    view.summary(live), live.over)
-        live = Live(record, game, ai_readiness=self.ai_readiness, on_change=self._changed)
+        live = Live(record, game, ai_readiness=self.ai_readiness)
         with self._lock:
             self._games[record.id] = live
         self._schedule_ai(live)

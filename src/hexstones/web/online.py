@@ -19,9 +19,10 @@ from starlette.concurrency import run_in_threadpool
 from hexstones.games import other
 from hexstones.web import seats, view
 from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
+from hexstones.web.broker import game_topic
 from hexstones.web.errors import WebError, choice
 from hexstones.web.live import Live, Tables
-from hexstones.web.live_ws import Hub, serve_updates
+from hexstones.web.live_ws import serve_updates
 from hexstones.web.rows import Rows
 from hexstones.web.spec import spec_of
 
@@ -34,16 +35,7 @@ class People:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
         self.accounts = Accounts(Rows(tables.store))
-        self.hub = Hub()
         self.epoch = secrets.token_hex(4)
-        tables.on_change = self._changed
-
-    def _changed(self, live: Live) -> None:
-        event = {"version": live.version}
-        self.hub.publish(live.record.id, event)
-        for holder in _holders(live.setup):  # the pages of "My games" of each player
-            self.hub.publish("player:" + (holder.get("user") or holder.get("session") or ""),
-                             {"game": live.record.id, **event})
 
     def who(self, request: Request) -> Identity | None:
         """The session of the request's cookie (None without one, or expired)."""
@@ -83,12 +75,6 @@ class People:
         """The state as the person asking sees it; ``server`` tells apart the versions
         counted by this process from another's (they restart from 0)."""
         return dict(seats.personal(answer, live.setup, self.who(request)), server=self.epoch)
-
-
-def _holders(setup: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [setup["owner"]] if setup.get("owner") else []
-    found += [s for s in setup.get("seats", {}).values() if not s.get("open")]
-    return found
 
 
 def install(app: FastAPI, people: People, body, query) -> None:
@@ -266,16 +252,16 @@ def install(app: FastAPI, people: People, body, query) -> None:
         except WebError as exc:
             await websocket.close(code=4404, reason=exc.message[:120])
             return
-        await serve_updates(websocket, people.hub, game_id, {"version": live.version})
+        await serve_updates(websocket, tables.store.broker, [game_topic(game_id)],
+                            {"game": game_id, "moves": len(live.record.moves)})
 
     @app.websocket("/api/my-games/live")
     async def my_games_updates(websocket: WebSocket):
-        token = websocket.cookies.get(COOKIE)
-        who = await run_in_threadpool(accounts.identify, token)
-        if who is None:
-            await websocket.close(code=4401, reason="no session")
-            return
-        await serve_updates(websocket, people.hub, "player:" + (who.user or who.session), {"hello": True})
+        """Each change of the games the person plays (listed when the page connects)."""
+        who = await run_in_threadpool(accounts.identify, websocket.cookies.get(COOKIE))
+        rows = await run_in_threadpool(tables.list)
+        mine = [row["id"] for row in rows if seats.is_player(row["setup"], who)]
+        await serve_updates(websocket, tables.store.broker, [game_topic(g) for g in mine], {"games": len(mine)})
 
     app.state.people = people
 

@@ -1,30 +1,27 @@
-"""Rows of the online tables (accounts, sessions) in the games database, through the store.
-
-The one place the online modules reach the database: statements with ``:name``
-parameters, run on the store's connection under its lock, each in a transaction.
-"""
+"""Rows of online play's tables (accounts, sessions) in the games database, through the
+store's data layer (SQLite or PostgreSQL): statements with ``:name`` parameters, each
+run in a transaction of its own. The tables are made by the migration r0003_accounts."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
 from hexstones.web.store import Store
 
 
 class Rows:
-    IntegrityError = sqlite3.IntegrityError
+    IntegrityError = sa_exc.IntegrityError
 
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    def script(self, sql: str) -> None:
-        with self._store._lock:
-            self._store._db.executescript("BEGIN IMMEDIATE;" + sql + "COMMIT;")
-
     def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
-        with self._store._lock:
-            return self._store._db.execute(sql, params).fetchall()
+        with self._store.transaction() as tx:
+            return [tuple(row) for row in tx.connection.execute(sa.text(sql), params).all()]
 
     def execute(self, sql: str, params: dict[str, Any]) -> None:
-        self._store._write(None, None, [(sql, params)])  # type: ignore[list-item]
+        with self._store.transaction() as tx:
+            tx.connection.execute(sa.text(sql), params)

@@ -7,7 +7,6 @@
 const baseRender = render;
 let liveSocket = null;
 let liveRetry = 500; // ms before the next try; doubles up to 4 s while the server is away
-let liveFresh = false; // the next message is the first since (re)connecting: always refetch
 
 // A state older than the one shown (a reply overtaken by a live update) is not drawn.
 render = function (s) {
@@ -135,14 +134,13 @@ function connectLive() {
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   const ws = new WebSocket(`${scheme}${location.host}/api/games/${encodeURIComponent(gameId)}/live`);
   liveSocket = ws;
-  liveFresh = true;
   ws.onopen = () => { liveRetry = 500; showConnection(true); };
   ws.onmessage = (e) => {
     let m;
     try { m = JSON.parse(e.data); } catch (_) { return; }
-    if (m.version === undefined) return; // a ping
-    if (liveFresh || !state || m.version !== state.version) load(viewing());
-    liveFresh = false;
+    if (m.ping) return;
+    load(viewing()); // a change, or the first message since (re)connecting: catch up
+
   };
   ws.onclose = (e) => {
     if (liveSocket === ws) liveSocket = null;
