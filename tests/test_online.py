@@ -70,7 +70,7 @@ def seated(a, b) -> dict:
 def test_a_friend_game_has_an_invitation_only_its_creator_sees(people):
     a, b, c = people
     game = friend_game(a)
-    assert re.fullmatch(r"/invite/[0-9a-f]+/[A-Za-z0-9_-]{32}", game["invite"])
+    assert re.fullmatch(r"/invite/[0-9a-f]{24}/[A-Za-z0-9_-]{32}", game["invite"])  # 96 and 192 random bits
     assert game["you"] == ["black"] and game["seats"]["white"] == {"open": True}
     assert game["status"] == "Black to move (you)"
     seen_by_c = c.get(f"/api/games/{game['id']}").json()
@@ -298,3 +298,37 @@ def test_a_websocket_from_another_site_is_refused(people):
         with a.websocket_connect(f"/api/games/{gid}/live", headers={"Origin": "https://attacker.example"}) as ws:
             ws.receive_json()
     assert refused.value.code == 4403
+
+
+def test_my_games_say_whose_turn_and_follow_the_moves(people):
+    a, b, _ = people
+    gid = seated(a, b)["id"]
+
+    def row(client):
+        return next(g for g in client.get("/api/games").json()["games"] if g["id"] == gid)
+
+    assert (row(a)["your_turn"], row(b)["your_turn"]) == (True, False)
+    with b.websocket_connect("/api/my-games/live") as ws:
+        assert ws.receive_json() == {"games": 1}
+        assert a.post(f"/api/games/{gid}/moves", json={"move": "e5"}).status_code == 200
+        assert ws.receive_json()["game"] == gid  # B's list hears of A's move
+    assert (row(a)["your_turn"], row(b)["your_turn"]) == (False, True)
+
+
+def test_a_game_stored_before_seats_goes_to_the_first_who_acts(db):
+    import json
+
+    with TestClient(create_app(db)) as first:
+        gid = first.post("/api/games", json={"game": "keil", "size": 4, "opponent": "human"}).json()["id"]
+    with sqlite3.connect(db) as con:  # as a database of the last release stored it: no owner
+        (text,) = con.execute("SELECT setup FROM games WHERE id = ?", (gid,)).fetchone()
+        setup = json.loads(text)
+        del setup["owner"]
+        con.execute("UPDATE games SET setup = ? WHERE id = ?", (json.dumps(setup), gid))
+    with TestClient(create_app(db)) as local:
+        other = TestClient(local.app)
+        for client, name in ((local, "Lou"), (other, "Oz")):
+            assert client.post("/api/account/guest", json={"name": name}).status_code == 200
+        assert local.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
+        assert other.post(f"/api/games/{gid}/moves", json={"move": "e4"}).status_code == 403
+        assert [g["id"] for g in local.get("/api/games").json()["games"]] == [gid]

@@ -195,8 +195,19 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         """The games of the person asking (and public ones): private by default."""
         query(request, ())
         person = who(request)
-        return {"games": [seats.list_row(row, person) for row in tables.list()
-                          if seats.listed_for(row, person)]}
+        rows = []
+        for row in tables.list():
+            if not seats.listed_for(row, person):
+                continue
+            to_move = None
+            if seats.is_friend_game(row["setup"]) and not row["finished"]:
+                try:
+                    live = tables.get(row["id"])
+                    to_move = None if live.over or live.pie_pending else live.game.to_move
+                except WebError:
+                    pass  # listed as it is stored; opening it says what is wrong
+            rows.append(seats.list_row(row, person, to_move))
+        return {"games": rows}
 
     @app.post("/api/games", status_code=201)
     async def create_game(request: Request):

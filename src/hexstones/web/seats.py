@@ -194,14 +194,23 @@ def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None
 PUBLIC_SETUP = ("opponent", "level", "players", "pie", "name", "names", "public")
 
 
-def list_row(row: dict[str, Any], who: Identity | None) -> dict[str, Any]:
-    """A stored game's line in the list, with nothing secret (no invitation, no sessions)."""
+def list_row(row: dict[str, Any], who: Identity | None, to_move: str | None = None) -> dict[str, Any]:
+    """A stored game's line in the list, with nothing secret (no invitation, no sessions);
+    ``your_turn`` in a game against a friend online (``to_move``: its side to move, None
+    when it is over or the komi pie is pending)."""
     setup = row["setup"]
     shown = {k: setup[k] for k in PUBLIC_SETUP if k in setup}
+    mine = colors_of(setup, who)
+    your_turn = None
     if is_friend_game(setup):
         shown["seats"] = {role: public_seat(seat, who) for role, seat in setup["seats"].items()}
-    mine = colors_of(setup, who)
-    return dict(row, setup=shown, you=mine)
+        pie = KomiPie.from_dict(setup.get("pie"))
+        if pie is not None and pie.pending:
+            your_turn = ("propose" if pie.stage == "propose" else "choose") in pie_roles(setup, who) \
+                and open_role(setup) is None
+        else:
+            your_turn = to_move in mine and open_role(setup) is None
+    return dict(row, setup=shown, you=mine, your_turn=your_turn)
 
 
 def listed_for(row: dict[str, Any], who: Identity | None) -> bool:

@@ -11,8 +11,14 @@ let liveRetry = 500; // ms before the next try; doubles up to 4 s while the serv
 // A state older than the one shown (a reply overtaken by a live update) is not drawn.
 render = function (s) {
   if (state && s.server === state.server && s.id === state.id && s.version < state.version) return;
+  const wasMyTurn = state && state.id === s.id && state.human_turn;
   baseRender(s);
   renderOnline(s);
+  // A friend's move made it this player's turn while the page is in the background: say so.
+  if (s.seats && s.human_turn && wasMyTurn === false && document.hidden && "Notification" in window
+      && Notification.permission === "granted") {
+    new Notification("hexstones: your turn", { body: s.status, tag: s.id });
+  }
 };
 
 function renderOnline(s) {
