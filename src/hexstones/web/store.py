@@ -511,7 +511,7 @@ class Store:
                moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
         now = time.time()
         while True:  # ids are random; retry on the (unlikely) clash
-            game_id = secrets.token_hex(5)
+            game_id = secrets.token_hex(12)  # 96 random bits: an address no one guesses
             row = {"id": game_id, "game": game, "options": json.dumps(options),
                    "setup": json.dumps(setup), "resigned": None, "summary": summary,
                    "created": now, "updated": now, "finished": int(finished), "revision": 0}
