@@ -321,6 +321,37 @@ def test_a_database_that_cannot_be_reached_is_refused_in_one_line_without_its_pa
     assert "secret-word" not in message and "\n" not in message
 
 
+def test_connections_the_database_dropped_are_replaced_and_subscribers_told_to_read_again(postgres_url):
+    from sqlalchemy import exc as sa_exc
+
+    store = Store(postgres_url)
+    other = behind_the_back(postgres_url)
+    game = store.create("keil", {"size": 5}, {"opponent": "human"})
+
+    async def main() -> list[dict]:
+        async with store.broker.subscribe(game_topic(game.id)) as events:
+            with other.begin() as connection:  # as a restart of the database server would
+                connection.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                           "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+            resync = await asyncio.wait_for(events.get(), WAIT)  # the listener connected again
+            for attempt in (1, 2):  # the store's pooled connection was dropped too: one failure at most
+                try:
+                    await asyncio.to_thread(store.add_move, game.id, 0, "a1", "", False)
+                    break
+                except sa_exc.DBAPIError:
+                    assert attempt == 1
+            return [resync, await asyncio.wait_for(events.get(), WAIT)]
+
+    try:
+        resync, move = asyncio.run(main())
+        assert resync == {"resync": True}
+        assert (move["change"], move["moves"]) == ("move", 1)
+        assert store.get(game.id).moves == ["a1"]
+    finally:
+        other.dispose()
+        store.close()
+
+
 LISTENER = """
 import asyncio, sys
 from hexstones.web.store import Store
