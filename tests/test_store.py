@@ -323,10 +323,11 @@ def test_connections_the_database_dropped_are_replaced_and_subscribers_told_to_r
 
     store = Store(postgres_url)
     other = behind_the_back(postgres_url)
-    game = store.create("keil", {"size": 5}, {"opponent": "human"})
 
     async def main() -> list[dict]:
-        async with store.broker.subscribe(game_topic(game.id)) as events:
+        async with store.broker.subscribe("*") as events:
+            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, {"opponent": "human"})
+            assert (await asyncio.wait_for(events.get(), WAIT))["change"] == "create"
             with other.begin() as connection:  # as a restart of the database server would
                 connection.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                            "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
@@ -343,7 +344,7 @@ def test_connections_the_database_dropped_are_replaced_and_subscribers_told_to_r
         resync, move = asyncio.run(main())
         assert resync == {"resync": True}
         assert (move["change"], move["moves"]) == ("move", 1)
-        assert store.get(game.id).moves == ["a1"]
+        assert store.get(move["game"]).moves == ["a1"]
     finally:
         other.dispose()
         store.close()

@@ -81,6 +81,25 @@ GAME_COLUMNS = [games_table.c[name] for name in
                 ("id", "game", "options", "setup", "resigned", "created", "updated", "summary",
                  "finished", "revision")]
 
+# The statements of every move and every read, built once: SQLAlchemy then reuses their
+# compiled form (a statement built per call costs more than the database's work).
+_game_id: sa.BindParameter[Any] = sa.bindparam("game_id_")
+SELECT_GAME = sa.select(*GAME_COLUMNS).where(games_table.c.id == _game_id)
+SELECT_MOVES = (sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == _game_id)
+                .order_by(moves_table.c.ply))
+SELECT_REVISION = sa.select(games_table.c.revision).where(games_table.c.id == _game_id)
+LOCK_GAME = (  # its revision and number of moves, the row locked until the commit (PostgreSQL)
+    sa.select(games_table.c.revision,
+              sa.select(sa.func.count()).select_from(moves_table)
+              .where(moves_table.c.game_id == _game_id).scalar_subquery())
+    .where(games_table.c.id == _game_id).with_for_update(of=games_table))
+INSERT_MOVE = moves_table.insert().values(game_id=_game_id, ply=sa.bindparam("ply_"), move=sa.bindparam("move_"))
+DELETE_MOVES_FROM = moves_table.delete().where(moves_table.c.game_id == _game_id,
+                                                moves_table.c.ply >= sa.bindparam("ply_"))
+TOUCH_GAME = games_table.update().where(games_table.c.id == _game_id).values(
+    updated=sa.bindparam("updated_"), summary=sa.bindparam("summary_"), finished=sa.bindparam("finished_"),
+    revision=games_table.c.revision + 1)
+
 DB_NAME = "games.db"
 
 
@@ -416,12 +435,10 @@ class Store:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its
         row cannot be read."""
         with self.reading() as connection:
-            row = connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
+            row = connection.execute(SELECT_GAME, {"game_id_": game_id}).first()
             if row is None:
                 return None
-            played = connection.execute(
-                sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == game_id)
-                .order_by(moves_table.c.ply)).all()
+            played = connection.execute(SELECT_MOVES, {"game_id_": game_id}).all()
         record = _game_of(row)
         for expected, (ply, move) in enumerate(played):
             if ply != expected:
@@ -440,8 +457,7 @@ class Store:
         if not self.shared:
             return False
         with self.reading() as connection:
-            stored = connection.execute(
-                sa.select(games_table.c.revision).where(games_table.c.id == game_id)).scalar()
+            stored = connection.execute(SELECT_REVISION, {"game_id_": game_id}).scalar()
         return stored is None or stored > seen
 
     def list(self) -> list[dict[str, Any]]:
@@ -480,22 +496,18 @@ class Store:
     # -- writing ----------------------------------------------------------------------
 
     def _write(self, game_id: str, stored_moves: int | None, change: str,
-               changes: dict[str, Any] | None, statements: Sequence[sa.Executable] = (),
+               statements: Sequence[tuple[sa.Executable, dict[str, Any]]], raises_revision: bool = True,
                after: int | None = None) -> None:
         """In one transaction: if ``stored_moves`` is given, check that the game exists and
-        has that many stored moves (StoreConflict if not); run ``statements``; then set
-        ``changes`` in the game's row and raise its ``revision`` (``changes`` None: the row is
-        gone). Announces ``change`` with ``after`` moves (or as many as there were)."""
+        has that many stored moves (StoreConflict if not); then run ``statements`` (each with
+        its parameters, and ``game_id_``), of which one raises the game's revision if
+        ``raises_revision``. Announces ``change`` with ``after`` moves (or as many as there were)."""
         previous = self._seen.get(game_id)
-        count_moves = (sa.select(sa.func.count()).select_from(moves_table)
-                       .where(moves_table.c.game_id == game_id).scalar_subquery())
         try:
             with self.transaction() as tx:
                 connection = tx.connection
                 # The row lock orders the writes of several server processes to one game.
-                row = connection.execute(
-                    sa.select(games_table.c.revision, count_moves).where(games_table.c.id == game_id)
-                    .with_for_update(of=games_table)).first()
+                row = connection.execute(LOCK_GAME, {"game_id_": game_id}).first()
                 revision, count = row if row is not None else (None, 0)
                 if stored_moves is not None:
                     if revision is None:
@@ -504,11 +516,9 @@ class Store:
                         raise StoreConflict(
                             f"game {game_id} has {count} stored moves, not the {stored_moves} this "
                             f"server holds: the database was changed by another program or server")
-                for statement in statements:
-                    connection.execute(statement)
-                if revision is not None and changes is not None:
-                    connection.execute(games_table.update().where(games_table.c.id == game_id)
-                                       .values({**changes, "revision": games_table.c.revision + 1}))
+                for statement, params in statements:
+                    connection.execute(statement, {"game_id_": game_id, **params})
+                if revision is not None and raises_revision:
                     self._seen[game_id] = revision + 1  # before the commit: not stale to itself
                 tx.announce(game_topic(game_id), {"game": game_id, "change": change,
                                                   "revision": (revision or 0) + 1,
@@ -550,14 +560,14 @@ class Store:
 
     def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> None:
         """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves."""
-        self._write(game_id, ply, "move", {"updated": time.time(), "summary": summary, "finished": int(finished)},
-                    [moves_table.insert().values(game_id=game_id, ply=ply, move=move)], after=ply + 1)
+        touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
+        self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), (TOUCH_GAME, touch)],
+                    after=ply + 1)
 
     def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> None:
         """Undo: of the ``had`` stored moves, keep the first ``keep``."""
-        self._write(game_id, had, "undo", {"updated": time.time(), "summary": summary, "finished": int(finished)},
-                    [moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.ply >= keep)],
-                    after=keep)
+        touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
+        self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), (TOUCH_GAME, touch)], after=keep)
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
                setup: dict | None = None, resigned: str | None = None, summary: str | None = None,
@@ -578,11 +588,14 @@ class Store:
             changes["updated"] = time.time()
         if not changes:
             return
-        self._write(game_id, moves, "update", changes)
+        self._write(game_id, moves, "update", [(
+            games_table.update().where(games_table.c.id == _game_id)
+            .values({**changes, "revision": games_table.c.revision + 1}), {})])
 
     def delete(self, game_id: str) -> None:
-        self._write(game_id, None, "delete", None, [moves_table.delete().where(moves_table.c.game_id == game_id),
-                                                    games_table.delete().where(games_table.c.id == game_id)])
+        self._write(game_id, None, "delete", [(moves_table.delete().where(moves_table.c.game_id == _game_id), {}),
+                                              (games_table.delete().where(games_table.c.id == _game_id), {})],
+                    raises_revision=False)
         self._seen.pop(game_id, None)
 
 
