@@ -28,6 +28,9 @@ WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous
 
 pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
 
+# The pages' Content-Security-Policy allows no eval: conditions to wait for are functions
+# ("() => ..."), which Playwright runs as such, never expressions it would eval.
+
 if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there is nothing to drive
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 
@@ -166,7 +169,7 @@ def play_legal(page, game: str) -> None:
                 break
         else:
             page.locator("[data-point][data-legal]").first.click()
-    page.wait_for_function(f"document.querySelectorAll('#movelist button').length - 1 > {before}")
+    page.wait_for_function(f"() => document.querySelectorAll('#movelist button').length - 1 > {before}")
 
 
 @pytest.mark.parametrize("game", ["keil", "dehil", "droched"])
@@ -246,7 +249,7 @@ def test_undo_and_stepping_through_the_moves(page, server):
 def test_stop_and_restart_the_server_mid_game(page, server):
     open_new(page, server, "game=keil&size=4&opponent=ai&level=1&color=black")
     page.click('[data-point="d4"]')
-    page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 2")
+    page.wait_for_function("() => document.querySelectorAll('#movelist button').length - 1 >= 2")
     wait_for_person_or_end(page)
     position = stones(page)  # the AI's reply may be a stone or the button
     assert move_count(page) == 2 and position["d4"] == "black"
@@ -257,7 +260,7 @@ def test_stop_and_restart_the_server_mid_game(page, server):
     expect(page.get_by_test_id("status")).to_have_text("Black to move (you)")
     assert stones(page) == position and move_count(page) == 2
     page.locator("[data-point][data-legal]").first.click()
-    page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 3")
+    page.wait_for_function("() => document.querySelectorAll('#movelist button').length - 1 >= 3")
     wait_for_person_or_end(page)
     assert move_count(page) >= 4 or "wins" in page.get_by_test_id("status").inner_text()
 
@@ -453,7 +456,7 @@ def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
     # `hexstones serve` starts the AI's workers at once and they compile ahead; with
     # numba's cache filled (tests/conftest.py) they are ready in seconds.
     page.goto(server.url + "/")
-    page.wait_for_function("fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
+    page.wait_for_function("() => fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
     expect(page.get_by_test_id("warming")).to_be_hidden()
     open_new(page, server, "game=keil&size=3&opponent=ai&level=1&color=white")
     expect(page.get_by_test_id("status")).to_have_text(re.compile(r"White to move \(you\)|wins"))

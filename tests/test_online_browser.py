@@ -190,6 +190,17 @@ def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     a.get_by_test_id("takeback-accept").click()
     same_moves((a, b, c), 1)
     expect(b.get_by_test_id("status")).to_have_text("White to move (you)")
+    # A double click plays one move and says nothing wrong.
+    b.locator('[data-point="c3"]').dblclick()
+    same_moves((a, b, c), 2)
+    expect(b.get_by_test_id("message")).to_have_text("")
+    # B leaves the game, A plays meanwhile; Back shows the game as it is now.
+    b.goto(game_servers.url(1) + "/account")
+    a.locator('[data-point="b2"]').click()
+    same_moves((a, c), 3)
+    b.go_back()
+    same_moves((b,), 3)
+    expect(b.get_by_test_id("status")).to_have_text("White to move (you)")
 
 
 def test_the_server_restarts_mid_game_and_every_page_goes_on(game_servers, person):
