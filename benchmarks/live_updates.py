@@ -57,7 +57,7 @@ def start_server(folder: str) -> tuple[subprocess.Popen, str]:
             return proc, url
         except httpx.HTTPError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start: " + (Path(folder) / "server.log").read_text())
+                raise SystemExit("the server did not start: " + (Path(folder) / "server.log").read_text()) from None
             time.sleep(0.1)
 
 
