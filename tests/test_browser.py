@@ -8,22 +8,15 @@ generous bound.
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 import hexstones
+from serving import CHROMIUM, CHROMIUM_ARGS, Server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
 
 pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
@@ -39,55 +32,9 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 expect.set_options(timeout=WAIT_MS)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``hexstones serve`` in a subprocess; start and stop it like a person would."""
-
-    def __init__(self, db: Path, port: int):
-        self.db, self.port = db, port
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        # Not NUMBA_DISABLE_JIT: uncompiled, the Droched core overflows and plays other rules
-        # (seen here: a replay of the server's game was refused). Compiled kernels are cached.
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        # Output to a file, not a pipe: a pipe nobody reads could fill and block the server.
-        self.log = self.db.with_suffix(".log")
-        with open(self.log, "a") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
-                stdout=out, stderr=subprocess.STDOUT, text=True, env=env,
-            )
-        deadline = time.monotonic() + WAIT_MS / 1000
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "/api/games", timeout=5):
-                    break
-            except OSError:
-                assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
-                assert time.monotonic() < deadline, "the server did not answer"
-                time.sleep(0.05)
-        assert f"http://127.0.0.1:{self.port}/" in self.log.read_text()  # it announced its address
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture
 def server(tmp_path):
-    srv = Server(tmp_path / "games.db", free_port())
+    srv = Server(str(tmp_path / "games.db"), tmp_path / "games.log")
     srv.start()
     yield srv
     srv.stop()

@@ -174,6 +174,9 @@ def test_games_are_private_by_default(people):
     assert c.get("/api/games").json()["games"] == []
     text = a.get("/api/games").text
     assert "invite" not in text and "session" not in text  # no secret in the list
+    shown = a.post("/api/games", json={"game": "keil", "size": 5, "opponent": "human", "public": "yes"}).json()
+    assert [g["id"] for g in c.get("/api/games").json()["games"]] == [shown["id"]]  # made public
+    assert c.post("/api/games", json={"game": "keil", "public": "maybe"}).status_code == 400
 
 
 def test_a_hot_seat_game_is_its_creators_alone(people, db):

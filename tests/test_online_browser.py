@@ -266,3 +266,54 @@ def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, per
     assert (after["moves"], after["over"], after["result"]) == (before["moves"], False, None)
     victim.reload()
     expect(victim.get_by_test_id("status")).to_have_text("White to move")
+
+
+NOTES = """window.__notes = [];
+const Shown = window.Notification;
+window.Notification = class extends Shown {
+  constructor(title, options) { super(title, options); window.__notes.push(title + ": " + options.body); }
+};"""
+
+
+def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, person):
+    a, b = person(), person()
+    a.context.grant_permissions(["notifications"], origin=game_servers.url(0))
+    a.context.add_init_script(NOTES)  # records each notification the page shows
+    a.goto(game_servers.url(0) + "/account")
+    a.get_by_test_id("signup-name").fill("Ann")
+    a.get_by_test_id("signup-password").fill("correct horse")
+    a.get_by_test_id("signup").click()
+    expect(a.get_by_test_id("who")).to_have_text("Signed in as Ann.")
+    # A new game against a friend from the start page's form.
+    a.goto(game_servers.url(0) + "/")
+    expect(a.get_by_test_id("account-link")).to_have_text("Ann")
+    a.get_by_test_id("opponent-friend").check()
+    a.locator("input[name=game][value=keil]").check()
+    a.locator("#size").select_option("5")
+    a.click("#start")
+    link = a.get_by_test_id("invite-link")
+    expect(link).to_be_visible()
+    gid = a.url.rsplit("/", 1)[1]
+    b.goto(game_servers.url(1) + "/invite/" + link.get_attribute("href").split("/invite/", 1)[1])
+    expect(b.get_by_test_id("invite-text")).to_have_text("Ann invites you to a game of Keil. You play white.")
+    b.get_by_test_id("join-name").fill("Bea")
+    b.get_by_test_id("join").click()
+    b.wait_for_url(re.compile(r"/game/"))
+    expect(a.locator("#seats")).to_contain_text("White: Bea")
+    a.locator('[data-point="e5"]').click()
+    expect(b.locator("#movelist button")).to_have_count(2)
+    # A looks at My games: B's turn, no badge; B plays; the list, the badge and a notification say so.
+    a.goto(game_servers.url(0) + "/")
+    row = a.locator(f'tr[data-game-id="{gid}"]')
+    expect(row).to_contain_text("you vs Bea")
+    expect(a.get_by_test_id("turn-badge")).to_be_hidden()
+    b.locator('[data-point="d4"]').click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("1")
+    expect(row).to_contain_text("your turn")
+    assert a.evaluate("window.__notes") == ["hexstones: your turn: Black to move"]
+    # B's list shows the game too; nobody else's list does.
+    b.goto(game_servers.url(1) + "/")
+    expect(b.locator("tr[data-game-id]")).to_have_count(1)
+    c = person()
+    c.goto(game_servers.url(2) + "/")
+    expect(c.locator("#games")).to_contain_text("No games yet.")
