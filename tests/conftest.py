@@ -38,7 +38,21 @@ def sqlite_servers(tmp_path):
     servers.stop()
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture
+def postgresql_servers(tmp_path, request):
+    """Two ``hexstones serve`` processes on one new PostgreSQL database (tests/pg.py): the
+    people of a test are spread over them, so every change crosses processes."""
+    from serving import Servers
+
+    servers = Servers(request.getfixturevalue("postgres_url"), tmp_path, processes=2)
+    try:
+        servers.start()
+        yield servers
+    finally:
+        servers.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
 def game_servers(request):
     """The servers a test of online play runs against, one kind of database per parameter:
     a fixture named ``<kind>_servers`` (a PostgreSQL variant adds its kind and fixture)."""
