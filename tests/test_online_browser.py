@@ -310,7 +310,7 @@ def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, p
     b.locator('[data-point="d4"]').click()
     expect(a.get_by_test_id("turn-badge")).to_have_text("1")
     expect(row).to_contain_text("your turn")
-    assert a.evaluate("window.__notes") == ["hexstones: your turn: Black to move"]
+    assert a.evaluate("window.__notes") == ["hexstones: your turn: Keil: Black to move"]
     # B's list shows the game too; nobody else's list does.
     b.goto(game_servers.url(1) + "/")
     expect(b.locator("tr[data-game-id]")).to_have_count(1)

@@ -72,9 +72,10 @@ class People:
                 self.tables.change_setup(live, dict(live.setup, owner=seats.holder(who)))
 
     def personal(self, request: Request, live: Live, answer: dict[str, Any]) -> dict[str, Any]:
-        """The state as the person asking sees it; ``server`` tells apart the versions
-        counted by this process from another's (they restart from 0)."""
-        return dict(seats.personal(answer, live.setup, self.who(request)), server=self.epoch)
+        """The state as the person asking sees it; ``server`` names the counter of its
+        ``version`` (this process's copy of the game: a restart, or a reload after another
+        process changed the game, starts a new one from 0)."""
+        return dict(seats.personal(answer, live.setup, self.who(request)), server=f"{self.epoch}-{id(live):x}")
 
 
 def install(app: FastAPI, people: People, body, query) -> None:

@@ -8,7 +8,8 @@ const baseRender = render;
 let liveSocket = null;
 let liveRetry = 500; // ms before the next try; doubles up to 4 s while the server is away
 
-// A state older than the one shown (a reply overtaken by a live update) is not drawn.
+// A state older than the one shown (a reply overtaken by a live update) is not drawn;
+// versions compare only within one count (``server``: one server process's copy of the game).
 render = function (s) {
   if (state && s.server === state.server && s.id === state.id && s.version < state.version) return;
   const wasMyTurn = state && state.id === s.id && state.human_turn;
