@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import hexstones
-from serving import CHROMIUM, CHROMIUM_ARGS, Server
+from serving import CHROMIUM, Server
 
 WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute
 if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there is nothing to drive
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 
@@ -38,14 +38,6 @@ def server(tmp_path):
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

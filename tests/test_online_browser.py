@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import hexstones
-from serving import CHROMIUM, CHROMIUM_ARGS, free_port
+from serving import CHROMIUM, free_port
 
 WAIT_MS = 300_000
 
@@ -30,17 +30,9 @@ pytestmark = pytest.mark.slow
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
