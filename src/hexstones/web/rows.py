@@ -19,8 +19,8 @@ class Rows:
         self._store = store
 
     def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
-        with self._store.transaction() as tx:
-            return [tuple(row) for row in tx.connection.execute(sa.text(sql), params).all()]
+        with self._store.reading() as connection:
+            return [tuple(row) for row in connection.execute(sa.text(sql), params).all()]
 
     def execute(self, sql: str, params: dict[str, Any]) -> None:
         with self._store.transaction() as tx:

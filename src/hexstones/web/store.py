@@ -289,7 +289,10 @@ class Store:
     def _open_postgres(self, url: sa.URL) -> sa.Engine:
         import psycopg
 
-        engine = sa.create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        # No ping before each use (a round trip each time): a connection the database
+        # dropped (a restart) fails the one request using it, and the pool then replaces
+        # every connection older than that failure.
+        engine = sa.create_engine(url, pool_size=8, max_overflow=8)
         try:
             with engine.connect() as connection:
                 connection.execute(sa.text("SELECT 1"))
@@ -298,6 +301,7 @@ class Store:
             raise ValueError(f"cannot open the games database {self.path!r}: "
                              f"{_first_line(exc.orig)}") from None
         conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
             self.broker = PostgresBroker(lambda: psycopg.connect(conninfo, autocommit=True), engine)
         except BaseException:
@@ -394,16 +398,28 @@ class Store:
         for topic, event in tx.pending:
             self.broker.publish(topic, event)
 
+    @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        """A connection for reads only. PostgreSQL: no transaction around them (autocommit:
+        each statement one round trip, each seeing what was committed when it ran); SQLite:
+        the store's one connection, in a transaction."""
+        if self.shared:
+            with self._reader.connect() as connection:
+                yield connection
+        else:
+            with self.transaction() as tx:
+                yield tx.connection
+
     # -- reading ----------------------------------------------------------------------
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its
         row cannot be read."""
-        with self.transaction() as tx:
-            row = tx.connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
+        with self.reading() as connection:
+            row = connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
             if row is None:
                 return None
-            played = tx.connection.execute(
+            played = connection.execute(
                 sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == game_id)
                 .order_by(moves_table.c.ply)).all()
         record = _game_of(row)
@@ -423,8 +439,8 @@ class Store:
             return True
         if not self.shared:
             return False
-        with self.transaction() as tx:
-            stored = tx.connection.execute(
+        with self.reading() as connection:
+            stored = connection.execute(
                 sa.select(games_table.c.revision).where(games_table.c.id == game_id)).scalar()
         return stored is None or stored > seen
 
@@ -448,8 +464,8 @@ class Store:
     def _rows(self, problems: builtins.list[str] | None = None) -> builtins.list[tuple[StoredGame, int]]:
         count = (sa.select(sa.func.count()).select_from(moves_table).where(moves_table.c.game_id == games_table.c.id)
                  .scalar_subquery())
-        with self.transaction() as tx:
-            rows = tx.connection.execute(
+        with self.reading() as connection:
+            rows = connection.execute(
                 sa.select(*GAME_COLUMNS, count)
                 .order_by(games_table.c.updated.desc(), games_table.c.created.desc())).all()
         found = []
