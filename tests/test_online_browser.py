@@ -173,6 +173,10 @@ def test_a_komi_pie_game_between_two_seats(game_servers, person):
 
 def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    a.get_by_test_id("my-name").fill("Ann")  # A started from a link: a name for B to see
+    a.get_by_test_id("my-name").press("Enter")
+    expect(b.locator("#seats")).to_contain_text("Black: Ann")
+    expect(a.get_by_test_id("my-name")).to_be_hidden()
     for page, point in [(a, "e5"), (b, "d4")]:
         page.locator(f'[data-point="{point}"]').click()
         same_moves((a, b, c), 1 if point == "e5" else 2)

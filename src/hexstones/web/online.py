@@ -135,10 +135,23 @@ def install(app: FastAPI, people: People, body, query) -> None:
 
     @app.post("/api/account/guest")
     async def guest(request: Request):
+        """Play as a guest under a name; the seats this browser holds as a guest show it."""
         data = await body(request, ("name",))
-        who, token = await run_in_threadpool(accounts.become_guest, people.who(request), data.get("name"))
-        people.give(request, who, token)
-        return who.public()
+
+        def work():
+            who, token = accounts.become_guest(people.who(request), data.get("name"))
+            people.give(request, who, token)
+            if who.user is None:
+                for row in tables.list():
+                    if not seats.is_player(row["setup"], who):
+                        continue
+                    live = tables.get(row["id"])
+                    with live.lock:
+                        setup = seats.renamed(live.setup, who)
+                        if setup != live.setup:
+                            tables.change_setup(live, setup)
+            return who.public()
+        return await run_in_threadpool(work)
 
     # -- invitations ------------------------------------------------------------------
 

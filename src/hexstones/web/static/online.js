@@ -33,6 +33,9 @@ function renderOnline(s) {
     $("#invite-link").href = url;
     $("#invite-link").textContent = url;
   }
+  // A player who started the game from a link has no name yet: the friend would see "a guest".
+  const nameless = friend && s.me && !s.me.name && (s.you.length > 0 || s.pie_you.length > 0);
+  $("#my-name").hidden = !nameless;
   $("#watching").hidden = !s.spectator;
   if (s.spectator) {
     for (const id of ["pass", "button", "release", "undo", "resign"]) $("#" + id).disabled = true;
@@ -127,6 +130,14 @@ $("#undo").addEventListener("click", (e) => {
   e.stopImmediatePropagation();
   takeback("request");
 }, true);
+
+$("#my-name").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await api("/api/account/guest", { name: $("#my-name-input").value });
+  if (!r.ok) { say(r.data.detail); return; }
+  say("");
+  load(viewing());
+});
 
 $("#invite-copy").addEventListener("click", async () => {
   try {
