@@ -32,10 +32,16 @@ SHOTS = [
 ]
 
 
+SESSION = {"cookie": ""}  # one person sets up the games and photographs them (games are private)
+
+
 def call(url: str, body: dict | None = None) -> dict:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "Cookie": SESSION["cookie"]}
+    req = urllib.request.Request(url, data=data, headers=headers)
     with urllib.request.urlopen(req, timeout=60) as res:
+        if res.headers.get("set-cookie"):
+            SESSION["cookie"] = res.headers["set-cookie"].split(";")[0]
         return json.load(res)
 
 
@@ -88,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 860})
+                name, value = SESSION["cookie"].split("=", 1)
+                page.context.add_cookies([{"name": name, "value": value, "url": base}])
                 for file, gid, overlays, game in games:
                     page.goto(base + "/")
                     page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
