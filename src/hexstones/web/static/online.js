@@ -24,6 +24,7 @@ render = function (s) {
 
 function renderOnline(s) {
   const friend = !!s.seats;
+  if (friend) $("#title").textContent = $("#title").textContent.replace("two players at this screen", "a game online");
   $("#online").hidden = !friend && !s.spectator;
   renderSeats(s);
   const invite = $("#invite");
