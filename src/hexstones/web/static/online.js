@@ -10,8 +10,14 @@ let liveRetry = 500; // ms before the next try; doubles up to 4 s while the serv
 
 // A state older than the one shown (a reply overtaken by a live update) is not drawn;
 // versions compare only within one count (``server``: one server process's copy of the game).
+let shownJson = null; // the state last drawn, as the server sent it
 render = function (s) {
   if (state && s.server === state.server && s.id === state.id && s.version < state.version) return;
+  // The same state again (a live update's refetch of what the page already shows, as when it
+  // connects): nothing is redrawn, so nothing under the pointer is replaced.
+  const json = JSON.stringify(s);
+  if (json === shownJson && state && state.id === s.id) return;
+  shownJson = json;
   const wasMyTurn = state && state.id === s.id && state.human_turn;
   baseRender(s);
   renderOnline(s);
