@@ -57,3 +57,16 @@ def game_servers(request):
     """The servers a test of online play runs against, one kind of database per parameter:
     a fixture named ``<kind>_servers`` (a PostgreSQL variant adds its kind and fixture)."""
     return request.getfixturevalue(f"{request.param}_servers")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (the browser tests' one browser)."""
+    from playwright.sync_api import sync_playwright
+
+    from serving import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -41,6 +41,8 @@ class Server:
 
     def start(self) -> None:
         seen = len(self.log.read_text()) if self.log.exists() else 0
+        # Not NUMBA_DISABLE_JIT: uncompiled, the Droched core overflows and plays other rules
+        # (seen: a replay of the server's game was refused). Compiled kernels are cached.
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         with open(self.log, "a") as out:  # a file, not a pipe nobody reads
             self.proc = subprocess.Popen(

@@ -15,7 +15,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,52 +24,21 @@ from pathlib import Path
 
 import pytest
 
+import serving
+
 WAIT = 120  # seconds: a bound for conditions that come much sooner
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(serving.Server):
+    """``hexstones serve`` on ``db``, which a test kills and calls like a browser would."""
 
-
-class Server:
     def __init__(self, db: Path):
-        self.db = db
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-        self.log = db.with_suffix(".log")
+        super().__init__(str(db), db.with_suffix(".log"))
         self.cookie = ""  # a browser's session cookie: kept like a browser keeps it
-
-    def start(self) -> None:
-        seen = len(self.log.read_text()) if self.log.exists() else 0
-        with open(self.log, "a") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
-                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        deadline = time.monotonic() + WAIT
-        while True:  # it says where it plays, and it answers there
-            if "playing at" in self.log.read_text()[seen:]:
-                try:
-                    socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
-                    break
-                except OSError:
-                    pass
-            assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
 
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
 
     def call(self, method: str, path: str, body: dict | None = None, timeout: float = 60):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
@@ -232,7 +200,7 @@ def make_database(path: Path, games: int = 6, cookies: dict | None = None) -> li
 
 def serve_once(db: Path) -> subprocess.CompletedProcess:
     """Start ``hexstones serve`` on ``db``; return its output if it refuses to start."""
-    proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(free_port()),
+    proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(serving.free_port()),
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=20)

@@ -174,6 +174,9 @@ def test_games_are_private_by_default(people):
     assert c.get("/api/games").json()["games"] == []
     text = a.get("/api/games").text
     assert "invite" not in text and "session" not in text  # no secret in the list
+    shown = a.post("/api/games", json={"game": "keil", "size": 5, "opponent": "human", "public": "yes"}).json()
+    assert [g["id"] for g in c.get("/api/games").json()["games"]] == [shown["id"]]  # made public
+    assert c.post("/api/games", json={"game": "keil", "public": "maybe"}).status_code == 400
 
 
 def test_a_hot_seat_game_is_its_creators_alone(people, db):
@@ -332,3 +335,15 @@ def test_a_game_stored_before_seats_goes_to_the_first_who_acts(db):
         assert local.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
         assert other.post(f"/api/games/{gid}/moves", json={"move": "e4"}).status_code == 403
         assert [g["id"] for g in local.get("/api/games").json()["games"]] == [gid]
+
+
+def test_a_guest_who_names_themselves_is_shown_by_that_name(people):
+    a, b, _ = people
+    game = friend_game(a)  # started from a link: a local player, no name yet
+    assert game["me"] == {"kind": "local", "name": None}
+    join(b, game)
+    assert b.get(f"/api/games/{game['id']}").json()["seats"]["black"]["name"] is None
+    assert a.post("/api/account/guest", json={"name": "Ann"}).status_code == 200
+    assert b.get(f"/api/games/{game['id']}").json()["seats"]["black"] == {"name": "Ann", "you": False}
+    assert a.get(f"/api/games/{game['id']}").json()["me"] == {"kind": "guest", "name": "Ann"}
+    assert a.post("/api/account/guest", json={"name": "x" * 41}).status_code == 400

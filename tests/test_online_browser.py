@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import hexstones
-from serving import CHROMIUM, CHROMIUM_ARGS, free_port
+from serving import CHROMIUM, free_port
 
 WAIT_MS = 300_000
 
@@ -30,17 +30,9 @@ pytestmark = pytest.mark.slow
 if not Path(CHROMIUM).exists():
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -181,6 +173,10 @@ def test_a_komi_pie_game_between_two_seats(game_servers, person):
 
 def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    a.get_by_test_id("my-name").fill("Ann")  # A started from a link: a name for B to see
+    a.get_by_test_id("my-name").press("Enter")
+    expect(b.locator("#seats")).to_contain_text("Black: Ann")
+    expect(a.get_by_test_id("my-name")).to_be_hidden()
     for page, point in [(a, "e5"), (b, "d4")]:
         page.locator(f'[data-point="{point}"]').click()
         same_moves((a, b, c), 1 if point == "e5" else 2)
@@ -189,6 +185,17 @@ def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     expect(b_wait).to_contain_text("waiting for the answer")
     a.get_by_test_id("takeback-accept").click()
     same_moves((a, b, c), 1)
+    expect(b.get_by_test_id("status")).to_have_text("White to move (you)")
+    # A double click plays one move and says nothing wrong.
+    b.locator('[data-point="c3"]').dblclick()
+    same_moves((a, b, c), 2)
+    expect(b.get_by_test_id("message")).to_have_text("")
+    # B leaves the game, A plays meanwhile; Back shows the game as it is now.
+    b.goto(game_servers.url(1) + "/account")
+    a.locator('[data-point="b2"]').click()
+    same_moves((a, c), 3)
+    b.go_back()
+    same_moves((b,), 3)
     expect(b.get_by_test_id("status")).to_have_text("White to move (you)")
 
 
@@ -255,3 +262,54 @@ def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, per
     assert (after["moves"], after["over"], after["result"]) == (before["moves"], False, None)
     victim.reload()
     expect(victim.get_by_test_id("status")).to_have_text("White to move")
+
+
+NOTES = """window.__notes = [];
+const Shown = window.Notification;
+window.Notification = class extends Shown {
+  constructor(title, options) { super(title, options); window.__notes.push(title + ": " + options.body); }
+};"""
+
+
+def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, person):
+    a, b = person(), person()
+    a.context.grant_permissions(["notifications"], origin=game_servers.url(0))
+    a.context.add_init_script(NOTES)  # records each notification the page shows
+    a.goto(game_servers.url(0) + "/account")
+    a.get_by_test_id("signup-name").fill("Ann")
+    a.get_by_test_id("signup-password").fill("correct horse")
+    a.get_by_test_id("signup").click()
+    expect(a.get_by_test_id("who")).to_have_text("Signed in as Ann.")
+    # A new game against a friend from the start page's form.
+    a.goto(game_servers.url(0) + "/")
+    expect(a.get_by_test_id("account-link")).to_have_text("Ann")
+    a.get_by_test_id("opponent-friend").check()
+    a.locator("input[name=game][value=keil]").check()
+    a.locator("#size").select_option("5")
+    a.click("#start")
+    link = a.get_by_test_id("invite-link")
+    expect(link).to_be_visible()
+    gid = a.url.rsplit("/", 1)[1]
+    b.goto(game_servers.url(1) + "/invite/" + link.get_attribute("href").split("/invite/", 1)[1])
+    expect(b.get_by_test_id("invite-text")).to_have_text("Ann invites you to a game of Keil. You play white.")
+    b.get_by_test_id("join-name").fill("Bea")
+    b.get_by_test_id("join").click()
+    b.wait_for_url(re.compile(r"/game/"))
+    expect(a.locator("#seats")).to_contain_text("White: Bea")
+    a.locator('[data-point="e5"]').click()
+    expect(b.locator("#movelist button")).to_have_count(2)
+    # A looks at My games: B's turn, no badge; B plays; the list, the badge and a notification say so.
+    a.goto(game_servers.url(0) + "/")
+    row = a.locator(f'tr[data-game-id="{gid}"]')
+    expect(row).to_contain_text("you vs Bea")
+    expect(a.get_by_test_id("turn-badge")).to_be_hidden()
+    b.locator('[data-point="d4"]').click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("1")
+    expect(row).to_contain_text("your turn")
+    assert a.evaluate("window.__notes") == ["hexstones: your turn: Keil: Black to move"]
+    # B's list shows the game too; nobody else's list does.
+    b.goto(game_servers.url(1) + "/")
+    expect(b.locator("tr[data-game-id]")).to_have_count(1)
+    c = person()
+    c.goto(game_servers.url(2) + "/")
+    expect(c.locator("#games")).to_contain_text("No games yet.")

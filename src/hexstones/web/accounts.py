@@ -146,6 +146,7 @@ class Accounts:
         token = secrets.token_urlsafe(32)
         sid = secrets.token_hex(16)
         now = time.time()
+        self.db.execute("DELETE FROM sessions WHERE expires < :now", {"now": now})  # the expired go
         self.db.execute(
             "INSERT INTO sessions (id, token, user_id, name, created, expires) "
             "VALUES (:id, :token, NULL, :name, :now, :expires)",

@@ -72,9 +72,10 @@ class People:
                 self.tables.change_setup(live, dict(live.setup, owner=seats.holder(who)))
 
     def personal(self, request: Request, live: Live, answer: dict[str, Any]) -> dict[str, Any]:
-        """The state as the person asking sees it; ``server`` tells apart the versions
-        counted by this process from another's (they restart from 0)."""
-        return dict(seats.personal(answer, live.setup, self.who(request)), server=self.epoch)
+        """The state as the person asking sees it; ``server`` names the counter of its
+        ``version`` (this process's copy of the game: a restart, or a reload after another
+        process changed the game, starts a new one from 0)."""
+        return dict(seats.personal(answer, live.setup, self.who(request)), server=f"{self.epoch}-{id(live):x}")
 
 
 def install(app: FastAPI, people: People, body, query) -> None:
@@ -134,10 +135,23 @@ def install(app: FastAPI, people: People, body, query) -> None:
 
     @app.post("/api/account/guest")
     async def guest(request: Request):
+        """Play as a guest under a name; the seats this browser holds as a guest show it."""
         data = await body(request, ("name",))
-        who, token = await run_in_threadpool(accounts.become_guest, people.who(request), data.get("name"))
-        people.give(request, who, token)
-        return who.public()
+
+        def work():
+            who, token = accounts.become_guest(people.who(request), data.get("name"))
+            people.give(request, who, token)
+            if who.user is None:
+                for row in tables.list():
+                    if not seats.is_player(row["setup"], who):
+                        continue
+                    live = tables.get(row["id"])
+                    with live.lock:
+                        setup = seats.renamed(live.setup, who)
+                        if setup != live.setup:
+                            tables.change_setup(live, setup)
+            return who.public()
+        return await run_in_threadpool(work)
 
     # -- invitations ------------------------------------------------------------------
 

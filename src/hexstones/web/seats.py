@@ -105,6 +105,21 @@ def open_role(setup: dict[str, Any]) -> str | None:
     return None
 
 
+def renamed(setup: dict[str, Any], who: Identity) -> dict[str, Any]:
+    """The setup with ``who``'s new guest name on the seats they hold as a guest."""
+    def fresh(holder_: dict[str, Any]) -> dict[str, Any]:
+        if holds(holder_, who) and not holder_.get("user"):
+            return dict(holder_, name=who.name)
+        return holder_
+
+    changed = dict(setup)
+    if setup.get("owner"):
+        changed["owner"] = fresh(setup["owner"])
+    if "seats" in setup:
+        changed["seats"] = {role: fresh(seat) for role, seat in setup["seats"].items()}
+    return changed
+
+
 def is_player(setup: dict[str, Any], who: Identity | None) -> bool:
     if holds(setup.get("owner"), who):
         return True
@@ -164,7 +179,7 @@ def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None
     to_move = answer.get("to_move")
     answer["you"] = mine
     answer["spectator"] = not is_player(setup, who)
-    answer["signed_in"] = who is not None
+    answer["me"] = who.public() if who is not None else None
     if answer.get("human_turn") and to_move not in mine:
         answer["human_turn"] = False
         answer["legal"] = []

@@ -12,7 +12,7 @@ from hexstones.web.spec import balance_of, spec_of
 
 LEVELS = range(1, 11)
 DEFAULT_LEVEL = 3
-CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap")
+CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap", "public")
 
 
 def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -23,7 +23,8 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     "white" or "random"), ``komi`` (the game's balance: Droched's is black stones in the prison),
     ``pie`` ("off", "you": the person proposes the balance, "ai": the AI proposes),
     ``handicap`` (the points of handicap stones, comma separated, where the game has
-    them). Every problem is a WebError 400 saying what and why.
+    them), ``public`` ("yes": listed to everyone; games are private by default). Every
+    problem is a WebError 400 saying what and why.
     """
     only_known(params, CHOICES, "new-game choice")
     name = params.get("game")
@@ -82,4 +83,6 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
              "players": players, "pie": pie_state}
     if opponent == "friend":
         setup["host_color"] = color  # the creator's seat (taken out by Tables.create)
+    if choice(params.get("public"), "public", ("yes", "no"), "no") == "yes":
+        setup["public"] = True
     return name, options, setup

@@ -118,11 +118,14 @@ function players(g) {
   return `you ${you} vs AI level ${s.level}`;
 }
 
+let listAsked = 0; // the list asked for last: an older answer arriving later is not drawn
 async function loadGames() {
   const box = $("#games");
+  const asked = ++listAsked;
   try {
     const res = await fetch("/api/games");
     const data = await res.json();
+    if (asked !== listAsked) return;
     myTurns(data.games);
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {

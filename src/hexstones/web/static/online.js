@@ -8,9 +8,16 @@ const baseRender = render;
 let liveSocket = null;
 let liveRetry = 500; // ms before the next try; doubles up to 4 s while the server is away
 
-// A state older than the one shown (a reply overtaken by a live update) is not drawn.
+// A state older than the one shown (a reply overtaken by a live update) is not drawn;
+// versions compare only within one count (``server``: one server process's copy of the game).
+let shownJson = null; // the state last drawn, as the server sent it
 render = function (s) {
   if (state && s.server === state.server && s.id === state.id && s.version < state.version) return;
+  // The same state again (a live update's refetch of what the page already shows, as when it
+  // connects): nothing is redrawn, so nothing under the pointer is replaced.
+  const json = JSON.stringify(s);
+  if (json === shownJson && state && state.id === s.id) return;
+  shownJson = json;
   const wasMyTurn = state && state.id === s.id && state.human_turn;
   baseRender(s);
   renderOnline(s);
@@ -23,6 +30,7 @@ render = function (s) {
 
 function renderOnline(s) {
   const friend = !!s.seats;
+  if (friend) $("#title").textContent = $("#title").textContent.replace("two players at this screen", "a game online");
   $("#online").hidden = !friend && !s.spectator;
   renderSeats(s);
   const invite = $("#invite");
@@ -32,6 +40,9 @@ function renderOnline(s) {
     $("#invite-link").href = url;
     $("#invite-link").textContent = url;
   }
+  // A player who started the game from a link has no name yet: the friend would see "a guest".
+  const nameless = friend && s.me && !s.me.name && (s.you.length > 0 || s.pie_you.length > 0);
+  $("#my-name").hidden = !nameless;
   $("#watching").hidden = !s.spectator;
   if (s.spectator) {
     for (const id of ["pass", "button", "release", "undo", "resign"]) $("#" + id).disabled = true;
@@ -126,6 +137,14 @@ $("#undo").addEventListener("click", (e) => {
   e.stopImmediatePropagation();
   takeback("request");
 }, true);
+
+$("#my-name").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await api("/api/account/guest", { name: $("#my-name-input").value });
+  if (!r.ok) { say(r.data.detail); return; }
+  say("");
+  load(viewing());
+});
 
 $("#invite-copy").addEventListener("click", async () => {
   try {
