@@ -32,10 +32,16 @@ SHOTS = [
 ]
 
 
+SESSION = {"cookie": ""}  # one person sets up the games and photographs them (games are private)
+
+
 def call(url: str, body: dict | None = None) -> dict:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "Cookie": SESSION["cookie"]}
+    req = urllib.request.Request(url, data=data, headers=headers)
     with urllib.request.urlopen(req, timeout=60) as res:
+        if res.headers.get("set-cookie"):
+            SESSION["cookie"] = res.headers["set-cookie"].split(";")[0]
         return json.load(res)
 
 
@@ -88,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 860})
+                name, value = SESSION["cookie"].split("=", 1)
+                page.context.add_cookies([{"name": name, "value": value, "url": base}])
                 for file, gid, overlays, game in games:
                     page.goto(base + "/")
                     page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
@@ -100,6 +108,25 @@ def main(argv: list[str] | None = None) -> int:
                 page.wait_for_selector("table.games")
                 page.screenshot(path=str(out / "start.png"))
                 print("wrote", out / "start.png")
+                # A game against a friend online: Ann's page once Bea joined from the invitation.
+                page.goto(f"{base}/new?game=keil&size=5&opponent=friend&color=black")
+                link = page.get_attribute("[data-testid=invite-link]", "href")
+                page.fill("[data-testid=my-name]", "Ann")
+                page.press("[data-testid=my-name]", "Enter")
+                friend = browser.new_page(viewport={"width": 1280, "height": 860})
+                friend.goto(link)
+                friend.fill("[data-testid=join-name]", "Bea")
+                friend.click("[data-testid=join]")
+                friend.wait_for_url("**/game/**")
+                for mover, point in [(page, "e5"), (friend, "d4"), (page, "c4"), (friend, "f6")]:
+                    count = mover.locator("#movelist button").count()
+                    mover.click(f'[data-point="{point}"]')
+                    mover.wait_for_function(f"() => document.querySelectorAll('#movelist button').length > {count}")
+                page.click("#undo")  # Ann asks to take back her last move: Bea's page asks her
+                friend.wait_for_selector("[data-testid=takeback-accept]")
+                page.wait_for_timeout(1500)
+                friend.screenshot(path=str(out / "online.png"))
+                print("wrote", out / "online.png")
                 browser.close()
         finally:
             server.terminate()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from pg import postgres_cluster, postgres_url  # noqa: F401  (fixtures: a real PostgreSQL server)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
@@ -21,3 +23,50 @@ def compiled_kernels():
         ai.choose_move(game, iterations=4, seed=0)
         ai.choose_move(game, level=1, seed=0)
         ai.analyze(game, iterations=4, seed=0)
+
+
+# -- servers for tests of online play ----------------------------------------------------------
+
+@pytest.fixture
+def sqlite_servers(tmp_path):
+    """One ``hexstones serve`` process on a temporary SQLite file."""
+    from serving import Servers
+
+    servers = Servers(str(tmp_path / "games.db"), tmp_path)
+    servers.start()
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture
+def postgresql_servers(tmp_path, request):
+    """Two ``hexstones serve`` processes on one new PostgreSQL database (tests/pg.py): the
+    people of a test are spread over them, so every change crosses processes."""
+    from serving import Servers
+
+    servers = Servers(request.getfixturevalue("postgres_url"), tmp_path, processes=2)
+    try:
+        servers.start()
+        yield servers
+    finally:
+        servers.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def game_servers(request):
+    """The servers a test of online play runs against, one kind of database per parameter:
+    a fixture named ``<kind>_servers`` (a PostgreSQL variant adds its kind and fixture)."""
+    return request.getfixturevalue(f"{request.param}_servers")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright (the browser tests' one browser)."""
+    from playwright.sync_api import sync_playwright
+
+    from serving import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

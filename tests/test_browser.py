@@ -8,94 +8,36 @@ generous bound.
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 import hexstones
+from serving import CHROMIUM, Server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
 
 pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
 
+# The pages' Content-Security-Policy allows no eval: conditions to wait for are functions
+# ("() => ..."), which Playwright runs as such, never expressions it would eval.
+
 if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there is nothing to drive
     pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``hexstones serve`` in a subprocess; start and stop it like a person would."""
-
-    def __init__(self, db: Path, port: int):
-        self.db, self.port = db, port
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        # Not NUMBA_DISABLE_JIT: uncompiled, the Droched core overflows and plays other rules
-        # (seen here: a replay of the server's game was refused). Compiled kernels are cached.
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        # Output to a file, not a pipe: a pipe nobody reads could fill and block the server.
-        self.log = self.db.with_suffix(".log")
-        with open(self.log, "a") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
-                stdout=out, stderr=subprocess.STDOUT, text=True, env=env,
-            )
-        deadline = time.monotonic() + WAIT_MS / 1000
-        while True:
-            try:
-                with urllib.request.urlopen(self.url + "/api/games", timeout=5):
-                    break
-            except OSError:
-                assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
-                assert time.monotonic() < deadline, "the server did not answer"
-                time.sleep(0.05)
-        assert f"http://127.0.0.1:{self.port}/" in self.log.read_text()  # it announced its address
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
 @pytest.fixture
 def server(tmp_path):
-    srv = Server(tmp_path / "games.db", free_port())
+    srv = Server(str(tmp_path / "games.db"), tmp_path / "games.log")
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -166,7 +108,7 @@ def play_legal(page, game: str) -> None:
                 break
         else:
             page.locator("[data-point][data-legal]").first.click()
-    page.wait_for_function(f"document.querySelectorAll('#movelist button').length - 1 > {before}")
+    page.wait_for_function(f"() => document.querySelectorAll('#movelist button').length - 1 > {before}")
 
 
 @pytest.mark.parametrize("game", ["keil", "dehil", "droched"])
@@ -246,7 +188,7 @@ def test_undo_and_stepping_through_the_moves(page, server):
 def test_stop_and_restart_the_server_mid_game(page, server):
     open_new(page, server, "game=keil&size=4&opponent=ai&level=1&color=black")
     page.click('[data-point="d4"]')
-    page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 2")
+    page.wait_for_function("() => document.querySelectorAll('#movelist button').length - 1 >= 2")
     wait_for_person_or_end(page)
     position = stones(page)  # the AI's reply may be a stone or the button
     assert move_count(page) == 2 and position["d4"] == "black"
@@ -257,7 +199,7 @@ def test_stop_and_restart_the_server_mid_game(page, server):
     expect(page.get_by_test_id("status")).to_have_text("Black to move (you)")
     assert stones(page) == position and move_count(page) == 2
     page.locator("[data-point][data-legal]").first.click()
-    page.wait_for_function("document.querySelectorAll('#movelist button').length - 1 >= 3")
+    page.wait_for_function("() => document.querySelectorAll('#movelist button').length - 1 >= 3")
     wait_for_person_or_end(page)
     assert move_count(page) >= 4 or "wins" in page.get_by_test_id("status").inner_text()
 
@@ -266,11 +208,23 @@ def test_stop_and_restart_the_server_mid_game(page, server):
 
 
 def api(server, path: str, body=None, method=None):
+    """A request as one person: the session cookie the server gives is kept and sent."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if getattr(server, "cookie", None):
+        headers["Cookie"] = server.cookie
+    request = urllib.request.Request(server.url + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(request) as res:
+        if res.headers.get("set-cookie"):
+            server.cookie = res.headers["set-cookie"].split(";")[0]
         return json.load(res), dict(res.headers)
+
+
+def same_person(context, server) -> None:
+    """The browser ``context`` takes the session of :func:`api`'s requests: games are
+    private, listed and changed only by the person who started them."""
+    name, value = server.cookie.split("=", 1)
+    context.add_cookies([{"name": name, "value": value, "url": server.url}])
 
 
 def click_points(page, points):
@@ -359,6 +313,7 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
     big, _ = api(server, "/api/games", {"game": "keil", "size": 13, "opponent": "human"})
     api(server, "/api/games", {"game": "droched", "size": 5, "opponent": "ai", "level": 1})
     context = browser.new_context(viewport={"width": 390, "height": 844})
+    same_person(context, server)
     try:
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)
@@ -394,6 +349,7 @@ def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server)
     api(server, f"/api/games/{gone['id']}/moves", {"move": "d4"})
     for _ in range(2):
         api(server, "/api/games", {"game": "droched", "size": 4, "opponent": "human"})
+    same_person(page.context, server)
     page.goto(server.url + "/")
     expect(page.locator("tr[data-game-id]")).to_have_count(4)
     row = page.locator(f'tr[data-game-id="{kept["id"]}"]')
@@ -439,7 +395,7 @@ def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
     # `hexstones serve` starts the AI's workers at once and they compile ahead; with
     # numba's cache filled (tests/conftest.py) they are ready in seconds.
     page.goto(server.url + "/")
-    page.wait_for_function("fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
+    page.wait_for_function("() => fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
     expect(page.get_by_test_id("warming")).to_be_hidden()
     open_new(page, server, "game=keil&size=3&opponent=ai&level=1&color=white")
     expect(page.get_by_test_id("status")).to_have_text(re.compile(r"White to move \(you\)|wins"))

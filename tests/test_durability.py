@@ -15,7 +15,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,58 +24,30 @@ from pathlib import Path
 
 import pytest
 
+import serving
+
 WAIT = 120  # seconds: a bound for conditions that come much sooner
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(serving.Server):
+    """``hexstones serve`` on ``db``, which a test kills and calls like a browser would."""
 
-
-class Server:
     def __init__(self, db: Path):
-        self.db = db
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-        self.log = db.with_suffix(".log")
-
-    def start(self) -> None:
-        seen = len(self.log.read_text()) if self.log.exists() else 0
-        with open(self.log, "a") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", str(self.db)],
-                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        deadline = time.monotonic() + WAIT
-        while True:  # it says where it plays, and it answers there
-            if "playing at" in self.log.read_text()[seen:]:
-                try:
-                    socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
-                    break
-                except OSError:
-                    pass
-            assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
+        super().__init__(str(db), db.with_suffix(".log"))
+        self.cookie = ""  # a browser's session cookie: kept like a browser keeps it
 
     def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
     def call(self, method: str, path: str, body: dict | None = None, timeout: float = 60):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             conn.request(method, path, body=None if body is None else json.dumps(body),
-                         headers={"Content-Type": "application/json"})
+                         headers={"Content-Type": "application/json", "Cookie": self.cookie})
             r = conn.getresponse()
+            if r.getheader("set-cookie"):
+                self.cookie = r.getheader("set-cookie").split(";")[0]
             return r.status, json.loads(r.read() or b"null")
         finally:
             conn.close()
@@ -205,8 +176,9 @@ def test_killed_at_random_moments_the_server_loses_no_acknowledged_move(tmp_path
 # -- a damaged database ---------------------------------------------------------------------------
 
 
-def make_database(path: Path, games: int = 6) -> list[str]:
-    """A games file with ``games`` finished-or-not games of a few moves, through the app."""
+def make_database(path: Path, games: int = 6, cookies: dict | None = None) -> list[str]:
+    """A games file with ``games`` finished-or-not games of a few moves, through the app
+    (``cookies``, if given, gets the session cookie of the browser that played them)."""
     from fastapi.testclient import TestClient
 
     from hexstones.web import create_app
@@ -219,6 +191,8 @@ def make_database(path: Path, games: int = 6) -> list[str]:
             for mv in ["a1", "c3", "e5", "b2", "d4"][: n + 1]:
                 assert client.post(f"/api/games/{gid}/moves", json={"move": mv}).status_code == 200
             ids.append(gid)
+        if cookies is not None:
+            cookies.update(client.cookies)
     with sqlite3.connect(path) as con:  # fold the write-ahead log into the file itself
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return ids
@@ -226,7 +200,7 @@ def make_database(path: Path, games: int = 6) -> list[str]:
 
 def serve_once(db: Path) -> subprocess.CompletedProcess:
     """Start ``hexstones serve`` on ``db``; return its output if it refuses to start."""
-    proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(free_port()),
+    proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(serving.free_port()),
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=20)
@@ -262,12 +236,14 @@ def test_random_bytes_in_a_page_are_refused_in_one_line(tmp_path, where):
 
 def test_one_bad_game_is_reported_and_skipped_and_the_others_are_served(tmp_path):
     db = tmp_path / "games.db"
-    ids = make_database(db)
+    cookies: dict = {}
+    ids = make_database(db, cookies=cookies)
     bad, good = ids[2], [i for i in ids if i != ids[2]]
     with sqlite3.connect(db) as con:
         con.execute("UPDATE games SET setup = '{\"opponent\": ' WHERE id = ?", (bad,))
         con.execute("UPDATE moves SET move = CAST(x'ff' AS TEXT) WHERE game_id = ? AND ply = 0", (ids[3],))
     server = Server(db)
+    server.cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())  # the games' player lists them
     server.start()
     try:
         log = server.log.read_text()
@@ -303,12 +279,17 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place_keeping_every_game(
 
     db = tmp_path / "games.db"
     ids = make_database(db, games=3)
-    with sqlite3.connect(db) as con:  # back to schema 1: no `finished` column
+    with sqlite3.connect(db) as con:  # back to schema 1, made before Alembic: no `finished`
+        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                    "AND name NOT IN ('games', 'moves')").fetchall():
+            con.execute(f"DROP TABLE {table}")  # alembic_version and the tables of later revisions
+        con.execute("ALTER TABLE games DROP COLUMN revision")
         con.execute("ALTER TABLE games DROP COLUMN finished")
         con.execute("UPDATE games SET resigned = 'white' WHERE id = ?", (ids[0],))
         con.execute("PRAGMA user_version = 0")
-    with TestClient(create_app(str(db))) as client:
-        listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    app = create_app(str(db))
+    with TestClient(app) as client:
+        listed = {g["id"]: g for g in app.state.store.list()}  # (their owners' sessions were dropped)
         assert sorted(listed) == sorted(ids)
         assert [listed[i]["finished"] for i in ids] == [True, False, False]
         assert listed[ids[0]]["summary"] == "Black wins: White resigned"

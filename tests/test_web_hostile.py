@@ -115,12 +115,14 @@ def test_a_move_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothi
         con.execute("INSERT INTO moves (game_id, ply, move) VALUES (?, 1, 'e5')", (gid,))
     r = client.post(f"/api/games/{gid}/moves", json={"move": "a1"})
     assert r.status_code == 409 and "another program" in r.json()["detail"]
-    r = client.post(f"/api/games/{gid}/undo", json={})
-    assert r.status_code == 409
-    r = client.post(f"/api/games/{gid}/resign", json={})
-    assert r.status_code == 409
     assert stored(db)[1] == [(gid, 0, "d4"), (gid, 1, "e5")]  # nothing lost, nothing added
-    assert client.get(f"/api/games/{gid}").json()["moves"] == ["d4"]  # and nothing pretended
+    # The server then reads the game again (as a server beside others on one database
+    # must): it shows what is stored, and a move meant for the position it held is refused.
+    assert client.get(f"/api/games/{gid}").json()["moves"] == ["d4", "e5"]
+    r = client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 1})
+    assert r.status_code == 409 and "meant for the position at move 1" in r.json()["detail"]
+    assert client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 2}).status_code == 200
+    assert stored(db)[1] == [(gid, 0, "d4"), (gid, 1, "e5"), (gid, 2, "a1")]
 
 
 def test_a_second_app_on_the_same_database_is_refused(db):
