@@ -25,6 +25,8 @@ __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "L
 
 # Analysis lists this many best moves.
 TOP_MOVES = 10
+# Playouts behind each group's chance of ending in the prison (games with a prison).
+PRISON_PLAYOUTS = 200
 
 
 def _check_budget(seconds, iterations) -> None:
@@ -117,13 +119,17 @@ def pass_wins(game: Game, legal: list[str]) -> bool:
 
 
 def analyze(game: Game, *, seconds: float | None = None, iterations: int | None = None,
-            seed: int | None = None) -> dict[str, Any]:
+            seed: int | None = None, prison_playouts: int = PRISON_PLAYOUTS) -> dict[str, Any]:
     """The AI's view of the position, as JSON-ready data.
 
     Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
     the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
     ``seconds``, ``engine``; for Keil and Dehil also ``expected_score`` (mean final score
-    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black).
+    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black);
+    in games with a prison (``game.prison is not None``) also ``prison_chance``: one entry
+    per group on the board, ``{"points", "color", "chance"}``, the fraction of
+    ``prison_playouts`` full-strength playouts (seeded by ``seed``) in which the group
+    goes to the prison (:func:`hexstones.games.engine.stone_losses`).
     """
     _check_budget(seconds, iterations)
     result = search(game, seconds=seconds, iterations=iterations, seed=seed, reuse=False)
@@ -143,7 +149,33 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
     if result.black_score is not None:
         out["expected_score"] = {"black": result.black_score, "white": result.white_score}
         out["ownership"] = {name: result.ownership[i] for i, name in enumerate(game.board.names)}
+    if game.prison is not None:
+        out["prison_chance"] = prison_chances(game, prison_playouts, 0 if seed is None else seed)
     return out
+
+
+def prison_chances(game: Game, playouts: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Each group on the board with its chance of going to the prison (see :func:`analyze`)."""
+    from hexstones.games.engine import stone_losses
+
+    losses = stone_losses(game, playouts, seed)
+    stones = game.stones()
+    parent = {p: p for p in losses}
+
+    def root(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for a, b in game.links(list(losses)):
+        if stones[a] == stones[b]:
+            parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for p in losses:  # board order
+        groups.setdefault(root(p), []).append(p)
+    return [{"points": points, "color": stones[points[0]], "chance": round(losses[points[0]], 4)}
+            for points in groups.values()]
 
 
 def propose_komi(game_name: str, size: int, *, iterations: int | None = None,
