@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
-from hexstones.games import Game
+from hexstones.games import Game, other
 
 __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
            "get_level", "search"]
@@ -102,7 +102,31 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         rng = random.Random(None if seed is None else seed ^ 0x5EED)
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
         return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
-    return result.children[0][0]
+    return settle(game, result.children[0][0], legal)
+
+
+def settle(game: Game, move: str, legal: list[str]) -> str:
+    """``move``, or "pass" where ``move`` cannot gain: the opponent has just passed, a pass
+    now ends the game, and ``move`` does not raise the mover's margin in the count
+    (``game.score()``; filling one's own territory changes nothing). The opponent who
+    passed can pass again and end the game with the same count, so such a move only
+    keeps a person who wants the game over waiting (defect 7 of issue #22)."""
+    if move == "pass" or "pass" not in legal or not game.moves or game.moves[-1] != "pass":
+        return move
+    now = game.score()
+    if now is None:
+        return move
+    ends = game.copy()
+    ends.play("pass")
+    if not ends.is_over:
+        return move
+    after = game.copy()
+    after.play(move)
+    later = after.score()
+    me, them = game.to_move, other(game.to_move)
+    if later is not None and later[me] - later[them] > now[me] - now[them]:
+        return move
+    return "pass"
 
 
 def pass_wins(game: Game, legal: list[str]) -> bool:

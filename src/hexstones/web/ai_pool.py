@@ -89,7 +89,7 @@ def _move_while_warming(game) -> str:
     if ai.pass_wins(game, legal):
         return "pass"
     result = pysearch.search(game, seconds=WARMING_SECONDS)
-    return result.children[0][0] if result.children else legal[0]
+    return ai.settle(game, result.children[0][0], legal) if result.children else legal[0]
 
 
 def _nothing() -> None:
