@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 
 from hexstones import games
 from hexstones.web import view
+from hexstones.web.analysis import Analyses, AnalysisStore, add_routes as add_analysis_routes
 from hexstones.web.errors import WebError, only_known, shown, whole
 from hexstones.web.live import Tables
 from hexstones.web.position import position
@@ -55,10 +56,12 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
     tables = Tables(store, ai_processes=ai_processes, warm_ai=warm_ai)
     try:
         problems = tables.fill_in_finished()
+        analysis_store = AnalysisStore(db_path)
     except BaseException:
         tables.close()
         store.close()
         raise
+    analyses = Analyses(analysis_store, tables.ai_call, tables.get)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
 
@@ -73,13 +76,16 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
             except WebError as exc:
                 log.warning("%s", exc.message)
         yield
+        analyses.close()
         tables.close()
+        analysis_store.close()
         store.close()
 
     app = FastAPI(title="hexstones", lifespan=lifespan)
     app.state.tables = tables
     app.state.store = store
     app.state.problems = problems
+    app.state.analyses = analyses
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(AnswerErrors)
     app.add_middleware(NoStore)
@@ -279,7 +285,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
                 for c in ("black", "white")
             )
             try:
-                text = write_sgf(live.game, players=names, resigned=live.record.resigned)
+                text = write_sgf(live.game, players=names, resigned=live.record.resigned,
+                                 analysis=analyses.for_record(live))
             except ValueError as exc:
                 raise WebError(500, f"cannot write this game as SGF: {exc}") from None
         filename = f"{live.record.game}-{live.record.id}.sgf"
@@ -302,10 +309,13 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
                 raise WebError(400, f"cannot read this SGF: {exc}") from None
             loaded = record.game
             names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
-            return tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
-                                            names)
+            answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
+                                              names)
+            analyses.put_record(answer["id"], record.analysis)
+            return answer
         return await run_in_threadpool(work)
 
+    add_analysis_routes(app, tables, analyses, body, query)
     return app
 
 

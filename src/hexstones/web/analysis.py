@@ -1,0 +1,398 @@
+"""The analysis mode: the AI's view of every position of a game, computed in the background.
+
+A job walks the positions of a game (the start, then after each move) and asks the AI's
+worker pool (:mod:`hexstones.web.ai_pool`) for :func:`hexstones.ai.analyze` of each, one
+position at a time, so that the AI's moves in other games keep their turn; a page polls
+its progress. Each result is stored at once, with a key of the position (the game, its
+options, the moves that lead there): reopening the game shows what is stored, and a job
+started again computes only what is missing, stale (an undo changed the moves) or asked
+for deeper. Stopping takes effect after the position being searched.
+
+Storage is behind :class:`AnalysisStore` (its own table, ``analysis``, in the games
+file). The HTTP routes are added by :func:`add_routes`; the page's side is
+``static/analysis.js``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import CancelledError, TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+import hexstones
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from hexstones.games import BLACK, WHITE
+from hexstones.web.errors import WebError, shown, whole
+
+log = logging.getLogger("hexstones.web")
+
+# Search iterations per position for a person's analysis (measured: docs/app.md), the
+# factor of "deeper", the hint's budget, and the most a request may ask for.
+DEFAULT_ITERATIONS = 3000
+DEEPER_FACTOR = 4
+HINT_ITERATIONS = 3000
+MAX_ITERATIONS = 200_000
+PRISON_PLAYOUTS = 200
+HINT_MOVES = 3  # candidates the hint shows
+# A move is a mistake when it costs its player at least this much chance of winning;
+# the page lists each player's worst ones.
+MISTAKE_DROP = 0.1
+MISTAKES_PER_PLAYER = 5
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS analysis (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,          -- the position after this many moves
+    position TEXT NOT NULL,        -- key of the position: an undo makes a row stale
+    data TEXT NOT NULL,            -- JSON: records.sgf_analysis.compact form
+    PRIMARY KEY (game_id, ply)
+);
+"""
+
+
+def position_key(name: str, options: dict[str, Any], moves: list[str]) -> str:
+    """Which position an analysis belongs to: the game, its options and the moves played."""
+    text = json.dumps([name, options, moves], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class AnalysisStore:
+    """Analyses by game and move number, in the ``analysis`` table of the games file
+    (its own connection: SQLite in WAL mode serves both)."""
+
+    def __init__(self, path: str):
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA busy_timeout = 5000")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def get(self, game_id: str) -> dict[int, tuple[str, dict[str, Any]]]:
+        """Move number -> (position key, analysis) of every stored row of the game."""
+        with self._lock:
+            rows = self._db.execute("SELECT ply, position, data FROM analysis WHERE game_id = ?",
+                                    (game_id,)).fetchall()
+        found = {}
+        for ply, key, data in rows:
+            try:
+                found[int(ply)] = (str(key), json.loads(data))
+            except (TypeError, ValueError):
+                log.warning("game %s: the stored analysis of move %s is damaged; it is recomputed",
+                            game_id, ply)
+        return found
+
+    def put(self, game_id: str, ply: int, key: str, data: dict[str, Any]) -> bool:
+        """Store (or replace) one position's analysis; False if the game is gone."""
+        try:
+            with self._lock:
+                self._db.execute("INSERT OR REPLACE INTO analysis (game_id, ply, position, data) "
+                                 "VALUES (?, ?, ?, ?)", (game_id, ply, key, json.dumps(data)))
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+
+def analyse_position(name: str, options: dict[str, Any], moves: list[str], iterations: int,
+                     seed: int) -> dict[str, Any]:
+    """The stored form of the AI's analysis of one position (runs in an AI process)."""
+    from hexstones import ai
+    from hexstones.records.sgf_analysis import compact
+
+    game = hexstones.new_game(name, **options)
+    for move in moves:
+        game.play(move)
+    if game.is_over:
+        return compact(game, {})
+    result = ai.analyze(game, iterations=iterations, seed=seed, prison_playouts=PRISON_PLAYOUTS)
+    return compact(game, result)
+
+
+@dataclass
+class Job:
+    """One game's analysis in progress (or as it was left)."""
+
+    state: str = "running"  # running, stopped, done, failed
+    done: int = 0
+    total: int = 0
+    iterations: int = DEFAULT_ITERATIONS
+    error: str | None = None
+    current: int | None = None  # the move number being searched
+    stop: threading.Event = field(default_factory=threading.Event)
+    todo: list[tuple[int, int]] = field(default_factory=list)  # (move number, iterations)
+
+
+class Analyses:
+    """Every game's analysis: jobs in threads of this process, searches in the AI pool.
+
+    ``submit(fn, *args)`` hands a function to the AI's worker processes (a Future, or
+    None once the pool is closed); ``live_of(game_id)`` gives a game of the server.
+    """
+
+    def __init__(self, store: AnalysisStore, submit: Callable[..., Any], live_of: Callable[[str], Any]):
+        self.store = store
+        self._submit = submit
+        self._live_of = live_of
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for job in self._jobs.values():
+                job.stop.set()
+
+    # -- what is known ------------------------------------------------------------------
+
+    def _snapshot(self, live) -> tuple[str, dict[str, Any], list[str]]:
+        with live.lock:
+            return live.record.game, dict(live.record.options), list(live.game.moves)
+
+    def stored(self, live) -> dict[int, dict[str, Any]]:
+        """Move number -> analysis, for the positions of the game as it is now."""
+        name, options, moves = self._snapshot(live)
+        rows = self.store.get(live.record.id)
+        return {ply: data for ply, (key, data) in rows.items()
+                if ply <= len(moves) and key == position_key(name, options, moves[:ply])}
+
+    def status(self, live) -> dict[str, Any]:
+        """The job's progress and a line per analysed position (for the graph), the mistakes."""
+        _, _, moves = self._snapshot(live)
+        known = self.stored(live)
+        with self._lock:
+            job = self._jobs.get(live.record.id)
+            progress = None if job is None else {
+                "state": job.state, "done": job.done, "total": job.total, "current": job.current,
+                "iterations": job.iterations, "error": job.error}
+        positions = []
+        for ply in sorted(known):
+            data = known[ply]
+            score = data.get("expected_score")
+            positions.append({
+                "ply": ply, "black_win": data["black_win"],
+                "score_lead": None if not score else round(score["black"] - score["white"], 2),
+                "move": moves[ply - 1] if ply else None,
+                "best": data["moves"][0]["move"] if data.get("moves") else None,
+                "iterations": data.get("iterations", 0),
+            })
+        return {"id": live.record.id, "move_count": len(moves), "job": progress,
+                "positions": positions, "mistakes": mistakes(known, moves, _first_player(live))}
+
+    def position(self, live, ply: Any) -> dict[str, Any]:
+        number = whole(ply, "ply")
+        _, _, moves = self._snapshot(live)
+        if not 0 <= number <= len(moves):
+            raise WebError(400, f"ply must be a move number from 0 to {len(moves)}, not {number}")
+        data = self.stored(live).get(number)
+        if data is None:
+            raise WebError(404, f"move {number} of game {live.record.id} is not analysed yet")
+        return dict(data, ply=number, played=moves[number] if number < len(moves) else None)
+
+    # -- jobs -----------------------------------------------------------------------------
+
+    def start(self, live, iterations: Any = None, ply: Any = None) -> dict[str, Any]:
+        """Analyse every position not yet analysed with ``iterations``; with ``ply``, that
+        one position again, ``DEEPER_FACTOR`` times deeper than it was (first in line)."""
+        budget = _budget(iterations)
+        _, _, moves = self._snapshot(live)
+        known = self.stored(live)
+        if ply is not None:
+            number = whole(ply, "ply")
+            if not 0 <= number <= len(moves):
+                raise WebError(400, f"ply must be a move number from 0 to {len(moves)}, not {number}")
+            before = known.get(number, {}).get("iterations") or budget
+            todo = [(number, min(MAX_ITERATIONS, before * DEEPER_FACTOR))]
+        else:
+            todo = [(n, budget) for n in range(len(moves) + 1)
+                    if n not in known or known[n].get("iterations", 0) < budget and known[n].get("to_move")]
+        with self._lock:
+            if self._closed:
+                raise WebError(503, "the server is stopping")
+            job = self._jobs.get(live.record.id)
+            if job is not None and job.state == "running":
+                if ply is not None:  # deeper goes first
+                    job.todo[:0] = todo
+                    job.total += 1
+                else:  # the rest joins the queue
+                    queued = {n for n, _ in job.todo} | {job.current}
+                    extra = [t for t in todo if t[0] not in queued]
+                    job.todo += extra
+                    job.total += len(extra)
+                return self.status(live)
+            job = Job(total=len(todo), iterations=budget, todo=todo)
+            self._jobs[live.record.id] = job
+        threading.Thread(target=self._run, args=(live, job), name="hexstones-analysis",
+                         daemon=True).start()
+        return self.status(live)
+
+    def stop(self, live) -> dict[str, Any]:
+        with self._lock:
+            job = self._jobs.get(live.record.id)
+            if job is not None and job.state == "running":
+                job.stop.set()
+        return self.status(live)
+
+    def _run(self, live, job: Job) -> None:
+        game_id = live.record.id
+        try:
+            while not job.stop.is_set():
+                with self._lock:
+                    if not job.todo:
+                        break
+                    ply, budget = job.todo.pop(0)
+                    job.current = ply
+                name, options, moves = self._snapshot(live)
+                if ply > len(moves):  # taken back meanwhile
+                    job.done += 1
+                    continue
+                data = self._search(job, name, options, moves[:ply], budget, ply)
+                if data is None:
+                    break
+                if not self.store.put(game_id, ply, position_key(name, options, moves[:ply]), data):
+                    job.error = "the game was deleted"
+                    break
+                job.done += 1
+        except Exception as exc:  # noqa: BLE001  (shown to the page; the server goes on)
+            log.error("the analysis of game %s failed: %r", game_id, exc)
+            job.error = f"the analysis failed: {exc or type(exc).__name__}"
+        with self._lock:
+            job.current = None
+            job.state = "failed" if job.error else "stopped" if job.stop.is_set() else "done"
+
+    def _search(self, job: Job, name, options, moves, budget, ply) -> dict[str, Any] | None:
+        """One position's analysis from the pool; None if stopped (or the pool closed)."""
+        future = self._submit(analyse_position, name, options, moves, budget, ply)
+        if future is None:
+            job.stop.set()
+            return None
+        while True:
+            try:
+                return future.result(timeout=0.2)
+            except FutureTimeout:
+                if job.stop.is_set():
+                    future.cancel()  # a search already running finishes in its worker
+                    return None
+            except CancelledError:
+                job.stop.set()
+                return None
+
+    async def hint(self, live) -> dict[str, Any]:
+        """The AI's suggested moves for the person to move now (a game against the AI)."""
+        with live.lock:
+            if not live.against_ai:
+                raise WebError(409, "hints are for games against the AI")
+            if live.over or live.pie_pending or live.player(live.game.to_move) != "human":
+                raise WebError(409, "there is no move of yours to hint at now")
+        name, options, moves = self._snapshot(live)
+        key = position_key(name, options, moves)
+        stored = self.store.get(live.record.id).get(len(moves))
+        if stored is not None and stored[0] == key and stored[1].get("iterations", 0) >= HINT_ITERATIONS:
+            data = stored[1]
+        else:
+            future = self._submit(analyse_position, name, options, moves, HINT_ITERATIONS, len(moves))
+            if future is None:
+                raise WebError(503, "the server is stopping")
+            data = await asyncio.wrap_future(future)
+            self.store.put(live.record.id, len(moves), key, data)
+        return {"ply": len(moves), "moves": (data.get("moves") or [])[:HINT_MOVES],
+                "win_rate": data.get("win_rate"), "to_move": data.get("to_move")}
+
+    # -- records ----------------------------------------------------------------------------
+
+    def for_record(self, live) -> dict[int, dict[str, Any]]:
+        """The stored analysis in the form an SGF record takes."""
+        return self.stored(live)
+
+    def put_record(self, game_id: str, analysis: dict[int, dict[str, Any]]) -> None:
+        """Store the analysis an imported record carried, for the game made from it."""
+        if not analysis:
+            return
+        live = self._live_of(game_id)
+        name, options, moves = self._snapshot(live)
+        for ply, data in analysis.items():
+            if 0 <= ply <= len(moves):
+                self.store.put(game_id, ply, position_key(name, options, moves[:ply]), data)
+
+
+def _budget(iterations: Any) -> int:
+    if iterations in (None, ""):
+        return DEFAULT_ITERATIONS
+    number = whole(iterations, "iterations")
+    if not 1 <= number <= MAX_ITERATIONS:
+        raise WebError(400, f"iterations must be from 1 to {MAX_ITERATIONS}, not {shown(iterations)}")
+    return number
+
+
+def _first_player(live) -> str:
+    return hexstones.new_game(live.record.game, **live.record.options).to_move
+
+
+def mistakes(known: dict[int, dict[str, Any]], moves: list[str], first: str) -> list[dict[str, Any]]:
+    """The moves that cost their player the most chance of winning (at least MISTAKE_DROP;
+    each player's MISTAKES_PER_PLAYER worst), in the order played: ``{"ply", "color",
+    "move", "drop"}``, ``ply`` the move's number (the position before it is ``ply - 1``)."""
+    found: dict[str, list[dict[str, Any]]] = {BLACK: [], WHITE: []}
+    color = first
+    for ply in range(1, len(moves) + 1):
+        before, after = known.get(ply - 1), known.get(ply)
+        if before is not None and after is not None:
+            mover = before.get("to_move") or color
+            sign = 1 if mover == BLACK else -1
+            drop = sign * (before["black_win"] - after["black_win"])
+            if drop >= MISTAKE_DROP:
+                found[mover].append({"ply": ply, "color": mover, "move": moves[ply - 1],
+                                     "drop": round(drop, 4)})
+        color = WHITE if color == BLACK else BLACK
+    worst = [m for ms in found.values()
+             for m in sorted(ms, key=lambda m: -m["drop"])[:MISTAKES_PER_PLAYER]]
+    return sorted(worst, key=lambda m: m["ply"])
+
+
+def add_routes(app, tables, analyses: Analyses, body, query) -> None:
+    """The analysis routes of the JSON API (``body``, ``query``: the app's checked readers
+    of a request's body and parameters)."""
+
+    @app.get("/api/games/{game_id}/analysis")
+    def analysis_status(game_id: str, request: Request):
+        query(request, ())
+        return analyses.status(tables.get(game_id))
+
+    @app.get("/api/games/{game_id}/analysis/{ply}")
+    def analysis_position(game_id: str, ply: str, request: Request):
+        query(request, ())
+        return analyses.position(tables.get(game_id), ply)
+
+    @app.post("/api/games/{game_id}/analysis")
+    async def analysis_action(game_id: str, request: Request):
+        data = await body(request, ("action", "iterations", "ply"))
+        action = data.get("action")
+        if action not in ("start", "stop", "deeper"):
+            raise WebError(400, f"action must be 'start', 'stop' or 'deeper', not {shown(action)}")
+        if action == "deeper" and data.get("ply") is None:
+            raise WebError(400, "deeper needs the move number: {\"action\": \"deeper\", \"ply\": 12}")
+
+        def work():
+            live = tables.get(game_id)
+            if action == "stop":
+                return analyses.stop(live)
+            return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None)
+        return await run_in_threadpool(work)
+
+    @app.post("/api/games/{game_id}/hint")
+    async def hint(game_id: str, request: Request):
+        await body(request, ())
+        live = await run_in_threadpool(tables.get, game_id)
+        return await analyses.hint(live)
