@@ -35,13 +35,16 @@ from hexstones.web.errors import WebError, shown, whole
 
 log = logging.getLogger("hexstones.web")
 
-# Search iterations per position for a person's analysis (measured: docs/app.md), the
-# factor of "deeper", the hint's budget, and the most a request may ask for.
+# A person's analysis searches each position DEFAULT_ITERATIONS times, or for at most
+# DEFAULT_SECONDS (Droched's long playouts: see docs/app.md for the figures); "deeper"
+# gives DEEPER_FACTOR times both. A request may name its iterations (then no time
+# limit: the same answer every time), at most MAX_ITERATIONS.
 DEFAULT_ITERATIONS = 3000
+DEFAULT_SECONDS = 2.0
 DEEPER_FACTOR = 4
 HINT_ITERATIONS = 3000
 MAX_ITERATIONS = 200_000
-PRISON_PLAYOUTS = 200
+PRISON_PLAYOUTS = 50  # playouts behind Droched's prison chances (about 1 s on side 7)
 HINT_MOVES = 3  # candidates the hint shows
 # A move is a mistake when it costs its player at least this much chance of winning;
 # the page lists each player's worst ones.
@@ -106,8 +109,9 @@ class AnalysisStore:
 
 
 def analyse_position(name: str, options: dict[str, Any], moves: list[str], iterations: int,
-                     seed: int) -> dict[str, Any]:
-    """The stored form of the AI's analysis of one position (runs in an AI process)."""
+                     seed: int, seconds: float | None = None) -> dict[str, Any]:
+    """The stored form of the AI's analysis of one position (runs in an AI process), with
+    ``budget``: the iterations asked for (a search cut short by ``seconds`` did fewer)."""
     from hexstones import ai
     from hexstones.records.sgf_analysis import compact
 
@@ -116,8 +120,14 @@ def analyse_position(name: str, options: dict[str, Any], moves: list[str], itera
         game.play(move)
     if game.is_over:
         return compact(game, {})
-    result = ai.analyze(game, iterations=iterations, seed=seed, prison_playouts=PRISON_PLAYOUTS)
-    return compact(game, result)
+    result = ai.analyze(game, iterations=iterations, seconds=seconds, seed=seed,
+                        prison_playouts=PRISON_PLAYOUTS)
+    return dict(compact(game, result), budget=iterations)
+
+
+def _budget_of(data: dict[str, Any]) -> int:
+    """The iterations an analysis was asked for (an imported one: those it did)."""
+    return int(data.get("budget") or data.get("iterations") or 0)
 
 
 @dataclass
@@ -128,10 +138,11 @@ class Job:
     done: int = 0
     total: int = 0
     iterations: int = DEFAULT_ITERATIONS
+    seconds: float | None = DEFAULT_SECONDS  # the time limit of each search (None: none)
     error: str | None = None
     current: int | None = None  # the move number being searched
     stop: threading.Event = field(default_factory=threading.Event)
-    todo: list[tuple[int, int]] = field(default_factory=list)  # (move number, iterations)
+    todo: list[tuple[int, int, float | None]] = field(default_factory=list)  # (ply, iterations, seconds)
 
 
 class Analyses:
@@ -199,25 +210,28 @@ class Analyses:
         data = self.stored(live).get(number)
         if data is None:
             raise WebError(404, f"move {number} of game {live.record.id} is not analysed yet")
-        return dict(data, ply=number, played=moves[number] if number < len(moves) else None)
+        shown_data = {k: v for k, v in data.items() if k != "budget"}
+        return dict(shown_data, ply=number, played=moves[number] if number < len(moves) else None)
 
     # -- jobs -----------------------------------------------------------------------------
 
     def start(self, live, iterations: Any = None, ply: Any = None) -> dict[str, Any]:
         """Analyse every position not yet analysed with ``iterations``; with ``ply``, that
         one position again, ``DEEPER_FACTOR`` times deeper than it was (first in line)."""
-        budget = _budget(iterations)
+        budget, seconds = _budget(iterations)
         _, _, moves = self._snapshot(live)
         known = self.stored(live)
+        todo: list[tuple[int, int, float | None]]
         if ply is not None:
             number = whole(ply, "ply")
             if not 0 <= number <= len(moves):
                 raise WebError(400, f"ply must be a move number from 0 to {len(moves)}, not {number}")
-            before = known.get(number, {}).get("iterations") or budget
-            todo = [(number, min(MAX_ITERATIONS, before * DEEPER_FACTOR))]
+            before = _budget_of(known[number]) if number in known else budget
+            todo = [(number, min(MAX_ITERATIONS, before * DEEPER_FACTOR),
+                     None if seconds is None else seconds * DEEPER_FACTOR)]
         else:
-            todo = [(n, budget) for n in range(len(moves) + 1)
-                    if n not in known or known[n].get("iterations", 0) < budget and known[n].get("to_move")]
+            todo = [(n, budget, seconds) for n in range(len(moves) + 1)
+                    if n not in known or _budget_of(known[n]) < budget and known[n].get("to_move")]
         with self._lock:
             if self._closed:
                 raise WebError(503, "the server is stopping")
@@ -227,12 +241,12 @@ class Analyses:
                     job.todo[:0] = todo
                     job.total += 1
                 else:  # the rest joins the queue
-                    queued = {n for n, _ in job.todo} | {job.current}
+                    queued = {t[0] for t in job.todo} | {job.current}
                     extra = [t for t in todo if t[0] not in queued]
                     job.todo += extra
                     job.total += len(extra)
                 return self.status(live)
-            job = Job(total=len(todo), iterations=budget, todo=todo)
+            job = Job(total=len(todo), iterations=budget, seconds=seconds, todo=todo)
             self._jobs[live.record.id] = job
         threading.Thread(target=self._run, args=(live, job), name="hexstones-analysis",
                          daemon=True).start()
@@ -252,13 +266,13 @@ class Analyses:
                 with self._lock:
                     if not job.todo:
                         break
-                    ply, budget = job.todo.pop(0)
+                    ply, budget, seconds = job.todo.pop(0)
                     job.current = ply
                 name, options, moves = self._snapshot(live)
                 if ply > len(moves):  # taken back meanwhile
                     job.done += 1
                     continue
-                data = self._search(job, name, options, moves[:ply], budget, ply)
+                data = self._search(job, (name, options, moves[:ply], budget, ply, seconds))
                 if data is None:
                     break
                 if not self.store.put(game_id, ply, position_key(name, options, moves[:ply]), data):
@@ -272,9 +286,9 @@ class Analyses:
             job.current = None
             job.state = "failed" if job.error else "stopped" if job.stop.is_set() else "done"
 
-    def _search(self, job: Job, name, options, moves, budget, ply) -> dict[str, Any] | None:
+    def _search(self, job: Job, args: tuple) -> dict[str, Any] | None:
         """One position's analysis from the pool; None if stopped (or the pool closed)."""
-        future = self._submit(analyse_position, name, options, moves, budget, ply)
+        future = self._submit(analyse_position, *args)
         if future is None:
             job.stop.set()
             return None
@@ -299,10 +313,11 @@ class Analyses:
         name, options, moves = self._snapshot(live)
         key = position_key(name, options, moves)
         stored = self.store.get(live.record.id).get(len(moves))
-        if stored is not None and stored[0] == key and stored[1].get("iterations", 0) >= HINT_ITERATIONS:
+        if stored is not None and stored[0] == key and _budget_of(stored[1]) >= HINT_ITERATIONS:
             data = stored[1]
         else:
-            future = self._submit(analyse_position, name, options, moves, HINT_ITERATIONS, len(moves))
+            future = self._submit(analyse_position, name, options, moves, HINT_ITERATIONS, len(moves),
+                                  DEFAULT_SECONDS)
             if future is None:
                 raise WebError(503, "the server is stopping")
             data = await asyncio.wrap_future(future)
@@ -327,13 +342,14 @@ class Analyses:
                 self.store.put(game_id, ply, position_key(name, options, moves[:ply]), data)
 
 
-def _budget(iterations: Any) -> int:
+def _budget(iterations: Any) -> tuple[int, float | None]:
+    """Iterations and time limit of each search: the default, or the iterations asked for."""
     if iterations in (None, ""):
-        return DEFAULT_ITERATIONS
+        return DEFAULT_ITERATIONS, DEFAULT_SECONDS
     number = whole(iterations, "iterations")
     if not 1 <= number <= MAX_ITERATIONS:
         raise WebError(400, f"iterations must be from 1 to {MAX_ITERATIONS}, not {shown(iterations)}")
-    return number
+    return number, None
 
 
 def _first_player(live) -> str:
