@@ -26,10 +26,10 @@ from concurrent.futures import CancelledError, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-import hexstones
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
+import hexstones
 from hexstones.games import BLACK, WHITE
 from hexstones.web.errors import WebError, shown, whole
 

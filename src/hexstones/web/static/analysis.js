@@ -265,7 +265,7 @@
       const g = el("g", { class: "candidate" + (i === 0 ? " best" : ""), "data-candidate": m.move, "data-win": m.win_rate, "data-visits": m.visits });
       if (useHint) g.setAttribute("data-hint", m.move);
       const color = i === 0 ? COLORS.best : COLORS.other;
-      g.append(el("circle", { cx: xy.x, cy: xy.y, r: xy.r * 0.95, fill: color, "fill-opacity": (0.35 + 0.55 * Math.min(1, share * 2)).toFixed(2), stroke: "#fff", "stroke-width": 1.5 }));
+      g.append(el("circle", { cx: xy.x, cy: xy.y, r: xy.r * 0.95, fill: color, "fill-opacity": (i === 0 ? 0.9 : 0.55 + 0.35 * Math.min(1, share * 3)).toFixed(2), stroke: "#fff", "stroke-width": 1.5 }));
       g.append(el("text", { x: xy.x, y: xy.y + 1, "text-anchor": "middle", "font-size": Math.max(8, xy.r * 0.62), "font-weight": "bold", fill: "#fff" }, pct(m.win_rate)));
       g.append(el("text", { x: xy.x, y: xy.y + xy.r * 0.62, "text-anchor": "middle", "font-size": Math.max(6, xy.r * 0.42), fill: "#fff" }, pct(share)));
       layer.append(g);
