@@ -12,14 +12,19 @@ import urllib.request
 import pytest
 
 import hexstones
-from test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, Server, free_port
+import test_browser
+from test_browser import WAIT_MS, Server, free_port
 from test_web_analysis import FINISHED
 
 pytestmark = pytest.mark.slow
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
+
+# The browser and a page per test, as tests/test_browser.py makes them.
+browser = test_browser.browser
+page = test_browser.page
 
 
 def call(url: str, body: dict | None = None) -> dict:
@@ -35,26 +40,6 @@ def server(tmp_path_factory):
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def new_game(base: str, name: str, moves: list[str], size: int = 3, **setup) -> str:
