@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from pg import postgres_cluster, postgres_url  # noqa: F401  (fixtures: a real PostgreSQL server)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():

@@ -303,7 +303,9 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place_keeping_every_game(
 
     db = tmp_path / "games.db"
     ids = make_database(db, games=3)
-    with sqlite3.connect(db) as con:  # back to schema 1: no `finished` column
+    with sqlite3.connect(db) as con:  # back to schema 1: no `finished` column, made before Alembic
+        con.execute("DROP TABLE alembic_version")
+        con.execute("ALTER TABLE games DROP COLUMN revision")
         con.execute("ALTER TABLE games DROP COLUMN finished")
         con.execute("UPDATE games SET resigned = 'white' WHERE id = ?", (ids[0],))
         con.execute("PRAGMA user_version = 0")

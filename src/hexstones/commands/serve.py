@@ -15,7 +15,9 @@ def add_parser(sub) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--db", default=None,
                    help="SQLite file holding the games (created if missing; default games.db in "
-                        "the user's data folder, e.g. ~/.local/share/hexstones)")
+                        "the user's data folder, e.g. ~/.local/share/hexstones), or a PostgreSQL "
+                        "database as postgresql://user[:password]@host[:port]/dbname, which "
+                        "several servers may share (needs the postgres extra)")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         app.state.tables.close()
         app.state.store.close()
         return 1
-    announcement = (f"hexstones: playing at http://{host}:{args.port}/ (games stored in {args.db}); "
+    announcement = (f"hexstones: playing at http://{host}:{args.port}/ (games stored in {app.state.store.path}); "
                     f"Ctrl-C stops")
 
     class Server(uvicorn.Server):

@@ -45,7 +45,8 @@ log = logging.getLogger("hexstones.web")
 
 
 def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) -> FastAPI:
-    """The app, storing its games in the SQLite file ``db_path`` (created if missing);
+    """The app, storing its games in the SQLite file ``db_path`` (created if missing) or the
+    PostgreSQL database it names (``postgresql://...``, shared with other servers);
     the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
     at once and compile the kernels ahead (``hexstones serve`` does; tests need not).
 

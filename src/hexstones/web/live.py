@@ -142,6 +142,8 @@ class Tables:
     def get(self, game_id: str) -> Live:
         with self._lock:
             live = self._games.get(game_id)
+        if live is not None and self.store.stale(game_id):  # changed by another server process
+            live = None
         if live is None:
             try:
                 record = self.store.get(game_id)
@@ -151,7 +153,9 @@ class Tables:
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
-                live = self._games.setdefault(game_id, fresh)
+                live = self._games.get(game_id)
+                if live is None or live.record.revision < fresh.record.revision:
+                    live = self._games[game_id] = fresh
         # A game the AI owes a turn (after a restart, say) gets one.
         self._schedule_ai(live)
         return live

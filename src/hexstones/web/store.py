@@ -1,22 +1,29 @@
-"""Stored games: a SQLite file (stdlib sqlite3) holding each game's setup and moves.
+"""Stored games: each game's setup and moves in SQLite (one file, the default) or PostgreSQL.
 
 A game is its setup (which game, options, who plays which side, the komi-pie stage) plus
 its move list; the position is always rebuilt by replaying the moves, so the database is
 the whole truth and a restarted server loses nothing. Every move is written as it is
-played, in its own transaction.
+played, in its own transaction. The queries are SQLAlchemy Core, the same for both
+databases; the schema is Alembic's (``migrations/``), brought up to date when a store opens.
 
-One server owns a database file: :class:`Store` holds an exclusive lock (``flock``) on a
-lock file beside it for as long as it is open, and a second one is refused. Every write
-is also checked against what is stored (a move must follow the stored moves, an undo
-must take back stored ones), so a program that changed the file behind the server's back
-makes the write fail (:class:`StoreConflict`) instead of losing moves.
+``Store(target)``: ``target`` is a SQLite file's path, or a ``postgresql://user@host/db``
+URL. Every write is checked against what is stored (a move must follow the stored moves,
+an undo must take back stored ones), so a write that does not fit what another program or
+another server process stored fails (:class:`StoreConflict`) instead of losing moves; every
+write raises the game's ``revision`` and announces itself on the store's broker
+(:mod:`hexstones.web.broker`) when it commits.
 
-Opening refuses, in one line naming the file: a file locked by another server, a file of
-0 bytes (SQLite would take it for a new, empty database; a games file is never empty,
-so it is a file that lost its games or a mistake), a file that is not SQLite, and a file
-that SQLite's ``quick_check`` finds damaged. A game whose row cannot be read (bad JSON, bad
-text) is reported by :meth:`Store.damaged` and skipped by :meth:`Store.list`; the other
-games are served.
+SQLite: one server owns a file: :class:`Store` holds an exclusive lock (``flock``) on a lock
+file beside it for as long as it is open, and a second one is refused. Opening refuses, in
+one line naming the file: a file locked by another server, a file of 0 bytes (SQLite would
+take it for a new, empty database; a games file is never empty, so it is a file that lost
+its games or a mistake), a file that is not SQLite, and a file that SQLite's
+``quick_check`` finds damaged. PostgreSQL: several server processes may share a database
+(the write checks lock the game's row); a database that cannot be reached is refused in
+one line naming it (without its password).
+
+A game whose row cannot be read (bad JSON, bad text) is reported by :meth:`Store.damaged`
+and skipped by :meth:`Store.list`; the other games are served.
 """
 
 from __future__ import annotations
@@ -29,37 +36,50 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event, exc as sa_exc
+from sqlalchemy.pool import StaticPool
+
+from hexstones.web.broker import LocalBroker, PostgresBroker, game_topic
 
 try:
     import fcntl
 except ImportError:  # not a POSIX system: the write checks still guard the moves
     fcntl = None
 
-SCHEMA_VERSION = 2  # 1: the first schema; 2: the `finished` column
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    options TEXT NOT NULL,      -- JSON: new_game options (size, komi / prison)
-    setup TEXT NOT NULL,        -- JSON: players, AI level, komi-pie stage
-    resigned TEXT,              -- the colour that resigned, if any
-    summary TEXT NOT NULL DEFAULT '',  -- one line for the list of games (turn or result)
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    finished INTEGER            -- 1 over, 0 not; NULL: not known yet (a game stored before v2)
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    ply INTEGER NOT NULL,       -- 0 for the first move
-    move TEXT NOT NULL,
-    PRIMARY KEY (game_id, ply)
-);
-"""
-GAME_COLUMNS = "id, game, options, setup, resigned, created, updated, summary, finished"
+MIGRATIONS = Path(__file__).parent / "migrations"
 
+# The tables as the queries see them; the schema itself is made by the migrations (a new
+# column is a new revision in migrations/versions, then a Column here).
+metadata = sa.MetaData()
+games_table = sa.Table(
+    "games", metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("game", sa.Text, nullable=False),
+    sa.Column("options", sa.Text, nullable=False),  # JSON: new_game options (size, komi / prison)
+    sa.Column("setup", sa.Text, nullable=False),  # JSON: players, AI level, komi-pie stage
+    sa.Column("resigned", sa.Text),  # the colour that resigned, if any
+    sa.Column("summary", sa.Text, nullable=False),  # one line for the list (turn or result)
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
+    sa.Column("finished", sa.Integer),  # 1 over, 0 not; NULL: not known yet (stored before it was)
+    sa.Column("revision", sa.Integer, nullable=False),  # raised by every stored change
+)
+moves_table = sa.Table(
+    "moves", metadata,
+    sa.Column("game_id", sa.Text, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("ply", sa.Integer, primary_key=True),  # 0 for the first move
+    sa.Column("move", sa.Text, nullable=False),
+)
+GAME_COLUMNS = [games_table.c[name] for name in
+                ("id", "game", "options", "setup", "resigned", "created", "updated", "summary",
+                 "finished", "revision")]
 
 DB_NAME = "games.db"
 
@@ -87,6 +107,50 @@ def default_path() -> str:
     return os.path.join(folder, DB_NAME)
 
 
+def is_url(target: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database (a URL) rather than a SQLite file."""
+    return str(target).startswith(("postgresql://", "postgresql+psycopg://", "postgres://"))
+
+
+def alembic_config(connection: sa.Connection | None = None):
+    """Alembic's configuration for the games database, without an alembic.ini.
+
+    Adding a revision (a new table, a new column): in a checkout, run ::
+
+        python -c "from alembic import command; from hexstones.web.store import alembic_config; \\
+                   command.revision(alembic_config(), 'what it adds', rev_id='0003')"
+
+    which writes ``migrations/versions/<rev>_what_it_adds.py`` on top of the newest revision
+    (``down_revision``); fill in ``upgrade()`` (and ``downgrade()``) with ``op.create_table``
+    / ``op.add_column``, name it ``rNNNN_<what>.py`` like the others, and add the table or
+    column to the ``sa.Table`` its queries use. Servers apply it when they start.
+    """
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("path_separator", "os")
+    config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str:
+    """The newest revision of the schema (what :func:`migrate` brings a database to)."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def migrate(connection: sa.Connection) -> None:
+    """Bring the database behind ``connection`` (in a transaction) to the newest revision."""
+    from alembic import command
+
+    if connection.dialect.name == "postgresql":
+        # Two servers starting at once: one migrates, the other waits and finds it done.
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(2117022301)"))
+    command.upgrade(alembic_config(connection), "head")
+
+
 class StoreConflict(Exception):
     """A write that does not fit what is stored: someone else changed the database."""
 
@@ -107,6 +171,7 @@ class StoredGame:
     updated: float = 0.0
     summary: str = ""
     finished: bool | None = None
+    revision: int = 0
 
 
 def _text(value: Any, what: str) -> str:
@@ -131,8 +196,9 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
     return data
 
 
-def _game_of(row: tuple) -> StoredGame:
-    """A ``games`` row (GAME_COLUMNS, text as bytes) read and checked; DamagedGame if not."""
+def _game_of(row: Sequence) -> StoredGame:
+    """A ``games`` row (GAME_COLUMNS; SQLite gives text as bytes) read and checked;
+    DamagedGame if not."""
     game_id = _text(row[0], "the id")
     try:
         resigned = None if row[4] is None else _text(row[4], "resigned")
@@ -143,24 +209,92 @@ def _game_of(row: tuple) -> StoredGame:
                 raise DamagedGame(f"{what} is not a time")
         return StoredGame(game_id, _text(row[1], "the game"), _json_object(row[2], "options"),
                           _json_object(row[3], "setup"), [], resigned, float(row[5]), float(row[6]),
-                          _text(row[7], "summary"), None if row[8] is None else bool(row[8]))
+                          _text(row[7], "summary"), None if row[8] is None else bool(row[8]),
+                          int(row[9]))
     except DamagedGame as exc:
         raise DamagedGame(f"game {game_id}: {exc}") from None
 
 
-class Store:
-    """All stored games in one SQLite file; safe to use from several threads."""
+class Transaction:
+    """One transaction of :meth:`Store.transaction`: ``connection`` runs its statements,
+    ``announce(topic, event)`` sends an event on the broker if and only if it commits."""
 
-    def __init__(self, path: str):
-        self.path = str(path)
-        self._lock = threading.Lock()
-        self._lock_file = self._take_ownership()
+    def __init__(self, connection: sa.Connection, store: Store):
+        self.connection = connection
+        self._store = store
+        self.pending: list[tuple[str, dict[str, Any]]] = []
+
+    def announce(self, topic: str, event: dict[str, Any]) -> None:
+        if isinstance(self._store.broker, PostgresBroker):
+            self._store.broker.notify(self.connection, topic, event)  # sent by the COMMIT
+        else:
+            self.pending.append((topic, event))
+
+
+class Store:
+    """All stored games of one database; safe to use from several threads.
+
+    ``path`` names the database as messages show it (a SQLite file's path, or the URL
+    without its password); ``shared``: whether other server processes may write to it too
+    (PostgreSQL); ``engine``, ``broker``: for modules that keep their own tables in the same
+    database (their revisions in ``migrations/``) and announce their own changes.
+    """
+
+    def __init__(self, target: str):
+        target = str(target)
+        self.shared = is_url(target)
+        self._lock = threading.Lock()  # SQLite: one connection, used by one thread at a time
+        self._seen: dict[str, int] = {}  # game id -> the revision this process last read or wrote
+        self._lock_file = None
+        self.broker: LocalBroker
+        raw: sqlite3.Connection | None = None
+        if self.shared:
+            url = sa.make_url(target).set(drivername="postgresql+psycopg")
+            self.path = url.render_as_string(hide_password=True)
+            self.engine = self._open_postgres(url)
+        else:
+            self.path = target
+            self._lock_file = self._take_ownership()
+            try:
+                raw = self._open_sqlite()
+            except BaseException:
+                self._lock_file.close()
+                raise
+            # The one checked connection is the engine's only connection.
+            self.engine = sa.create_engine("sqlite://", creator=lambda: raw, poolclass=StaticPool)
+            sa_event.listen(self.engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+            self.broker = LocalBroker()
         try:
-            self._db = self._open()
+            with self.transaction() as tx:
+                migrate(tx.connection)
+        except sa_exc.DBAPIError as exc:
+            self._close_quietly()
+            raise ValueError(f"cannot bring the games database {self.path!r} up to date: "
+                             f"{_first_line(exc.orig)}") from None
         except BaseException:
-            self._lock_file.close()
+            self._close_quietly()
             raise
-        self._reported: set[str] = set()
+        if raw is not None:  # after the migrations, which read names as text
+            raw.text_factory = bytes  # text is decoded row by row: one bad row spoils only its game
+
+    def _open_postgres(self, url: sa.URL) -> sa.Engine:
+        import psycopg
+
+        engine = sa.create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        try:
+            with engine.connect() as connection:
+                connection.execute(sa.text("SELECT 1"))
+        except sa_exc.DBAPIError as exc:
+            engine.dispose()
+            raise ValueError(f"cannot open the games database {self.path!r}: "
+                             f"{_first_line(exc.orig)}") from None
+        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        try:
+            self.broker = PostgresBroker(lambda: psycopg.connect(conninfo, autocommit=True), engine)
+        except BaseException:
+            engine.dispose()
+            raise
+        return engine
 
     def _take_ownership(self):
         """Open and lock ``<path>.lock``; a ValueError naming the owner if it is taken."""
@@ -187,19 +321,20 @@ class Store:
         handle.flush()
         return handle
 
-    def _open(self) -> sqlite3.Connection:
+    def _open_sqlite(self) -> sqlite3.Connection:
+        """The SQLite file opened and checked (WAL, foreign keys), before any write."""
         if os.path.exists(self.path) and os.path.getsize(self.path) == 0:
             raise ValueError(
                 f"the games database {self.path!r} is an empty file (0 bytes): it holds no games, "
                 f"not even an empty table (a database this app made never is empty); if it held "
                 f"games they are gone, so restore a copy; to start a new database, delete the file")
         try:
+            # isolation_level=None: the engine's "begin" listener says BEGIN IMMEDIATE itself
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
             raise ValueError(f"cannot open the games database {self.path!r}: {exc}") from None
-        db.text_factory = bytes  # text is decoded row by row: one bad row spoils only its game
         try:
-            problems = [" ".join(p.decode("utf-8", "replace").replace("*** in database main ***", "").split())
+            problems = [" ".join(p.replace("*** in database main ***", "").split())
                         for (p,) in db.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
                 raise ValueError(
@@ -208,7 +343,6 @@ class Store:
                     f"restore a copy, or save what can be saved with: sqlite3 {self.path} .recover")
             db.execute("PRAGMA foreign_keys = ON")
             db.execute("PRAGMA journal_mode = WAL")
-            self._upgrade(db)
         except sqlite3.DatabaseError as exc:
             db.close()
             raise ValueError(f"the games database {self.path!r} is damaged or no SQLite file "
@@ -219,54 +353,82 @@ class Store:
             raise
         return db
 
-    def _upgrade(self, db: sqlite3.Connection) -> None:
-        """Create the tables, or bring an older file's schema up to date in place."""
-        db.executescript("BEGIN IMMEDIATE;" + SCHEMA + "COMMIT;")
-        db.execute("BEGIN IMMEDIATE")
+    def _close_quietly(self) -> None:
         try:
-            columns = {row[1].decode() for row in db.execute("PRAGMA table_info(games)")}
-            if "finished" not in columns:  # a file of schema 1: every game keeps its rows
-                db.execute("ALTER TABLE games ADD COLUMN finished INTEGER")
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            self.broker.close()
+        except AttributeError:
+            pass
+        self.engine.dispose()
+        if self._lock_file is not None:
+            self._lock_file.close()
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
-            self._lock_file.close()  # releases the lock
+            self.broker.close()
+            self.engine.dispose()
+            if self._lock_file is not None:
+                self._lock_file.close()  # releases the lock
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One transaction (committed at the end of the block, rolled back on an error);
+        its announcements go out when it commits. SQLite: the write lock is taken at once
+        (BEGIN IMMEDIATE) and the store's one connection is held until the end."""
+        if self.shared:
+            with self.engine.begin() as connection:
+                tx = Transaction(connection, self)
+                yield tx
+        else:
+            with self._lock, self.engine.begin() as connection:
+                tx = Transaction(connection, self)
+                yield tx
+        for topic, event in tx.pending:
+            self.broker.publish(topic, event)
 
     # -- reading ----------------------------------------------------------------------
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its
         row cannot be read."""
-        with self._lock:
-            row = self._db.execute(f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?",
-                                   (game_id,)).fetchone()
+        with self.transaction() as tx:
+            row = tx.connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
             if row is None:
                 return None
-            moves = self._db.execute("SELECT ply, move FROM moves WHERE game_id = ? ORDER BY ply",
-                                     (game_id,)).fetchall()
+            played = tx.connection.execute(
+                sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == game_id)
+                .order_by(moves_table.c.ply)).all()
         record = _game_of(row)
-        for expected, (ply, move) in enumerate(moves):
+        for expected, (ply, move) in enumerate(played):
             if ply != expected:
                 raise DamagedGame(f"game {game_id}: move {expected + 1} is missing")
             record.moves.append(_text(move, f"game {game_id}: move {ply + 1}"))
+        self._seen[game_id] = record.revision
         return record
+
+    def stale(self, game_id: str) -> bool:
+        """Whether the game was changed since this store last read or wrote it, by another
+        server process (asked of the database only when it is shared) or behind a write
+        that then failed its check; a game it never read counts as stale."""
+        seen = self._seen.get(game_id)
+        if seen is None:
+            return True
+        if not self.shared:
+            return False
+        with self.transaction() as tx:
+            stored = tx.connection.execute(
+                sa.select(games_table.c.revision).where(games_table.c.id == game_id)).scalar()
+        return stored is None or stored > seen
 
     def list(self) -> list[dict[str, Any]]:
         """Every readable stored game, most recently played first (move counts, no moves)."""
-        games = []
+        rows = []
         for record, count in self._rows():
-            games.append({"id": record.id, "game": record.game, "options": record.options,
-                          "setup": record.setup, "resigned": record.resigned,
-                          "created": record.created, "updated": record.updated,
-                          "move_count": count, "summary": record.summary,
-                          "finished": record.finished})
-        return games
+            rows.append({"id": record.id, "game": record.game, "options": record.options,
+                         "setup": record.setup, "resigned": record.resigned,
+                         "created": record.created, "updated": record.updated,
+                         "move_count": count, "summary": record.summary,
+                         "finished": record.finished})
+        return rows
 
     def damaged(self) -> builtins.list[str]:
         """One line for each stored game whose row cannot be read."""
@@ -275,81 +437,102 @@ class Store:
         return problems
 
     def _rows(self, problems: builtins.list[str] | None = None) -> builtins.list[tuple[StoredGame, int]]:
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {', '.join('g.' + c for c in GAME_COLUMNS.split(', '))}, "
-                "(SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id) "
-                "FROM games g ORDER BY g.updated DESC, g.created DESC").fetchall()
-        games = []
+        count = (sa.select(sa.func.count()).select_from(moves_table).where(moves_table.c.game_id == games_table.c.id)
+                 .scalar_subquery())
+        with self.transaction() as tx:
+            rows = tx.connection.execute(
+                sa.select(*GAME_COLUMNS, count)
+                .order_by(games_table.c.updated.desc(), games_table.c.created.desc())).all()
+        found = []
         for row in rows:
             try:
-                games.append((_game_of(row[:-1]), row[-1]))
+                found.append((_game_of(row[:-1]), row[-1]))
             except DamagedGame as exc:
                 if problems is not None:
                     problems.append(str(exc))
-        return games
+        return found
 
     # -- writing ----------------------------------------------------------------------
 
-    def _write(self, game_id: str | None, moves: int | None, statements: builtins.list[tuple[str, tuple]]) -> None:
-        """Run ``statements`` in one transaction; first, if ``moves`` is given, check that
-        the game ``game_id`` exists and has that many stored moves (StoreConflict if not)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if moves is not None:
-                    exists, stored = self._db.execute(
-                        "SELECT (SELECT COUNT(*) FROM games WHERE id = ?), "
-                        "(SELECT COUNT(*) FROM moves WHERE game_id = ?)", (game_id, game_id)).fetchone()
-                    if not exists:
+    def _write(self, game_id: str, stored_moves: int | None, change: str,
+               changes: dict[str, Any] | None, statements: Sequence[sa.Executable] = (),
+               after: int | None = None) -> None:
+        """In one transaction: if ``stored_moves`` is given, check that the game exists and
+        has that many stored moves (StoreConflict if not); run ``statements``; then set
+        ``changes`` in the game's row and raise its ``revision`` (``changes`` None: the row is
+        gone). Announces ``change`` with ``after`` moves (or as many as there were)."""
+        previous = self._seen.get(game_id)
+        count_moves = (sa.select(sa.func.count()).select_from(moves_table)
+                       .where(moves_table.c.game_id == game_id).scalar_subquery())
+        try:
+            with self.transaction() as tx:
+                connection = tx.connection
+                # The row lock orders the writes of several server processes to one game.
+                row = connection.execute(
+                    sa.select(games_table.c.revision, count_moves).where(games_table.c.id == game_id)
+                    .with_for_update(of=games_table)).first()
+                revision, count = row if row is not None else (None, 0)
+                if stored_moves is not None:
+                    if revision is None:
                         raise StoreConflict(f"game {game_id} is no longer in {self.path!r}")
-                    if stored != moves:
+                    if count != stored_moves:
                         raise StoreConflict(
-                            f"game {game_id} has {stored} stored moves, not the {moves} this server "
-                            f"holds: the database was changed by another program")
-                for sql, params in statements:
-                    self._db.execute(sql, params)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                            f"game {game_id} has {count} stored moves, not the {stored_moves} this "
+                            f"server holds: the database was changed by another program or server")
+                for statement in statements:
+                    connection.execute(statement)
+                if revision is not None and changes is not None:
+                    connection.execute(games_table.update().where(games_table.c.id == game_id)
+                                       .values({**changes, "revision": games_table.c.revision + 1}))
+                    self._seen[game_id] = revision + 1  # before the commit: not stale to itself
+                tx.announce(game_topic(game_id), {"game": game_id, "change": change,
+                                                  "revision": (revision or 0) + 1,
+                                                  "moves": count if after is None else after})
+        except StoreConflict:
+            self._seen.pop(game_id, None)  # read it again before the next write
+            raise
+        except BaseException:
+            if previous is None:
+                self._seen.pop(game_id, None)
+            else:
+                self._seen[game_id] = previous
+            raise
 
     def create(self, game: str, options: dict[str, Any], setup: dict[str, Any],
                moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
         now = time.time()
-        with self._lock:
-            while True:  # ids are random; retry on the (unlikely) clash
-                game_id = secrets.token_hex(5)
-                if not self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
-                    break
-        statements: builtins.list[tuple[str, tuple]] = [(
-            "INSERT INTO games (id, game, options, setup, resigned, summary, created, updated, finished) "
-            "VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?)",
-            (game_id, game, json.dumps(options), json.dumps(setup), summary, now, now, int(finished)),
-        )]
-        statements += [
-            ("INSERT INTO moves (game_id, ply, move) VALUES (?, ?, ?)", (game_id, ply, move))
-            for ply, move in enumerate(moves)
-        ]
-        self._write(None, None, statements)
+        while True:  # ids are random; retry on the (unlikely) clash
+            game_id = secrets.token_hex(5)
+            row = {"id": game_id, "game": game, "options": json.dumps(options),
+                   "setup": json.dumps(setup), "resigned": None, "summary": summary,
+                   "created": now, "updated": now, "finished": int(finished), "revision": 0}
+            played = [{"game_id": game_id, "ply": ply, "move": move} for ply, move in enumerate(moves)]
+            try:
+                with self.transaction() as tx:
+                    tx.connection.execute(games_table.insert().values(row))
+                    if played:
+                        tx.connection.execute(moves_table.insert(), played)
+                    tx.announce(game_topic(game_id), {"game": game_id, "change": "create",
+                                                      "revision": 0, "moves": len(played)})
+            except sa_exc.IntegrityError:
+                if self.get(game_id) is not None:
+                    continue
+                raise
+            break
+        self._seen[game_id] = 0
         return StoredGame(game_id, game, dict(options), dict(setup), list(moves), None, now, now,
-                          summary, finished)
+                          summary, finished, 0)
 
     def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> None:
         """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves."""
-        self._write(game_id, ply, [
-            ("INSERT INTO moves (game_id, ply, move) VALUES (?, ?, ?)", (game_id, ply, move)),
-            ("UPDATE games SET updated = ?, summary = ?, finished = ? WHERE id = ?",
-             (time.time(), summary, int(finished), game_id)),
-        ])
+        self._write(game_id, ply, "move", {"updated": time.time(), "summary": summary, "finished": int(finished)},
+                    [moves_table.insert().values(game_id=game_id, ply=ply, move=move)], after=ply + 1)
 
     def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> None:
         """Undo: of the ``had`` stored moves, keep the first ``keep``."""
-        self._write(game_id, had, [
-            ("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep)),
-            ("UPDATE games SET updated = ?, summary = ?, finished = ? WHERE id = ?",
-             (time.time(), summary, int(finished), game_id)),
-        ])
+        self._write(game_id, had, "undo", {"updated": time.time(), "summary": summary, "finished": int(finished)},
+                    [moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.ply >= keep)],
+                    after=keep)
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
                setup: dict | None = None, resigned: str | None = None, summary: str | None = None,
@@ -370,9 +553,13 @@ class Store:
             changes["updated"] = time.time()
         if not changes:
             return
-        sets = ", ".join(f"{column} = ?" for column in changes)
-        self._write(game_id, moves, [(f"UPDATE games SET {sets} WHERE id = ?", (*changes.values(), game_id))])
+        self._write(game_id, moves, "update", changes)
 
     def delete(self, game_id: str) -> None:
-        self._write(None, None, [("DELETE FROM moves WHERE game_id = ?", (game_id,)),
-                                 ("DELETE FROM games WHERE id = ?", (game_id,))])
+        self._write(game_id, None, "delete", None, [moves_table.delete().where(moves_table.c.game_id == game_id),
+                                                    games_table.delete().where(games_table.c.id == game_id)])
+        self._seen.pop(game_id, None)
+
+
+def _first_line(error: BaseException | None) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

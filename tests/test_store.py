@@ -1,0 +1,430 @@
+"""The games store on both databases: real SQLite files and a real PostgreSQL server.
+
+Each behaviour is checked on SQLite (a file in a temporary folder) and on PostgreSQL (a
+throwaway cluster, tests/pg.py): the round trip of a game, a write that does not follow
+what another program or server stored (refused, nothing lost), the announcements of the
+broker (sent when a write commits, never for a refused one), the migrations (a new
+database, an old one, down and up again), files made before the port to SQLAlchemy and
+Alembic (upgraded in place, every game kept), and several server processes on one
+PostgreSQL database (a change made through one is seen and announced in the other).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from hexstones.web.broker import game_topic
+from hexstones.web.store import Store, StoreConflict, alembic_config, head_revision
+
+WAIT = 120  # seconds: a bound for conditions that come much sooner
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request, tmp_path) -> str:
+    """A new games database: a SQLite file's path or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "games.db")
+    return request.getfixturevalue("postgres_url")
+
+
+def behind_the_back(target: str):
+    """An engine on the same database that is not the store (another program)."""
+    if target.startswith("postgresql"):
+        return sa.create_engine(target.replace("postgresql://", "postgresql+psycopg://"))
+    return sa.create_engine(f"sqlite:///{target}")
+
+
+def test_a_game_round_trip(target):
+    store = Store(target)
+    try:
+        game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"], "White to move")
+        store.add_move(game.id, 1, "b2", "Black to move", False)
+        store.add_move(game.id, 2, "pass", "White to move", False)
+        store.truncate(game.id, 3, 2, "Black to move", False)
+        store.update(game.id, 2, setup={"opponent": "human", "name": "Ünïcode"}, resigned="black",
+                     finished=True, summary="White wins")
+        record = store.get(game.id)
+        assert record.moves == ["a1", "b2"] and record.resigned == "black" and record.finished is True
+        assert record.setup["name"] == "Ünïcode" and record.options == {"size": 5}
+        assert record.revision == 4  # two moves, an undo, an update
+        other = store.create("dehil", {"size": 7, "komi": 2}, {"opponent": "ai", "level": 3})
+        listed = store.list()
+        assert [row["id"] for row in listed] == [other.id, game.id]  # latest first
+        assert listed[1]["move_count"] == 2 and listed[1]["summary"] == "White wins"
+        store.delete(game.id)
+        assert store.get(game.id) is None and [row["id"] for row in store.list()] == [other.id]
+        assert store.get("nonexistent") is None
+    finally:
+        store.close()
+    again = Store(target)  # all of it is in the database
+    try:
+        assert [row["id"] for row in again.list()] == [other.id]
+        assert again.get(other.id).options == {"size": 7, "komi": 2}
+    finally:
+        again.close()
+
+
+def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(target):
+    store = Store(target)
+    other = behind_the_back(target)
+    try:
+        game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"])
+        with other.begin() as connection:  # another program plays move 2 first
+            connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES (:g, 1, 'c3')"),
+                               {"g": game.id})
+        with pytest.raises(StoreConflict, match="has 2 stored moves, not the 1"):
+            store.add_move(game.id, 1, "b2", "", False)
+        with pytest.raises(StoreConflict, match="has 2 stored moves, not the 3"):
+            store.truncate(game.id, 3, 1, "", False)
+        assert store.get(game.id).moves == ["a1", "c3"]
+        assert store.stale(game.id) is False  # read again just now
+        store.add_move(game.id, 2, "e5", "", False)  # following the stored moves: fine
+        assert store.get(game.id).moves == ["a1", "c3", "e5"]
+        store.delete(game.id)
+        with pytest.raises(StoreConflict, match="no longer in"):
+            store.add_move(game.id, 3, "b2", "", False)
+    finally:
+        other.dispose()
+        store.close()
+
+
+def test_stale_says_when_a_game_must_be_read_again(target):
+    store = Store(target)
+    other = behind_the_back(target)
+    try:
+        game = store.create("keil", {"size": 5}, {"opponent": "human"})
+        store.add_move(game.id, 0, "a1", "", False)
+        assert store.stale(game.id) is False  # its own writes do not make it stale
+        with other.begin() as connection:
+            connection.execute(sa.text("UPDATE games SET revision = revision + 1 WHERE id = :g"),
+                               {"g": game.id})
+        # PostgreSQL is shared, so the store asks it; a SQLite file has one server.
+        assert store.stale(game.id) is store.shared
+        with pytest.raises(StoreConflict):  # a write that fails its check: stale on both
+            store.add_move(game.id, 0, "b2", "", False)
+        assert store.stale(game.id) is True
+        store.get(game.id)
+        assert store.stale(game.id) is False
+    finally:
+        other.dispose()
+        store.close()
+
+
+def test_writes_are_announced_when_they_commit_and_refused_ones_never(target):
+    store = Store(target)
+    other = behind_the_back(target)
+
+    async def main() -> list[dict]:
+        seen: list[dict] = []
+        async with store.broker.subscribe("*") as everything:
+            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, {"opponent": "human"})
+            seen.append(await asyncio.wait_for(everything.get(), WAIT))
+            async with store.broker.subscribe(game_topic(game.id)) as events:
+                await asyncio.to_thread(store.add_move, game.id, 0, "a1", "", False)
+                seen.append(await asyncio.wait_for(events.get(), WAIT))
+                with other.begin() as connection:
+                    connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES (:g, 1, 'c3')"),
+                                       {"g": game.id})
+                with pytest.raises(StoreConflict):
+                    await asyncio.to_thread(store.add_move, game.id, 1, "b2", "", False)
+                await asyncio.to_thread(store.truncate, game.id, 2, 0, "", False)
+                seen.append(await asyncio.wait_for(events.get(), WAIT))  # the undo: nothing between
+            seen.append(await asyncio.wait_for(everything.get(), WAIT))
+            assert store.broker.subscribers(game_topic(game.id)) == 0
+        return seen
+
+    try:
+        created, move, undo, first = asyncio.run(main())
+        gid = move["game"]
+        assert created == {"topic": game_topic(gid), "game": gid, "change": "create", "revision": 0, "moves": 0}
+        assert move == {"game": gid, "change": "move", "revision": 1, "moves": 1}
+        assert undo == {"game": gid, "change": "undo", "revision": 2, "moves": 0}
+        assert first == {"topic": game_topic(gid), **move}  # "*" says the topic
+    finally:
+        other.dispose()
+        store.close()
+
+
+def test_an_event_must_be_small_json(target):
+    store = Store(target)
+    try:
+        with pytest.raises(ValueError, match="small hint"):
+            store.broker.publish("game:x", {"state": "x" * 9000})
+        with pytest.raises(ValueError, match="topic"):
+            store.broker.publish("*", {})
+    finally:
+        store.close()
+
+
+def test_a_second_store_on_one_database(target):
+    first = Store(target)
+    try:
+        if not first.shared:
+            with pytest.raises(ValueError, match="in use by another hexstones server"):
+                Store(target)
+            return
+        second = Store(target)  # PostgreSQL: several servers share a database
+        try:
+            game = first.create("keil", {"size": 5}, {"opponent": "human"})
+            assert second.get(game.id).moves == []
+            first.add_move(game.id, 0, "a1", "", False)
+            assert second.stale(game.id) is True
+            with pytest.raises(StoreConflict, match="another program or server"):
+                second.add_move(game.id, 0, "b2", "", False)
+            assert second.get(game.id).moves == ["a1"]
+        finally:
+            second.close()
+    finally:
+        first.close()
+
+
+def alembic_version(target: str) -> list[str]:
+    engine = behind_the_back(target)
+    try:
+        with engine.connect() as connection:
+            return [row[0] for row in connection.execute(sa.text("SELECT version_num FROM alembic_version"))]
+    finally:
+        engine.dispose()
+
+
+def test_migrations_bring_a_new_database_to_the_newest_revision_and_back(target):
+    from alembic import command
+
+    Store(target).close()
+    assert alembic_version(target) == [head_revision()]
+    store = Store(target)  # opening it again changes nothing
+    game = store.create("droched", {"size": 7}, {"opponent": "human"}, ["a1"])
+    store.close()
+    assert alembic_version(target) == [head_revision()]
+    engine = behind_the_back(target)
+    try:
+        with engine.begin() as connection:  # every revision's downgrade, then every upgrade
+            command.downgrade(alembic_config(connection), "base")
+        with engine.connect() as connection:
+            assert "games" not in sa.inspect(connection).get_table_names()
+    finally:
+        engine.dispose()
+    store = Store(target)
+    try:
+        assert store.get(game.id) is None and store.list() == []
+        assert alembic_version(target) == [head_revision()]
+    finally:
+        store.close()
+
+
+# The schema of the games file before SQLAlchemy and Alembic (hexstones.web.store as it was),
+# and what that code wrote: rows of JSON text, times as seconds, PRAGMA user_version.
+SCHEMA_BEFORE = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,      -- JSON: new_game options (size, komi / prison)
+    setup TEXT NOT NULL,        -- JSON: players, AI level, komi-pie stage
+    resigned TEXT,              -- the colour that resigned, if any
+    summary TEXT NOT NULL DEFAULT '',  -- one line for the list of games (turn or result)
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    finished INTEGER            -- 1 over, 0 not; NULL: not known yet (a game stored before v2)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,       -- 0 for the first move
+    move TEXT NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+"""
+GAMES_BEFORE = [  # id, game, options, setup, resigned, summary, created, updated, finished, moves
+    ("0a1b2c3d4e", "keil", {"size": 5}, {"opponent": "human", "name": "first"}, None,
+     "White to move", 1700000000.5, 1700000100.25, 0, ["a1", "c3", "e5"]),
+    ("1f2e3d4c5b", "dehil", {"size": 7, "komi": 3}, {"opponent": "ai", "level": 4, "ai_color": "white"},
+     "white", "Black wins: White resigned", 1700000200.0, 1700000300.0, 1, ["d4"]),
+    ("2c3d4e5f60", "droched", {"size": 7, "prison": 1}, {"opponent": "human"}, None,
+     "Black to move", 1700000400.0, 1700000400.0, 0, []),
+]
+
+
+def make_file_before(path: Path, schema: int) -> None:
+    with sqlite3.connect(path) as con:
+        con.executescript(SCHEMA_BEFORE)
+        if schema == 1:
+            con.execute("ALTER TABLE games DROP COLUMN finished")
+        for gid, game, options, setup, resigned, summary, created, updated, finished, played in GAMES_BEFORE:
+            con.execute("INSERT INTO games (id, game, options, setup, resigned, summary, created, updated"
+                        + (", finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" if schema == 2 else
+                           ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                        (gid, game, json.dumps(options), json.dumps(setup), resigned, summary, created,
+                         updated, *([finished] if schema == 2 else [])))
+            con.executemany("INSERT INTO moves (game_id, ply, move) VALUES (?, ?, ?)",
+                            [(gid, ply, move) for ply, move in enumerate(played)])
+        con.execute(f"PRAGMA user_version = {schema}")
+    con.close()
+
+
+@pytest.mark.parametrize("schema", [1, 2])
+def test_a_file_made_before_the_migrations_is_upgraded_in_place_keeping_every_game(tmp_path, schema):
+    db = tmp_path / "games.db"
+    make_file_before(db, schema)
+    for _ in range(2):  # upgraded once, then opened as it is
+        store = Store(str(db))
+        try:
+            listed = {row["id"]: row for row in store.list()}
+            assert sorted(listed) == sorted(g[0] for g in GAMES_BEFORE)
+            for gid, game, options, setup, resigned, summary, created, updated, finished, played in GAMES_BEFORE:
+                record = store.get(gid)
+                assert (record.game, record.options, record.setup, record.resigned, record.summary,
+                        record.created, record.updated, record.moves) == \
+                       (game, options, setup, resigned, summary, created, updated, played)
+                assert record.finished == (bool(finished) if schema == 2 else None)
+                assert listed[gid]["move_count"] == len(played)
+        finally:
+            store.close()
+        assert alembic_version(str(db)) == [head_revision()]
+    store = Store(str(db))  # and it takes moves as before
+    try:
+        store.add_move("0a1b2c3d4e", 3, "b2", "Black to move", False)
+        assert store.get("0a1b2c3d4e").moves == ["a1", "c3", "e5", "b2"]
+    finally:
+        store.close()
+
+
+def test_a_database_that_cannot_be_reached_is_refused_in_one_line_without_its_password(postgres_cluster):
+    from pg import free_port
+
+    url = f"postgresql://postgres:secret-word@127.0.0.1:{free_port()}/nowhere"
+    with pytest.raises(ValueError) as refused:
+        Store(url)
+    message = str(refused.value)
+    assert "cannot open the games database" in message and "nowhere" in message
+    assert "secret-word" not in message and "\n" not in message
+
+
+LISTENER = """
+import asyncio, sys
+from hexstones.web.store import Store
+
+async def main():
+    store = Store(sys.argv[1])
+    async with store.broker.subscribe("*") as events:
+        print("ready", flush=True)
+        for _ in range(int(sys.argv[2])):
+            print(dict(await events.get()), flush=True)
+    store.close()
+
+asyncio.run(main())
+"""
+
+
+def start_listener(url: str, events: int) -> subprocess.Popen:
+    """Another process with its own store on ``url``, printing the next ``events`` events."""
+    proc = subprocess.Popen([sys.executable, "-c", LISTENER, url, str(events)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    return proc
+
+
+def read_events(proc: subprocess.Popen) -> list[dict]:
+    out, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    return [eval(line) for line in out.splitlines()]  # noqa: S307  (dicts printed by the listener)
+
+
+def test_a_write_in_one_process_is_announced_in_another(postgres_url):
+    listener = start_listener(postgres_url, 2)
+    try:
+        store = Store(postgres_url)
+        try:
+            game = store.create("keil", {"size": 5}, {"opponent": "human"})
+            store.add_move(game.id, 0, "a1", "", False)
+        finally:
+            store.close()
+        first, second = read_events(listener)
+    finally:
+        listener.kill()
+        listener.wait()
+    assert first == {"topic": game_topic(game.id), "game": game.id, "change": "create",
+                     "revision": 0, "moves": 0}
+    assert second == {"topic": game_topic(game.id), "game": game.id, "change": "move",
+                      "revision": 1, "moves": 1}
+
+
+class Server:
+    """``hexstones serve`` on a free port of 127.0.0.1 with ``--db url``."""
+
+    def __init__(self, url: str, log: Path):
+        from pg import free_port
+
+        self.port = free_port()
+        self.log = log
+        with open(log, "w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", url],
+                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+
+    def wait_started(self) -> None:
+        deadline = time.monotonic() + WAIT
+        while "playing at" not in self.log.read_text():
+            assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    def call(self, method: str, path: str, body: dict | None = None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
+        try:
+            conn.request(method, path, body=None if body is None else json.dumps(body),
+                         headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            return r.status, json.loads(r.read() or b"null")
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.mark.slow
+def test_two_servers_on_one_postgresql_database_play_one_game(postgres_url, tmp_path):
+    servers = [Server(postgres_url, tmp_path / f"server{n}.log") for n in range(2)]
+    listener = None
+    try:
+        for server in servers:
+            server.wait_started()
+        a, b = servers
+        status, game = a.call("POST", "/api/games", {"game": "keil", "size": 5, "opponent": "human"})
+        assert status == 201
+        gid = game["id"]
+        listener = start_listener(postgres_url, 2)  # a third process: what a live page would hear
+        status, s = a.call("POST", f"/api/games/{gid}/moves", {"move": "a1", "ply": 0})
+        assert status == 200
+        status, s = b.call("GET", f"/api/games/{gid}")  # through the other server
+        assert status == 200 and s["moves"] == ["a1"]
+        status, s = b.call("POST", f"/api/games/{gid}/moves", {"move": "c3", "ply": 1})
+        assert status == 200 and s["moves"] == ["a1", "c3"]
+        status, s = a.call("GET", f"/api/games/{gid}")  # A held the game: it reads it again
+        assert status == 200 and s["moves"] == ["a1", "c3"]
+        status, s = a.call("POST", f"/api/games/{gid}/moves", {"move": "e5", "ply": 1})  # an old page
+        assert status == 409
+        assert [(e["change"], e["moves"]) for e in read_events(listener)] == [("move", 1), ("move", 2)]
+        status, listed = b.call("GET", "/api/games")
+        assert [g["move_count"] for g in listed["games"] if g["id"] == gid] == [2]
+    finally:
+        if listener is not None:
+            listener.kill()
+            listener.wait()
+        for server in servers:
+            server.stop()
