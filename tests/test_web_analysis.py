@@ -204,3 +204,27 @@ def test_bad_analysis_requests_are_refused_and_change_nothing(client, body, stat
     assert client.get(f"/api/games/{gid}/analysis/0").status_code == 404
     assert client.get(f"/api/games/{gid}/analysis/7").status_code == 400
     assert client.get("/api/games/nosuch/analysis").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_the_analysis_table_on_both_databases(request, tmp_path, kind):
+    from hexstones.web.analysis import AnalysisStore, position_key
+    from hexstones.web.store import Store
+
+    target = str(tmp_path / "games.db") if kind == "sqlite" else request.getfixturevalue("postgres_url")
+    store = Store(target)
+    try:
+        game = store.create("keil", {"size": 3}, {"opponent": "human"}, ["b2"])
+        table = AnalysisStore(store)
+        key = position_key("keil", {"size": 3}, ["b2"])
+        assert table.get(game.id) == {}
+        assert table.put(game.id, 1, key, {"black_win": 0.25, "moves": []})
+        assert table.put(game.id, 1, key, {"black_win": 0.5})  # replaced
+        assert table.get(game.id) == {1: (key, {"black_win": 0.5})}
+        # The rows go with their game; a game that is gone takes none.
+        store.delete(game.id)
+        assert table.get(game.id) == {}
+        assert not table.put(game.id, 0, key, {"black_win": 0.5})
+        assert table.get(game.id) == {}
+    finally:
+        store.close()

@@ -8,9 +8,9 @@ options, the moves that lead there): reopening the game shows what is stored, an
 started again computes only what is missing, stale (an undo changed the moves) or asked
 for deeper. Stopping takes effect after the position being searched.
 
-Storage is behind :class:`AnalysisStore` (its own table, ``analysis``, in the games
-file). The HTTP routes are added by :func:`add_routes`; the page's side is
-``static/analysis.js``.
+Storage is behind :class:`AnalysisStore`: its own table, ``analysis``, in the games
+database (migration ``r0004_analysis``), through the store's transactions. The HTTP
+routes are added by :func:`add_routes`; the page's side is ``static/analysis.js``.
 """
 
 from __future__ import annotations
@@ -19,19 +19,21 @@ import asyncio
 import hashlib
 import json
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+import sqlalchemy as sa
 from fastapi import Request
+from sqlalchemy import exc as sa_exc
 from starlette.concurrency import run_in_threadpool
 
 import hexstones
 from hexstones.games import BLACK, WHITE
 from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.store import Store, metadata
 
 log = logging.getLogger("hexstones.web")
 
@@ -51,15 +53,14 @@ HINT_MOVES = 3  # candidates the hint shows
 MISTAKE_DROP = 0.1
 MISTAKES_PER_PLAYER = 5
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS analysis (
-    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    ply INTEGER NOT NULL,          -- the position after this many moves
-    position TEXT NOT NULL,        -- key of the position: an undo makes a row stale
-    data TEXT NOT NULL,            -- JSON: records.sgf_analysis.compact form
-    PRIMARY KEY (game_id, ply)
-);
-"""
+# The table as the queries see it; migrations/versions/r0004_analysis.py makes it.
+analysis_table = sa.Table(
+    "analysis", metadata,
+    sa.Column("game_id", sa.Text, primary_key=True),  # games.id, ON DELETE CASCADE
+    sa.Column("ply", sa.Integer, primary_key=True),  # the position after this many moves
+    sa.Column("position", sa.Text, nullable=False),  # key of the position: an undo makes a row stale
+    sa.Column("data", sa.Text, nullable=False),  # JSON: records.sgf_analysis.compact form
+)
 
 
 def position_key(name: str, options: dict[str, Any], moves: list[str]) -> str:
@@ -69,29 +70,22 @@ def position_key(name: str, options: dict[str, Any], moves: list[str]) -> str:
 
 
 class AnalysisStore:
-    """Analyses by game and move number, in the ``analysis`` table of the games file
-    (its own connection: SQLite in WAL mode serves both)."""
+    """Analyses by game and move number, in the ``analysis`` table of the games database,
+    through the store's transactions (SQLite or PostgreSQL alike)."""
 
-    def __init__(self, path: str):
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute("PRAGMA busy_timeout = 5000")
-        self._db.executescript(SCHEMA)
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    def __init__(self, store: Store):
+        self._store = store
 
     def get(self, game_id: str) -> dict[int, tuple[str, dict[str, Any]]]:
         """Move number -> (position key, analysis) of every stored row of the game."""
-        with self._lock:
-            rows = self._db.execute("SELECT ply, position, data FROM analysis WHERE game_id = ?",
-                                    (game_id,)).fetchall()
+        t = analysis_table
+        with self._store.transaction() as tx:
+            rows = tx.connection.execute(sa.select(t.c.ply, t.c.position, t.c.data)
+                                         .where(t.c.game_id == game_id)).all()
         found = {}
         for ply, key, data in rows:
             try:
-                found[int(ply)] = (str(key), json.loads(data))
+                found[int(ply)] = (_text(key), json.loads(_text(data)))
             except (TypeError, ValueError):
                 log.warning("game %s: the stored analysis of move %s is damaged; it is recomputed",
                             game_id, ply)
@@ -99,13 +93,20 @@ class AnalysisStore:
 
     def put(self, game_id: str, ply: int, key: str, data: dict[str, Any]) -> bool:
         """Store (or replace) one position's analysis; False if the game is gone."""
+        t = analysis_table
         try:
-            with self._lock:
-                self._db.execute("INSERT OR REPLACE INTO analysis (game_id, ply, position, data) "
-                                 "VALUES (?, ?, ?, ?)", (game_id, ply, key, json.dumps(data)))
-        except sqlite3.IntegrityError:
+            with self._store.transaction() as tx:
+                tx.connection.execute(t.delete().where(t.c.game_id == game_id, t.c.ply == ply))
+                tx.connection.execute(t.insert().values(game_id=game_id, ply=ply, position=key,
+                                                        data=json.dumps(data)))
+        except sa_exc.IntegrityError:
             return False
         return True
+
+
+def _text(value: Any) -> str:
+    """A text column's value (SQLite hands the store its text as bytes)."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def analyse_position(name: str, options: dict[str, Any], moves: list[str], iterations: int,

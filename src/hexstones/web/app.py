@@ -57,12 +57,11 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
     tables = Tables(store, ai_processes=ai_processes, warm_ai=warm_ai)
     try:
         problems = tables.fill_in_finished()
-        analysis_store = AnalysisStore(db_path)
     except BaseException:
         tables.close()
         store.close()
         raise
-    analyses = Analyses(analysis_store, tables.ai_call, tables.get)
+    analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
 
@@ -79,7 +78,6 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         yield
         analyses.close()
         tables.close()
-        analysis_store.close()
         store.close()
 
     app = FastAPI(title="hexstones", lifespan=lifespan)
