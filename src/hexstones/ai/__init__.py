@@ -146,14 +146,15 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
             seed: int | None = None, prison_playouts: int = PRISON_PLAYOUTS) -> dict[str, Any]:
     """The AI's view of the position, as JSON-ready data.
 
-    Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
-    the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
-    ``seconds``, ``engine``; for Keil and Dehil also ``expected_score`` (mean final score
-    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black);
-    in games with a prison (``game.prison is not None``) also ``prison_chance``: one entry
+    In games with a prison (``game.prison is not None``) also ``prison_chance``: one entry
     per group on the board, ``{"points", "color", "chance"}``, the fraction of
     ``prison_playouts`` full-strength playouts (seeded by ``seed``) in which the group
     goes to the prison (:func:`hexstones.games.engine.stone_losses`).
+
+    Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
+    the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
+    ``seconds``, ``engine``; for Keil and Dehil also ``expected_score`` (mean final score
+    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black).
     """
     _check_budget(seconds, iterations)
     result = search(game, seconds=seconds, iterations=iterations, seed=seed, reuse=False)
