@@ -146,7 +146,7 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
             seed: int | None = None, prison_playouts: int = PRISON_PLAYOUTS) -> dict[str, Any]:
     """The AI's view of the position, as JSON-ready data.
 
-    In games with a prison (``game.prison is not None``) also ``prison_chance``: one entry
+    Games with a prison (``game.prison is not None``) get ``prison_chance`` too: one entry
     per group on the board, ``{"points", "color", "chance"}``, the fraction of
     ``prison_playouts`` full-strength playouts (seeded by ``seed``) in which the group
     goes to the prison (:func:`hexstones.games.engine.stone_losses`).
