@@ -30,7 +30,6 @@ from starlette.exceptions import HTTPException
 
 from hexstones import games
 from hexstones.web import view
-from hexstones.web.analysis import Analyses, AnalysisStore, add_routes as add_analysis_routes
 from hexstones.web.errors import WebError, only_known, shown, whole
 from hexstones.web.live import Tables
 from hexstones.web.position import position
@@ -61,6 +60,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         tables.close()
         store.close()
         raise
+    from hexstones.web.analysis import Analyses, AnalysisStore, add_routes as add_analysis_routes
+
     analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
