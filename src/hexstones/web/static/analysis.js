@@ -234,6 +234,9 @@
         if (Math.abs(v) < 0.15) continue;
         const xy = pointXY(svg, p);
         if (!xy) continue;
+        // On a stone, only when it is likely lost: the map then marks dead stones.
+        const stone = svg.querySelector(`[data-point="${CSS.escape(p)}"]`).dataset.stone;
+        if (stone && (stone === "black") === (v > 0)) continue;
         layer.append(el("rect", { class: "own", "data-own": p, x: xy.x - side / 2, y: xy.y - side / 2, width: side, height: side,
           fill: v > 0 ? "#111" : "#fff", stroke: v > 0 ? "#111" : "#555", "stroke-width": 0.8, opacity: (0.25 + 0.65 * Math.abs(v)).toFixed(2) }));
       }
@@ -314,7 +317,7 @@
     other: [`<circle cx="9" cy="9" r="7" fill="${COLORS.other}" fill-opacity=".7"/>`, "another move the AI considered: the more it searched it, the stronger the colour"],
     played: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.played}" stroke-width="2.5" stroke-dasharray="4 2"/>`, "the move that was played here"],
     pv: [`<circle cx="9" cy="9" r="7" fill="${COLORS.pv}" fill-opacity=".75"/><text x="9" y="12.5" font-size="9" text-anchor="middle" fill="#fff">1</text>`, "hovering the best move: its line, numbered in order"],
-    ownership: [`<rect x="2" y="5" width="7" height="8" fill="#111"/><rect x="10" y="5" width="7" height="8" fill="#fff" stroke="#555"/>`, "likely Black's / White's at the end: the darker the square, the surer"],
+    ownership: [`<rect x="2" y="5" width="7" height="8" fill="#111"/><rect x="10" y="5" width="7" height="8" fill="#fff" stroke="#555"/>`, "likely Black's / White's at the end, the darker the surer (on a stone: likely lost)"],
     prison: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.prison}" stroke-width="2.5"/>`, "the group's chance of ending in the prison (a stronger ring: likelier)"],
   };
 
