@@ -50,21 +50,24 @@ def main() -> None:
     print(f"side {args.size}, after {args.moves} placements; seconds per position (best of {args.repeat})")
     print(f"{'game':8} {'normal':>8} {'iters':>6} {'quick':>7} {'AI move':>8} {'normal/move':>12}")
     for name in hexstones.GAME_NAMES:
-        game = mid_game(name, args.size, args.moves)
-        named = (name, dict(game.options), list(game.moves))
-        analysis.analyse_position(*named, 50, 0, None)  # compile or load the kernels first
-        found: dict = {}
+        measure(name, args)
 
-        def normal() -> None:
-            found.update(analysis.analyse_position(*named, analysis.DEFAULT_ITERATIONS, 0,
-                                                   analysis.DEFAULT_SECONDS))
 
-        t_normal = best_of(args.repeat, normal)
-        t_quick = best_of(args.repeat, lambda: analysis.analyse_position(*named, 300, 0, None))
-        t_move = best_of(args.repeat, lambda: ai.choose_move(game, level=DEFAULT_LEVEL, seed=0))
-        print(f"{name:8} {t_normal:8.2f} {found.get('iterations', 0):6d} {t_quick:7.2f} {t_move:8.2f} "
-              f"{t_normal / t_move:12.2f}")
+def measure(name: str, args) -> None:
+    game = mid_game(name, args.size, args.moves)
+    named = (name, dict(game.options), list(game.moves))
+    analysis.analyse_position(*named, 50, 0, None)  # compile or load the kernels first
+    found: dict = {}
 
+    def normal() -> None:
+        found.update(analysis.analyse_position(*named, analysis.DEFAULT_ITERATIONS, 0,
+                                               analysis.DEFAULT_SECONDS))
+
+    t_normal = best_of(args.repeat, normal)
+    t_quick = best_of(args.repeat, lambda: analysis.analyse_position(*named, 300, 0, None))
+    t_move = best_of(args.repeat, lambda: ai.choose_move(game, level=DEFAULT_LEVEL, seed=0))
+    print(f"{name:8} {t_normal:8.2f} {found.get('iterations', 0):6d} {t_quick:7.2f} {t_move:8.2f} "
+          f"{t_normal / t_move:12.2f}", flush=True)
 
 if __name__ == "__main__":
     main()

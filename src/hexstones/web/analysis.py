@@ -237,7 +237,7 @@ class Analyses:
             if self._closed:
                 raise WebError(503, "the server is stopping")
             job = self._jobs.get(live.record.id)
-            if job is not None and job.state == "running":
+            if job is not None and job.state == "running" and not job.stop.is_set():
                 if ply is not None:  # deeper goes first
                     job.todo[:0] = todo
                     job.total += 1
@@ -263,10 +263,11 @@ class Analyses:
     def _run(self, live, job: Job) -> None:
         game_id = live.record.id
         try:
-            while not job.stop.is_set():
-                with self._lock:
-                    if not job.todo:
-                        break
+            while True:
+                with self._lock:  # the job ends in the same step that finds nothing left to do
+                    if job.stop.is_set() or not job.todo:
+                        self._finish(job)
+                        return
                     ply, budget, seconds = job.todo.pop(0)
                     job.current = ply
                 name, options, moves = self._snapshot(live)
@@ -284,8 +285,13 @@ class Analyses:
             log.error("the analysis of game %s failed: %r", game_id, exc)
             job.error = f"the analysis failed: {exc or type(exc).__name__}"
         with self._lock:
-            job.current = None
-            job.state = "failed" if job.error else "stopped" if job.stop.is_set() else "done"
+            self._finish(job)
+
+    @staticmethod
+    def _finish(job: Job) -> None:
+        """The job's last state (the caller holds the lock)."""
+        job.current = None
+        job.state = "failed" if job.error else "stopped" if job.stop.is_set() else "done"
 
     def _search(self, job: Job, args: tuple) -> dict[str, Any] | None:
         """One position's analysis from the pool; None if stopped (or the pool closed)."""
