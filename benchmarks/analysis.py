@@ -12,6 +12,7 @@ the work an AI game asks of the same workers. Wall-clock seconds, best of ``--re
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 
@@ -32,13 +33,14 @@ def mid_game(name: str, size: int, moves: int, seed: int = 1):
     return game
 
 
-def best_of(repeat: int, fn) -> float:
-    times = []
+def best_of(repeat: int, fn) -> tuple[float, object]:
+    """The fastest of ``repeat`` runs of ``fn``: (seconds, its answer)."""
+    runs = []
     for _ in range(repeat):
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        answer = fn()
+        runs.append((time.perf_counter() - start, answer))
+    return min(runs, key=lambda run: run[0])
 
 
 def main() -> None:
@@ -48,6 +50,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"side {args.size}, after {args.moves} placements; seconds per position (best of {args.repeat})")
+    print(f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'game':8} {'normal':>8} {'iters':>6} {'quick':>7} {'AI move':>8} {'normal/move':>12}")
     for name in hexstones.GAME_NAMES:
         measure(name, args)
@@ -57,16 +60,11 @@ def measure(name: str, args) -> None:
     game = mid_game(name, args.size, args.moves)
     named = (name, dict(game.options), list(game.moves))
     analysis.analyse_position(*named, 50, 0, None)  # compile or load the kernels first
-    found: dict = {}
-
-    def normal() -> None:
-        found.update(analysis.analyse_position(*named, analysis.DEFAULT_ITERATIONS, 0,
-                                               analysis.DEFAULT_SECONDS))
-
-    t_normal = best_of(args.repeat, normal)
-    t_quick = best_of(args.repeat, lambda: analysis.analyse_position(*named, 300, 0, None))
-    t_move = best_of(args.repeat, lambda: ai.choose_move(game, level=DEFAULT_LEVEL, seed=0))
-    print(f"{name:8} {t_normal:8.2f} {found.get('iterations', 0):6d} {t_quick:7.2f} {t_move:8.2f} "
+    t_normal, found = best_of(args.repeat, lambda: analysis.analyse_position(
+        *named, analysis.DEFAULT_ITERATIONS, 0, analysis.DEFAULT_SECONDS))
+    t_quick, _ = best_of(args.repeat, lambda: analysis.analyse_position(*named, 300, 0, None))
+    t_move, _ = best_of(args.repeat, lambda: ai.choose_move(game, level=DEFAULT_LEVEL, seed=0))
+    print(f"{name:8} {t_normal:8.2f} {found['iterations']:6d} {t_quick:7.2f} {t_move:8.2f} "
           f"{t_normal / t_move:12.2f}", flush=True)
 
 if __name__ == "__main__":
