@@ -73,7 +73,7 @@ def wait_job(client, gid: str, state: str = "done") -> dict:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("name", sorted(FINISHED))
+@pytest.mark.parametrize("name", ["keil", "dehil", pytest.param("droched", marks=pytest.mark.slow)])
 def test_a_finished_game_is_analysed_position_by_position(client, name):
     moves = FINISHED[name]
     gid = new_game(client, name, moves)
@@ -116,6 +116,7 @@ def test_a_finished_game_is_analysed_position_by_position(client, name):
         assert mistake["drop"] >= 0.1 and mistake["move"] == moves[ply - 1]
 
 
+@pytest.mark.slow  # two servers, a deeper search: over 10 s
 def test_stored_analysis_is_not_recomputed_when_the_game_is_reopened(db):
     with TestClient(create_app(db)) as client:
         gid = new_game(client, "keil", FINISHED["keil"])
@@ -228,3 +229,21 @@ def test_the_analysis_table_on_both_databases(request, tmp_path, kind):
         assert table.get(game.id) == {}
     finally:
         store.close()
+
+
+def test_hostile_analysis_requests_get_a_clear_refusal(client):
+    gid = new_game(client, "keil", ["b2"])
+    for ply in ("-1", "1e3", "\u0663", "x" * 200, "0.5"):
+        r = client.get(f"/api/games/{gid}/analysis/{ply}")
+        assert r.status_code == 400 and "ply" in r.json()["detail"], (ply, r.text)
+    r = client.get(f"/api/games/{gid}/analysis", params={"since": "1"})
+    assert r.status_code == 400 and "since" in r.json()["detail"]
+    r = client.post(f"/api/games/{gid}/hint", json={"moves": 3})
+    assert r.status_code == 400 and "moves" in r.json()["detail"]
+    r = client.post(f"/api/games/{gid}/analysis", content=b"[1, 2]", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "JSON object" in r.json()["detail"]
+    r = client.post(f"/api/games/{gid}/analysis", json={"action": "start", "iterations": True})
+    assert r.status_code == 400
+    r = client.post(f"/api/games/{gid}/analysis", json={"action": "start", "iterations": 10 ** 9})
+    assert r.status_code == 400 and "iterations must be from 1 to" in r.json()["detail"]
+    assert analysis(client, gid)["job"] is None
