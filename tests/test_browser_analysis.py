@@ -91,10 +91,16 @@ def test_analysis_of_a_finished_game_in_the_page(server, page, name):
         expect(page.locator("#board [data-prison]")).to_have_count(len(groups))
         expect(page.locator("[data-legend-item=prison]")).to_be_visible()
     expect(page.locator("[data-legend-item=candidates]")).to_be_visible()
-    # The principal variation on hover of the best move.
-    best = call(f"{server.url}/api/games/{gid}/analysis/2")
+    # The principal variation on hover of the best move (at a position where it is a point).
+    names = set(at2.board.names)
+    ply, best = next((n, d) for n in range(len(moves))
+                     if (d := call(f"{server.url}/api/games/{gid}/analysis/{n}"))["moves"][0]["move"] in names)
+    page.locator(f"[data-testid=winrate-graph] [data-ply='{ply}']").click()
+    expect(page.get_by_test_id("where")).to_have_text(f"move {ply} of {len(moves)}")
+    expect(page.locator(f"#board [data-candidate='{best['moves'][0]['move']}']")).to_be_attached()
     page.locator(f"#board [data-point='{best['moves'][0]['move']}']").hover()
     expect(page.locator("#board [data-pv='1']")).to_have_attribute("data-pv-move", best["pv"][0])
+    page.mouse.move(0, 0)
     # The mistakes: next and previous go to the position before each.
     mistakes = summary["mistakes"]
     assert mistakes, "these short games hold mistakes at the quick budget"
