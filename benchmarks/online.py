@@ -1,23 +1,29 @@
-"""Online play under load: bot clients on 127.0.0.1 play many games at once through real
-``hexstones serve`` processes, on SQLite and on PostgreSQL, in the same run.
+"""Online play under load: bot players on 127.0.0.1 play many games against each other
+through real ``hexstones serve`` processes, on SQLite and on PostgreSQL, in the same run.
 
-    python benchmarks/online.py [--games 200] [--seconds 30] [--think 2.0] [--size 7]
+    python benchmarks/online.py [--games 200] [--seconds 60] [--think 5] [--size 7]
                                 [--lines sqlite,postgresql,postgresql-2] [--postgres URL]
 
 Each line starts its servers (``sqlite``: one process owning a new file; ``postgresql``:
 one process on a new database of a throwaway PostgreSQL cluster, as the tests start it
-(tests/pg.py), or of ``--postgres``; ``postgresql-2``: two processes on one database, Black's
-moves sent to the first and White's to the second, as a proxy without sticky sessions
-would), and ``--games`` bots, each with its own keep-alive connection, play Keil games of
-side ``--size`` (a new game when one ends): a random legal point, then a pause drawn from an
-exponential distribution of mean ``--think`` seconds (so the offered load is about
-games / think moves a second). A move's round trip is from sending ``POST
-/api/games/<id>/moves`` to its answer (the new state, with the legal moves). The first
-``--warmup`` seconds are not counted. Every line stops by itself after ``--seconds``.
+(tests/pg.py), or of ``--postgres``; ``postgresql-2``: two processes on one database, the
+first player of each game on the first, the second on the second, as a proxy without
+sticky sessions would spread them). Then ``--games`` games are played at once, each by two
+bot players as two browsers would: their own cookies (sessions), the first creates a game
+against a friend and the second joins it with the invitation, and each keeps the game's
+live WebSocket open. A move is: the player to move sends ``POST /api/games/<id>/moves`` (a
+random legal point), its opponent's WebSocket hears of it, and the opponent fetches the
+state (``GET /api/games/<id>``), as the page does. Three times per move, from sending it:
+``move`` (the mover has its answer), ``heard`` (the opponent's WebSocket has the event),
+``seen`` (the opponent has the new state: the move is on the other screen). Between moves a
+game pauses for a time drawn from an exponential distribution of mean ``--think`` seconds
+(the offered load is about games / think moves a second); a finished game starts anew.
+The first ``--warmup`` seconds are not counted; every line stops by itself after
+``--seconds``.
 
-Prints one JSON line per line: moves, moves/s, round trip p50/p90/p99/max in ms, refused
-moves, the servers' and the bots' CPU seconds per move, and the load average before and
-after (the machine is shared: figures move with what else runs).
+Prints one JSON line per line: moves, moves/s, p50/p90/p99/max in ms of each time, refused
+moves, the servers' and the bots' CPU milliseconds per move, and the load average before
+and after (the machine is shared: the figures move with what else runs).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import asyncio
 import json
 import os
 import random
+import ssl
 import statistics
 import subprocess
 import sys
@@ -91,7 +98,8 @@ def postgres_database(url: str | None):
             binaries = server_binaries()
             if binaries is None:
                 raise SystemExit("no PostgreSQL server programs: install postgresql or pass --postgres URL")
-            url = stack.enter_context(throwaway_cluster(binaries)).url()
+            # fsync on: each commit waits for the disk, as SQLite's do (synchronous=FULL)
+            url = stack.enter_context(throwaway_cluster(binaries, durable=True)).url()
         import psycopg
 
         name = f"hexstones_bench_{os.getpid()}_{time.monotonic_ns()}"
@@ -107,48 +115,98 @@ def postgres_database(url: str | None):
 class Tally:
     def __init__(self, counting_from: float):
         self.counting_from = counting_from
-        self.round_trips: list[float] = []
+        self.times: dict[str, list[float]] = {"move": [], "heard": [], "seen": []}
         self.refused: dict[int, int] = {}
         self.games = 0
 
-    def move(self, started: float, took: float, status: int) -> None:
-        if started < self.counting_from:
-            return
-        if status == 200:
-            self.round_trips.append(took)
-        else:
+    def move(self, started: float, move: float, heard: float, seen: float) -> None:
+        if started >= self.counting_from:
+            for name, took in (("move", move), ("heard", heard), ("seen", seen)):
+                self.times[name].append(took)
+
+    def refuse(self, started: float, status: int) -> None:
+        if started >= self.counting_from:
             self.refused[status] = self.refused.get(status, 0) + 1
 
 
+TLS = ssl.create_default_context()  # made once: httpx would build one per client (slow)
+
+
+def browser(base: str) -> httpx.AsyncClient:
+    """One bot's browser: its own cookies, one keep-alive connection."""
+    return httpx.AsyncClient(base_url=base, timeout=60, verify=TLS,
+                             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+
+
+async def send(client: httpx.AsyncClient, method: str, path: str, body: dict | None = None) -> httpx.Response:
+    """A request, sent again once if the server had closed the idle keep-alive connection
+    (uvicorn closes it after 5 s; a browser opens a new one then)."""
+    for attempt in (1, 2):
+        try:
+            return await client.request(method, path, json=body)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def live(client: httpx.AsyncClient, gid: str):
+    """The game's live WebSocket, as ``client``'s page opens it (its cookies, its origin)."""
+    from websockets.asyncio.client import connect
+
+    base = str(client.base_url).rstrip("/")
+    cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+    return connect(base.replace("http://", "ws://") + f"/api/games/{gid}/live", origin=base,
+                   additional_headers={"Cookie": cookie}, open_timeout=60)
+
+
+async def hear(ws, moves: int) -> None:
+    """Wait for the event saying the game has ``moves`` moves (older events are skipped)."""
+    while True:
+        event = json.loads(await asyncio.wait_for(ws.recv(), 60))
+        if event.get("moves") == moves:
+            return
+
+
 async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float, tally: Tally) -> None:
-    """One player's client: plays games until ``stop_at``, Black through bases[0] and White
-    through bases[-1]."""
+    """Two players of one game after another until ``stop_at``: the first through bases[0],
+    the second through bases[-1]."""
     rng = random.Random(n)
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    clients = [httpx.AsyncClient(base_url=base, limits=limits, timeout=60) for base in bases]
+    ann, bea = browser(bases[0]), browser(bases[-1])
     try:
-        await asyncio.sleep(rng.uniform(0, think))  # the bots do not all start at once
+        await asyncio.sleep(rng.uniform(0, think))  # the games do not all start at once
         while time.perf_counter() < stop_at:
-            r = await clients[0].post("/api/games", json={"game": "keil", "size": size, "opponent": "human"})
+            r = await send(ann, "POST", "/api/games", {"game": "keil", "size": size, "opponent": "friend",
+                                                       "color": "black"})
             r.raise_for_status()
             state = r.json()
-            gid = state["id"]
+            gid, secret = state["id"], state["invite"].rsplit("/", 1)[1]
+            r = await send(bea, "POST", f"/api/games/{gid}/join", {"secret": secret, "name": f"bot {n}"})
+            r.raise_for_status()
             tally.games += 1
-            while time.perf_counter() < stop_at and not state["over"]:
-                points = [m for m in state["legal"] if m != "pass"]
-                move = rng.choice(points) if points else "pass"
-                ply = len(state["moves"])
-                client = clients[ply % 2]
-                started = time.perf_counter()
-                r = await client.post(f"/api/games/{gid}/moves", json={"move": move, "ply": ply})
-                tally.move(started, time.perf_counter() - started, r.status_code)
-                if r.status_code == 200:
-                    state = r.json()
-                else:
-                    state = (await client.get(f"/api/games/{gid}")).json()
-                await asyncio.sleep(min(rng.expovariate(1 / think), 4 * think))
+            async with live(ann, gid) as ann_ws, live(bea, gid) as bea_ws:
+                players = [(ann, ann_ws), (bea, bea_ws)]
+                for _, ws in players:
+                    await hear(ws, 0)
+                ply = 0
+                while time.perf_counter() < stop_at and not state["over"]:
+                    (mover, _), (opponent, opponent_ws) = players[ply % 2], players[1 - ply % 2]
+                    points = [m for m in state["legal"] if m != "pass"]
+                    move = rng.choice(points) if points else "pass"
+                    started = time.perf_counter()
+                    r = await send(mover, "POST", f"/api/games/{gid}/moves", {"move": move, "ply": ply})
+                    moved = time.perf_counter() - started
+                    if r.status_code != 200:
+                        tally.refuse(started, r.status_code)
+                        break  # a new game
+                    ply += 1
+                    await hear(opponent_ws, ply)
+                    heard = time.perf_counter() - started
+                    state = (await send(opponent, "GET", f"/api/games/{gid}")).json()
+                    tally.move(started, moved, heard, time.perf_counter() - started)
+                    await asyncio.sleep(min(rng.expovariate(1 / think), 4 * think))
     finally:
-        for client in clients:
+        for client in (ann, bea):
             await client.aclose()
 
 
@@ -161,7 +219,9 @@ async def play(bases: list[str], args) -> Tally:
 
 
 def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 10) - 1] if len(values) > 1 else values[0]
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 10) - 1]
 
 
 def measure(line: str, dbs: list[str], folder: Path, args) -> dict:
@@ -176,26 +236,29 @@ def measure(line: str, dbs: list[str], folder: Path, args) -> dict:
         bot_cpu, wall = time.process_time() - bot_cpu, time.perf_counter() - wall
         server_cpu = sum(cpu_seconds(p) for p in pids) - server_cpu
         load_after = os.getloadavg()
-    rts = [1000 * t for t in tally.round_trips]
     counted = args.seconds - args.warmup
-    moves = len(rts)
-    return {"line": line, "servers": len(dbs), "games_at_once": args.games, "games_started": tally.games,
-            "moves": moves, "moves_per_s": round(moves / counted, 1),
-            "p50_ms": round(percentile(rts, 50), 1), "p90_ms": round(percentile(rts, 90), 1),
-            "p99_ms": round(percentile(rts, 99), 1), "max_ms": round(max(rts), 1),
-            "refused": tally.refused,
-            "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, moves) * counted / args.seconds, 2),
-            "bots_cpu_ms_per_move": round(1000 * bot_cpu / max(1, moves) * counted / args.seconds, 2),
-            "seconds": round(wall, 1), "load_before": [round(x, 2) for x in load_before],
-            "load_after": [round(x, 2) for x in load_after]}
+    moves = len(tally.times["move"])
+    result = {"line": line, "servers": len(dbs), "games_at_once": args.games, "games_started": tally.games,
+              "moves": moves, "moves_per_s": round(moves / counted, 1)}
+    for name, times in tally.times.items():
+        ms = [1000 * t for t in times]
+        result[name] = {"p50": round(percentile(ms, 50), 1), "p90": round(percentile(ms, 90), 1),
+                        "p99": round(percentile(ms, 99), 1), "max": round(max(ms, default=float("nan")), 1)}
+    share = counted / args.seconds  # the CPU of the counted part, taken as even over the line
+    result.update({"refused": tally.refused,
+                   "server_cpu_ms_per_move": round(1000 * server_cpu * share / max(1, moves), 2),
+                   "bots_cpu_ms_per_move": round(1000 * bot_cpu * share / max(1, moves), 2),
+                   "seconds": round(wall, 1), "load_before": [round(x, 2) for x in load_before],
+                   "load_after": [round(x, 2) for x in load_after]})
+    return result
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=200, help="games played at once (one bot each)")
-    p.add_argument("--seconds", type=float, default=30.0, help="length of each line")
-    p.add_argument("--warmup", type=float, default=5.0, help="seconds at the start not counted")
-    p.add_argument("--think", type=float, default=2.0, help="mean pause between a game's moves (s)")
+    p.add_argument("--seconds", type=float, default=60.0, help="length of each line")
+    p.add_argument("--warmup", type=float, default=15.0, help="seconds at the start not counted")
+    p.add_argument("--think", type=float, default=5.0, help="mean pause between a game's moves (s)")
     p.add_argument("--size", type=int, default=7, help="Keil board side")
     p.add_argument("--settle", type=float, default=10.0, help="seconds to let servers settle")
     p.add_argument("--lines", default="sqlite,postgresql,postgresql-2")

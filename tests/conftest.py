@@ -23,3 +23,37 @@ def compiled_kernels():
         ai.choose_move(game, iterations=4, seed=0)
         ai.choose_move(game, level=1, seed=0)
         ai.analyze(game, iterations=4, seed=0)
+
+
+# -- servers for tests of online play ----------------------------------------------------------
+
+@pytest.fixture
+def sqlite_servers(tmp_path):
+    """One ``hexstones serve`` process on a temporary SQLite file."""
+    from serving import Servers
+
+    servers = Servers(str(tmp_path / "games.db"), tmp_path)
+    servers.start()
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture
+def postgresql_servers(tmp_path, request):
+    """Two ``hexstones serve`` processes on one new PostgreSQL database (tests/pg.py): the
+    people of a test are spread over them, so every change crosses processes."""
+    from serving import Servers
+
+    servers = Servers(request.getfixturevalue("postgres_url"), tmp_path, processes=2)
+    try:
+        servers.start()
+        yield servers
+    finally:
+        servers.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def game_servers(request):
+    """The servers a test of online play runs against, one kind of database per parameter:
+    a fixture named ``<kind>_servers`` (a PostgreSQL variant adds its kind and fixture)."""
+    return request.getfixturevalue(f"{request.param}_servers")

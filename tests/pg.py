@@ -63,9 +63,11 @@ def _run(command: list[str], what: str) -> None:
 
 
 @contextmanager
-def throwaway_cluster(binaries: str) -> Iterator[Cluster]:
+def throwaway_cluster(binaries: str, durable: bool = False) -> Iterator[Cluster]:
     """A PostgreSQL cluster in a new temporary folder, on a free port of 127.0.0.1, run by
-    the ``postgres`` user when this is root; stopped and removed at the end of the block."""
+    the ``postgres`` user when this is root; stopped and removed at the end of the block.
+    ``durable``: each commit waits for the disk (fsync), as a real server's would; tests
+    leave it off (fsync off: a test cluster need not survive a power cut)."""
     as_user: list[str] = []
     folder = tempfile.mkdtemp(prefix="hexstones-pg-")
     if os.geteuid() == 0:  # PostgreSQL will not run as root: its own user owns the cluster
@@ -78,9 +80,8 @@ def throwaway_cluster(binaries: str) -> Iterator[Cluster]:
         _run([*as_user, f"{binaries}/initdb", "-D", data, "-U", "postgres", "--auth=trust",
               "-E", "UTF8", "--no-sync"], "initdb")
         _run([*as_user, "mkdir", sockets], "mkdir")
-        # fsync off: a test cluster need not survive a power cut; the tests wait less.
         _run([*as_user, f"{binaries}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "60", "-o",
-              f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+              f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync={'on' if durable else 'off'} "
               f"-c max_connections=300", "start"], "pg_ctl start")
         yield Cluster(folder, port, as_user)
     finally:

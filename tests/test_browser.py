@@ -266,11 +266,23 @@ def test_stop_and_restart_the_server_mid_game(page, server):
 
 
 def api(server, path: str, body=None, method=None):
+    """A request as one person: the session cookie the server gives is kept and sent."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if getattr(server, "cookie", None):
+        headers["Cookie"] = server.cookie
+    request = urllib.request.Request(server.url + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(request) as res:
+        if res.headers.get("set-cookie"):
+            server.cookie = res.headers["set-cookie"].split(";")[0]
         return json.load(res), dict(res.headers)
+
+
+def same_person(context, server) -> None:
+    """The browser ``context`` takes the session of :func:`api`'s requests: games are
+    private, listed and changed only by the person who started them."""
+    name, value = server.cookie.split("=", 1)
+    context.add_cookies([{"name": name, "value": value, "url": server.url}])
 
 
 def click_points(page, points):
@@ -359,6 +371,7 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
     big, _ = api(server, "/api/games", {"game": "keil", "size": 13, "opponent": "human"})
     api(server, "/api/games", {"game": "droched", "size": 5, "opponent": "ai", "level": 1})
     context = browser.new_context(viewport={"width": 390, "height": 844})
+    same_person(context, server)
     try:
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)
@@ -394,6 +407,7 @@ def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server)
     api(server, f"/api/games/{gone['id']}/moves", {"move": "d4"})
     for _ in range(2):
         api(server, "/api/games", {"game": "droched", "size": 4, "opponent": "human"})
+    same_person(page.context, server)
     page.goto(server.url + "/")
     expect(page.locator("tr[data-game-id]")).to_have_count(4)
     row = page.locator(f'tr[data-game-id="{kept["id"]}"]')

@@ -40,6 +40,7 @@ class Server:
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.log = db.with_suffix(".log")
+        self.cookie = ""  # a browser's session cookie: kept like a browser keeps it
 
     def start(self) -> None:
         seen = len(self.log.read_text()) if self.log.exists() else 0
@@ -75,8 +76,10 @@ class Server:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             conn.request(method, path, body=None if body is None else json.dumps(body),
-                         headers={"Content-Type": "application/json"})
+                         headers={"Content-Type": "application/json", "Cookie": self.cookie})
             r = conn.getresponse()
+            if r.getheader("set-cookie"):
+                self.cookie = r.getheader("set-cookie").split(";")[0]
             return r.status, json.loads(r.read() or b"null")
         finally:
             conn.close()
@@ -205,8 +208,9 @@ def test_killed_at_random_moments_the_server_loses_no_acknowledged_move(tmp_path
 # -- a damaged database ---------------------------------------------------------------------------
 
 
-def make_database(path: Path, games: int = 6) -> list[str]:
-    """A games file with ``games`` finished-or-not games of a few moves, through the app."""
+def make_database(path: Path, games: int = 6, cookies: dict | None = None) -> list[str]:
+    """A games file with ``games`` finished-or-not games of a few moves, through the app
+    (``cookies``, if given, gets the session cookie of the browser that played them)."""
     from fastapi.testclient import TestClient
 
     from hexstones.web import create_app
@@ -219,6 +223,8 @@ def make_database(path: Path, games: int = 6) -> list[str]:
             for mv in ["a1", "c3", "e5", "b2", "d4"][: n + 1]:
                 assert client.post(f"/api/games/{gid}/moves", json={"move": mv}).status_code == 200
             ids.append(gid)
+        if cookies is not None:
+            cookies.update(client.cookies)
     with sqlite3.connect(path) as con:  # fold the write-ahead log into the file itself
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return ids
@@ -262,12 +268,14 @@ def test_random_bytes_in_a_page_are_refused_in_one_line(tmp_path, where):
 
 def test_one_bad_game_is_reported_and_skipped_and_the_others_are_served(tmp_path):
     db = tmp_path / "games.db"
-    ids = make_database(db)
+    cookies: dict = {}
+    ids = make_database(db, cookies=cookies)
     bad, good = ids[2], [i for i in ids if i != ids[2]]
     with sqlite3.connect(db) as con:
         con.execute("UPDATE games SET setup = '{\"opponent\": ' WHERE id = ?", (bad,))
         con.execute("UPDATE moves SET move = CAST(x'ff' AS TEXT) WHERE game_id = ? AND ply = 0", (ids[3],))
     server = Server(db)
+    server.cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())  # the games' player lists them
     server.start()
     try:
         log = server.log.read_text()
@@ -303,14 +311,17 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place_keeping_every_game(
 
     db = tmp_path / "games.db"
     ids = make_database(db, games=3)
-    with sqlite3.connect(db) as con:  # back to schema 1: no `finished` column, made before Alembic
-        con.execute("DROP TABLE alembic_version")
+    with sqlite3.connect(db) as con:  # back to schema 1, made before Alembic: no `finished`
+        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                    "AND name NOT IN ('games', 'moves')").fetchall():
+            con.execute(f"DROP TABLE {table}")  # alembic_version and the tables of later revisions
         con.execute("ALTER TABLE games DROP COLUMN revision")
         con.execute("ALTER TABLE games DROP COLUMN finished")
         con.execute("UPDATE games SET resigned = 'white' WHERE id = ?", (ids[0],))
         con.execute("PRAGMA user_version = 0")
-    with TestClient(create_app(str(db))) as client:
-        listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+    app = create_app(str(db))
+    with TestClient(app) as client:
+        listed = {g["id"]: g for g in app.state.store.list()}  # (their owners' sessions were dropped)
         assert sorted(listed) == sorted(ids)
         assert [listed[i]["finished"] for i in ids] == [True, False, False]
         assert listed[ids[0]]["summary"] == "Black wins: White resigned"

@@ -12,13 +12,10 @@ PostgreSQL database (a change made through one is seen and announced in the othe
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
-import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -223,6 +220,21 @@ def test_migrations_bring_a_new_database_to_the_newest_revision_and_back(target)
         store.close()
 
 
+def test_a_database_of_a_newer_hexstones_is_refused_in_one_line_and_left_as_it_is(target):
+    Store(target).close()
+    engine = behind_the_back(target)
+    try:
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(ValueError) as refused:
+        Store(target)
+    assert "has the schema revision 9999, made by a newer hexstones" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    assert alembic_version(target) == ["9999"]
+
+
 # The schema of the games file before SQLAlchemy and Alembic (hexstones.web.store as it was),
 # and what that code wrote: rows of JSON text, times as seconds, PRAGMA user_version.
 SCHEMA_BEFORE = """
@@ -309,6 +321,37 @@ def test_a_database_that_cannot_be_reached_is_refused_in_one_line_without_its_pa
     assert "secret-word" not in message and "\n" not in message
 
 
+def test_connections_the_database_dropped_are_replaced_and_subscribers_told_to_read_again(postgres_url):
+    from sqlalchemy import exc as sa_exc
+
+    store = Store(postgres_url)
+    other = behind_the_back(postgres_url)
+    game = store.create("keil", {"size": 5}, {"opponent": "human"})
+
+    async def main() -> list[dict]:
+        async with store.broker.subscribe(game_topic(game.id)) as events:
+            with other.begin() as connection:  # as a restart of the database server would
+                connection.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                           "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+            resync = await asyncio.wait_for(events.get(), WAIT)  # the listener connected again
+            for attempt in (1, 2):  # the store's pooled connection was dropped too: one failure at most
+                try:
+                    await asyncio.to_thread(store.add_move, game.id, 0, "a1", "", False)
+                    break
+                except sa_exc.DBAPIError:
+                    assert attempt == 1
+            return [resync, await asyncio.wait_for(events.get(), WAIT)]
+
+    try:
+        resync, move = asyncio.run(main())
+        assert resync == {"resync": True}
+        assert (move["change"], move["moves"]) == ("move", 1)
+        assert store.get(game.id).moves == ["a1"]
+    finally:
+        other.dispose()
+        store.close()
+
+
 LISTENER = """
 import asyncio, sys
 from hexstones.web.store import Store
@@ -358,73 +401,46 @@ def test_a_write_in_one_process_is_announced_in_another(postgres_url):
                       "revision": 1, "moves": 1}
 
 
-class Server:
-    """``hexstones serve`` on a free port of 127.0.0.1 with ``--db url``."""
-
-    def __init__(self, url: str, log: Path):
-        from pg import free_port
-
-        self.port = free_port()
-        self.log = log
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", url],
-                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-
-    def wait_started(self) -> None:
-        deadline = time.monotonic() + WAIT
-        while "playing at" not in self.log.read_text():
-            assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
-
-    def call(self, method: str, path: str, body: dict | None = None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
-        try:
-            conn.request(method, path, body=None if body is None else json.dumps(body),
-                         headers={"Content-Type": "application/json"})
-            r = conn.getresponse()
-            return r.status, json.loads(r.read() or b"null")
-        finally:
-            conn.close()
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 @pytest.mark.slow
-def test_two_servers_on_one_postgresql_database_play_one_game(postgres_url, tmp_path):
-    servers = [Server(postgres_url, tmp_path / f"server{n}.log") for n in range(2)]
-    listener = None
+def test_two_servers_on_one_postgresql_database_one_game_live_across_them(postgres_url, tmp_path):
+    """Ann plays through one server process, Bea through the other; Bea's WebSocket, open on
+    hers, hears Ann's move; each server answers with what the other stored."""
+    import httpx
+    from websockets.sync.client import connect
+
+    from serving import Servers
+
+    servers = Servers(postgres_url, tmp_path, processes=2)
     try:
-        for server in servers:
-            server.wait_started()
-        a, b = servers
-        status, game = a.call("POST", "/api/games", {"game": "keil", "size": 5, "opponent": "human"})
-        assert status == 201
-        gid = game["id"]
-        listener = start_listener(postgres_url, 2)  # a third process: what a live page would hear
-        status, s = a.call("POST", f"/api/games/{gid}/moves", {"move": "a1", "ply": 0})
-        assert status == 200
-        status, s = b.call("GET", f"/api/games/{gid}")  # through the other server
-        assert status == 200 and s["moves"] == ["a1"]
-        status, s = b.call("POST", f"/api/games/{gid}/moves", {"move": "c3", "ply": 1})
-        assert status == 200 and s["moves"] == ["a1", "c3"]
-        status, s = a.call("GET", f"/api/games/{gid}")  # A held the game: it reads it again
-        assert status == 200 and s["moves"] == ["a1", "c3"]
-        status, s = a.call("POST", f"/api/games/{gid}/moves", {"move": "e5", "ply": 1})  # an old page
-        assert status == 409
-        assert [(e["change"], e["moves"]) for e in read_events(listener)] == [("move", 1), ("move", 2)]
-        status, listed = b.call("GET", "/api/games")
-        assert [g["move_count"] for g in listed["games"] if g["id"] == gid] == [2]
+        servers.start()
+        one, two = servers.urls
+        with httpx.Client(base_url=one, timeout=WAIT) as ann, httpx.Client(base_url=two, timeout=WAIT) as bea:
+            r = ann.post("/api/games", json={"game": "keil", "size": 5, "opponent": "friend", "color": "black"})
+            assert r.status_code == 201, r.text
+            game = r.json()
+            gid, secret = game["id"], game["invite"].rsplit("/", 1)[1]
+            r = bea.post(f"/api/games/{gid}/join", json={"secret": secret, "name": "Bea"})
+            assert r.status_code == 200 and r.json()["you"] == ["white"], r.text
+            cookie = "; ".join(f"{k}={v}" for k, v in bea.cookies.items())
+            with connect(f"ws://127.0.0.1:{servers.servers[1].port}/api/games/{gid}/live", origin=two,
+                         additional_headers={"Cookie": cookie}, open_timeout=WAIT) as live:
+                assert json.loads(live.recv(WAIT)) == {"game": gid, "moves": 0}
+                r = ann.post(f"/api/games/{gid}/moves", json={"move": "e5", "ply": 0})
+                assert r.status_code == 200, r.text
+                heard = json.loads(live.recv(WAIT))  # on server two, of a move stored by server one
+                assert (heard["game"], heard["moves"]) == (gid, 1)
+                s = bea.get(f"/api/games/{gid}").json()
+                assert s["moves"] == ["e5"] and s["human_turn"]
+                reply = next(m for m in s["legal"] if m != "pass")
+                r = bea.post(f"/api/games/{gid}/moves", json={"move": reply, "ply": 1})
+                assert r.status_code == 200, r.text
+                assert json.loads(live.recv(WAIT))["moves"] == 2
+            s = ann.get(f"/api/games/{gid}").json()  # server one held the game: it reads it again
+            assert s["moves"] == ["e5", reply] and s["human_turn"]
+            r = ann.post(f"/api/games/{gid}/moves", json={"move": reply, "ply": 1})  # an old page's move
+            assert r.status_code == 409
+            with httpx.Client(base_url=two, cookies=ann.cookies, timeout=WAIT) as ann_elsewhere:
+                listed = ann_elsewhere.get("/api/games").json()["games"]  # Ann's session, the other server
+            assert [g["move_count"] for g in listed if g["id"] == gid] == [2]
     finally:
-        if listener is not None:
-            listener.kill()
-            listener.wait()
-        for server in servers:
-            server.stop()
+        servers.stop()

@@ -262,7 +262,8 @@ def test_restart_keeps_every_move_and_the_ai_resumes(db, plain_ai):
         for m in ["a1", "c3", "e5"]:
             assert move(first, gid, m).status_code == 200
         before = state(first, gid)
-    with TestClient(create_app(db)) as second:
+    # The same browser (its session cookie) goes on playing after the restart.
+    with TestClient(create_app(db), cookies=dict(first.cookies)) as second:
         after = state(second, gid)
         assert after["moves"] == before["moves"] and after["svg"] == before["svg"]
         assert stones_in_svg(after["svg"]) == replayed(after).stones()
@@ -270,7 +271,7 @@ def test_restart_keeps_every_move_and_the_ai_resumes(db, plain_ai):
     # A game left on the AI's turn is picked up again by the next server.
     with TestClient(create_app(db)) as third:
         gid2 = new(third, "game=keil&size=3&opponent=ai&level=1&color=white")
-    with TestClient(create_app(db)) as fourth:
+    with TestClient(create_app(db), cookies=dict(third.cookies)) as fourth:  # human_turn: yours
         s = wait_until(fourth, gid2, lambda s: s["move_count"] >= 1, "the AI's move after a restart")
         assert s["human_turn"]
 

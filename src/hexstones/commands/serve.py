@@ -18,6 +18,10 @@ def add_parser(sub) -> None:
                         "the user's data folder, e.g. ~/.local/share/hexstones), or a PostgreSQL "
                         "database as postgresql://user[:password]@host[:port]/dbname, which "
                         "several servers may share (needs the postgres extra)")
+    p.add_argument("--origin", action="append", default=[], metavar="URL",
+                   help="the address people reach the app at, e.g. https://hex.example.org, when "
+                        "it is behind a reverse proxy that changes the Host header (repeatable); "
+                        "changes asked from any other site are refused")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
             args.db = default_path()
         # Takes the database (one server per file); the AI's workers start compiling.
-        app = create_app(args.db, warm_ai=True)
+        app = create_app(args.db, warm_ai=True, origins=frozenset(args.origin))
     except (ValueError, OSError) as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)
         return 2

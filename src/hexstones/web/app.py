@@ -29,10 +29,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from hexstones import games
-from hexstones.web import view
+from hexstones.web import seats, view
 from hexstones.web.errors import WebError, only_known, shown, whole
-from hexstones.web.live import Tables
+from hexstones.web.live import Live, Tables
+from hexstones.web.online import People, install
 from hexstones.web.position import position
+from hexstones.web.security import Guard
 from hexstones.web.spec import game_specs, overlay_legends
 from hexstones.web.store import Store
 
@@ -43,11 +45,15 @@ MAX_JSON_DEPTH = 8  # nesting levels: no request of the API needs more than 2
 log = logging.getLogger("hexstones.web")
 
 
-def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) -> FastAPI:
+def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
+               origins: frozenset[str] = frozenset()) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing) or the
     PostgreSQL database it names (``postgresql://...``, shared with other servers);
     the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
     at once and compile the kernels ahead (``hexstones serve`` does; tests need not).
+    ``origins``: the addresses (``https://example.org``) the app is reached at besides
+    its Host header's, behind a proxy that rewrites it; requests from any other site
+    that would change something are refused.
 
     ValueError (one line naming the file) if the database cannot be used: in use by
     another server, empty, damaged. A stored game that cannot be read is logged and skipped.
@@ -65,6 +71,12 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
     analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
+    try:
+        people = People(tables)
+    except BaseException:
+        tables.close()
+        store.close()
+        raise
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -90,6 +102,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
     app.add_middleware(AnswerErrors)
     app.add_middleware(NoStore)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(Guard, origins=origins)
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError):
@@ -126,6 +139,15 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
             only_known(data, known, "field")
         return data
 
+    who = people.who
+
+    def held(request: Request, live: Live) -> dict:
+        """The game's setup once the request's person may be its owner (an old game)."""
+        people.take_unowned(live, who(request))
+        return live.setup
+
+    install(app, people, body, query)
+
     # -- pages ------------------------------------------------------------------------
 
     @app.get("/", include_in_schema=False)
@@ -134,7 +156,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
 
     @app.get("/new", include_in_schema=False)
     def new(request: Request):
-        answer = tables.create(query(request, None))
+        answer = tables.create(query(request, None), claim=people.claim(request))
         return RedirectResponse(f"/game/{answer['id']}", status_code=303)
 
     @app.get("/game/{game_id}", include_in_schema=False)
@@ -175,23 +197,54 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
 
     @app.get("/api/games")
     def list_games(request: Request):
+        """The games of the person asking (and public ones): private by default."""
         query(request, ())
-        return {"games": tables.list()}
+        person = who(request)
+        rows = []
+        for row in tables.list():
+            if not seats.listed_for(row, person):
+                continue
+            to_move = None
+            if seats.is_friend_game(row["setup"]) and not row["finished"]:
+                try:
+                    live = tables.get(row["id"])
+                    to_move = None if live.over or live.pie_pending else live.game.to_move
+                except WebError:
+                    pass  # listed as it is stored; opening it says what is wrong
+            rows.append(seats.list_row(row, person, to_move))
+        return {"games": rows}
 
     @app.post("/api/games", status_code=201)
     async def create_game(request: Request):
         data = await body(request, None)  # parse_setup names an unknown choice
-        return await run_in_threadpool(tables.create, data)
+
+        def work():
+            live_answer = tables.create(data, claim=people.claim(request))
+            return people.personal(request, tables.get(live_answer["id"]), live_answer)
+        return await run_in_threadpool(work)
 
     @app.post("/api/games/remove-empty")
     async def remove_empty(request: Request):
         await body(request, ())
-        return {"deleted": await run_in_threadpool(tables.delete_empty)}
+        person = seats.require_someone(who(request))
+
+        def work():
+            mine = [row["id"] for row in tables.list()
+                    if row["move_count"] == 0 and seats.holds(row["setup"].get("owner"), person)]
+            for game_id in mine:
+                tables.delete(game_id)
+            return mine
+        return {"deleted": await run_in_threadpool(work)}
 
     @app.delete("/api/games/{game_id}")
     async def delete_game(game_id: str, request: Request):
         await body(request, ())
-        await run_in_threadpool(tables.delete, game_id)
+
+        def work():
+            live = tables.get(game_id)
+            seats.require_owner(held(request, live), who(request), "delete it")
+            tables.delete(game_id)
+        await run_in_threadpool(work)
         return {"deleted": game_id}
 
     @app.post("/api/games/{game_id}/name")
@@ -203,7 +256,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         def work():
             live = tables.get(game_id)
             show = view.view_request(live.record.game, None, data.get("overlays"))
-            return tables.rename(live, data["name"], show)
+            seats.require_owner(held(request, live), who(request), "name it")
+            return people.personal(request, live, tables.rename(live, data["name"], show))
         return await run_in_threadpool(work)
 
     @app.get("/api/games/{game_id}")
@@ -218,7 +272,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
                 return {"id": game_id, "version": live.version, "unchanged": True,
                         "ai_thinking": live.ai_busy,
                         "ai_warming": live.ai_readiness() if live.against_ai else None}
-            return view.state(live, show)
+            return people.personal(request, live, view.state(live, show))
 
     @app.post("/api/games/{game_id}/moves")
     async def play(game_id: str, request: Request):
@@ -229,7 +283,13 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         def work():
             live = tables.get(game_id)
             show = view.view_request(live.record.game, None, data.get("overlays"))
-            return tables.play(live, data["move"], data.get("ply"), show)
+            setup = held(request, live)
+            with live.lock:  # the seat is checked against the side to move of this very play
+                if not live.over and not live.pie_pending:
+                    seats.require_color(setup, who(request), live.game.to_move, "play this move")
+                elif not seats.is_player(setup, who(request)):
+                    seats.require_player(setup, who(request), "play")
+                return people.personal(request, live, tables.play(live, data["move"], data.get("ply"), show))
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/undo")
@@ -238,7 +298,14 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
 
         def work():
             live = tables.get(game_id)
-            return tables.undo(live, view.view_request(live.record.game, None, data.get("overlays")))
+            show = view.view_request(live.record.game, None, data.get("overlays"))
+            setup = held(request, live)
+            seats.require_player(setup, who(request), "take a move back")
+            if seats.is_friend_game(setup):
+                raise WebError(409, "between two people a move is taken back when the opponent "
+                                    "agrees: ask for a takeback")
+            seats.require_owner(setup, who(request), "take a move back")
+            return people.personal(request, live, tables.undo(live, show))
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/resign")
@@ -248,7 +315,16 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         def work():
             live = tables.get(game_id)
             show = view.view_request(live.record.game, None, data.get("overlays"))
-            return tables.resign(live, data.get("color"), show)
+            setup = held(request, live)
+            person = who(request)
+            mine = seats.require_player(setup, person, "resign")
+            color = data.get("color")
+            with live.lock:
+                if seats.is_friend_game(setup) and color in (None, "") and mine:
+                    color = mine[0]
+                if color in ("black", "white"):
+                    seats.require_color(setup, person, color, "resign")
+                return people.personal(request, live, tables.resign(live, color, show))
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/pie")
@@ -258,7 +334,15 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
         def work():
             live = tables.get(game_id)
             show = view.view_request(live.record.game, None, data.get("overlays"))
-            return tables.pie(live, data.get("komi"), data.get("color"), show)
+            setup = held(request, live)
+            person = seats.require_someone(who(request))
+            with live.lock:
+                pie = live.pie
+                step = "propose" if pie is not None and pie.stage == "propose" else "choose"
+                if pie is not None and pie.pending and step not in seats.pie_roles(setup, person):
+                    raise WebError(403, f"only the player who {'proposes' if step == 'propose' else 'chooses'} "
+                                        f"may {step} in this komi pie")
+                return people.personal(request, live, tables.pie(live, data.get("komi"), data.get("color"), show))
         return await run_in_threadpool(work)
 
     @app.get("/api/games/{game_id}/svg")
@@ -310,7 +394,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False) ->
             loaded = record.game
             names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
             answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
-                                              names)
+                                              names, claim=people.claim(request))
             analyses.put_record(answer["id"], record.analysis)
             return answer
         return await run_in_threadpool(work)

@@ -31,6 +31,7 @@ from hexstones.web.spec import balance_of
 from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
 
 log = logging.getLogger("hexstones.web")
+Claim = Callable[[dict[str, Any], "str | None"], dict[str, Any]]  # (setup, host's colour) -> setup
 
 MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
 MAX_NAME = 80  # characters of a game's name in the list
@@ -160,12 +161,17 @@ class Tables:
         self._schedule_ai(live)
         return live
 
-    def create(self, params: dict[str, Any]) -> dict[str, Any]:
+    def create(self, params: dict[str, Any], claim: Claim | None = None) -> dict[str, Any]:
+        """A new game from the new-game choices; ``claim(setup, color)`` adds who holds it."""
         name, options, setup = parse_setup(params)
+        host_color = setup.pop("host_color", None)
+        if claim is not None:
+            setup = claim(setup, host_color)
         return self._store_new(StoredGame("", name, options, setup, []))
 
     def create_from_moves(self, name: str, options: dict[str, Any], moves: list[str],
-                          params: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
+                          params: dict[str, Any], names: dict[str, str] | None = None,
+                          claim: Claim | None = None) -> dict[str, Any]:
         """A new game continuing a loaded record (SGF): its options, moves and new players;
         ``names``: the record's player names by colour, kept for the list and the download."""
         setup_params = {k: v for k, v in params.items() if k in ("opponent", "level", "color")}
@@ -173,7 +179,18 @@ class Tables:
         _, _, setup = parse_setup(setup_params)
         if names:
             setup["names"] = dict(names)  # the record's player names (SGF PB, PW)
+        host_color = setup.pop("host_color", None)
+        if claim is not None:
+            setup = claim(setup, host_color)
         return self._store_new(StoredGame("", name, dict(options), setup, list(moves)))
+
+    def change_setup(self, live: Live, setup: dict[str, Any]) -> None:
+        """Store ``setup`` as the game's (a seat taken, a takeback asked); the caller holds
+        ``live.lock`` and has checked the change."""
+        self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves),
+                                                     setup=setup, touch=False))
+        live.record.setup = setup
+        live.version += 1
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
         try:
@@ -296,8 +313,9 @@ class Tables:
         live.record.moves = list(game.moves)
         live.version += 1
 
-    def undo(self, live: Live, show: view.ViewRequest) -> dict[str, Any]:
-        """Take back the last move (against the AI: the person's last move and the AI's replies)."""
+    def undo(self, live: Live, show: view.ViewRequest, until: str | None = None) -> dict[str, Any]:
+        """Take back the last move (against the AI: the person's last move and the AI's replies;
+        with ``until``, a colour: the moves back to that colour's last one)."""
         with live.lock:
             if live.record.resigned is not None:
                 raise WebError(409, f"the game is over: {live.record.resigned} resigned; nothing can be taken back")
@@ -307,6 +325,8 @@ class Tables:
             taken: list[str] = []
             while trial.moves:
                 taken.append(trial.undo())
+                if until is not None and trial.to_move != until:
+                    continue
                 if live.player(trial.to_move) == "human":
                     break
             else:

@@ -18,9 +18,9 @@ CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handica
 def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """Check the new-game choices; return (game name, new_game options, setup).
 
-    Choices (all optional but ``game``): ``size``, ``opponent`` ("human" or "ai"),
-    ``level`` (1-10), ``color`` (the person's colour against the AI: "black", "white"
-    or "random"), ``komi`` (the game's balance: Droched's is black stones in the prison),
+    Choices (all optional but ``game``): ``size``, ``opponent`` ("human", "ai" or "friend"),
+    ``level`` (1-10), ``color`` (the person's colour against the AI or a friend: "black",
+    "white" or "random"), ``komi`` (the game's balance: Droched's is black stones in the prison),
     ``pie`` ("off", "you": the person proposes the balance, "ai": the AI proposes),
     ``handicap`` (the points of handicap stones, comma separated, where the game has
     them). Every problem is a WebError 400 saying what and why.
@@ -32,8 +32,9 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
         raise WebError(400, f"unknown game {shown(params.get('game'))}: choose one of {', '.join(GAME_NAMES)}")
     spec = spec_of(name)
     size = whole(params.get("size", spec["default_size"]), "size")
-    opponent = choice(params.get("opponent"), "opponent ('human': same screen, or 'ai')",
-                      ("human", "ai"), "human")
+    opponent = choice(params.get("opponent"),
+                      "opponent ('human': same screen, 'ai', or 'friend': a friend online)",
+                      ("human", "ai", "friend"), "human")
     level = whole(params.get("level", DEFAULT_LEVEL), "level")
     if level not in LEVELS:
         raise WebError(400, f"level must be from {LEVELS[0]} to {LEVELS[-1]}, not {level}")
@@ -46,7 +47,7 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
     pie = choice(pie, "pie ('off': a fixed komi, 'you': you propose, 'ai': the AI proposes)",
                  ("off", "you", "ai"), "off")
     if pie == "ai" and opponent != "ai":
-        raise WebError(400, "pie=ai needs opponent=ai: with two people at the screen, use pie=you")
+        raise WebError(400, "pie=ai needs opponent=ai: between two people, use pie=you")
 
     options: dict[str, Any] = {"size": size}
     balance = balance_of(name)
@@ -79,4 +80,6 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
         pie_state = KomiPie(proposer="human" if pie == "you" else "ai").to_dict()
     setup = {"opponent": opponent, "level": level if opponent == "ai" else None,
              "players": players, "pie": pie_state}
+    if opponent == "friend":
+        setup["host_color"] = color  # the creator's seat (taken out by Tables.create)
     return name, options, setup

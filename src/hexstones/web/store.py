@@ -141,14 +141,23 @@ def head_revision() -> str:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def migrate(connection: sa.Connection) -> None:
-    """Bring the database behind ``connection`` (in a transaction) to the newest revision."""
+def migrate(connection: sa.Connection, name: str = "the games database") -> None:
+    """Bring the database behind ``connection`` (in a transaction) to the newest revision;
+    ValueError if it has a revision this version of hexstones does not know (a newer one)."""
     from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
 
     if connection.dialect.name == "postgresql":
         # Two servers starting at once: one migrates, the other waits and finds it done.
         connection.execute(sa.text("SELECT pg_advisory_xact_lock(2117022301)"))
-    command.upgrade(alembic_config(connection), "head")
+    config = alembic_config(connection)
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    unknown = [r for r in MigrationContext.configure(connection).get_current_heads() if r not in known]
+    if unknown:
+        raise ValueError(f"{name} has the schema revision {unknown[0]}, made by a newer hexstones "
+                         f"(this one knows up to {head_revision()}): upgrade hexstones to serve it")
+    command.upgrade(config, "head")
 
 
 class StoreConflict(Exception):
@@ -266,7 +275,7 @@ class Store:
             self.broker = LocalBroker()
         try:
             with self.transaction() as tx:
-                migrate(tx.connection)
+                migrate(tx.connection, f"the games database {self.path!r}")
         except sa_exc.DBAPIError as exc:
             self._close_quietly()
             raise ValueError(f"cannot bring the games database {self.path!r} up to date: "
@@ -280,7 +289,10 @@ class Store:
     def _open_postgres(self, url: sa.URL) -> sa.Engine:
         import psycopg
 
-        engine = sa.create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        # No ping before each use (a round trip each time): a connection the database
+        # dropped (a restart) fails the one request using it, and the pool then replaces
+        # every connection older than that failure.
+        engine = sa.create_engine(url, pool_size=8, max_overflow=8)
         try:
             with engine.connect() as connection:
                 connection.execute(sa.text("SELECT 1"))
@@ -289,6 +301,7 @@ class Store:
             raise ValueError(f"cannot open the games database {self.path!r}: "
                              f"{_first_line(exc.orig)}") from None
         conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
             self.broker = PostgresBroker(lambda: psycopg.connect(conninfo, autocommit=True), engine)
         except BaseException:
@@ -385,16 +398,28 @@ class Store:
         for topic, event in tx.pending:
             self.broker.publish(topic, event)
 
+    @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        """A connection for reads only. PostgreSQL: no transaction around them (autocommit:
+        each statement one round trip, each seeing what was committed when it ran); SQLite:
+        the store's one connection, in a transaction."""
+        if self.shared:
+            with self._reader.connect() as connection:
+                yield connection
+        else:
+            with self.transaction() as tx:
+                yield tx.connection
+
     # -- reading ----------------------------------------------------------------------
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its
         row cannot be read."""
-        with self.transaction() as tx:
-            row = tx.connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
+        with self.reading() as connection:
+            row = connection.execute(sa.select(*GAME_COLUMNS).where(games_table.c.id == game_id)).first()
             if row is None:
                 return None
-            played = tx.connection.execute(
+            played = connection.execute(
                 sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == game_id)
                 .order_by(moves_table.c.ply)).all()
         record = _game_of(row)
@@ -414,8 +439,8 @@ class Store:
             return True
         if not self.shared:
             return False
-        with self.transaction() as tx:
-            stored = tx.connection.execute(
+        with self.reading() as connection:
+            stored = connection.execute(
                 sa.select(games_table.c.revision).where(games_table.c.id == game_id)).scalar()
         return stored is None or stored > seen
 
@@ -439,8 +464,8 @@ class Store:
     def _rows(self, problems: builtins.list[str] | None = None) -> builtins.list[tuple[StoredGame, int]]:
         count = (sa.select(sa.func.count()).select_from(moves_table).where(moves_table.c.game_id == games_table.c.id)
                  .scalar_subquery())
-        with self.transaction() as tx:
-            rows = tx.connection.execute(
+        with self.reading() as connection:
+            rows = connection.execute(
                 sa.select(*GAME_COLUMNS, count)
                 .order_by(games_table.c.updated.desc(), games_table.c.created.desc())).all()
         found = []
@@ -502,7 +527,7 @@ class Store:
                moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
         now = time.time()
         while True:  # ids are random; retry on the (unlikely) clash
-            game_id = secrets.token_hex(5)
+            game_id = secrets.token_hex(12)  # 96 random bits: an address no one guesses
             row = {"id": game_id, "game": game, "options": json.dumps(options),
                    "setup": json.dumps(setup), "resigned": None, "summary": summary,
                    "created": now, "updated": now, "finished": int(finished), "revision": 0}

@@ -26,7 +26,7 @@ function newGameLink() {
   const ai = value("opponent") === "ai";
   if (ai) params.set("level", $("#level").value);
   if (value("balance") === "fixed") {
-    if (ai) params.set("color", value("color"));
+    if (ai || value("opponent") === "friend") params.set("color", value("color"));
     params.set("komi", $("#komi").value || "0");
   } else {
     params.set("pie", ai ? value("pie") : "you");
@@ -48,11 +48,12 @@ function refreshForm(gameChanged) {
   $("#komi-note").textContent = d.note;
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
-  $(".chooser").textContent = ai ? "the AI" : "the other player";
+  const friend = value("opponent") === "friend";
+  $(".chooser").textContent = ai ? "the AI" : friend ? "your friend" : "the other player";
   if (!ai) { const you = $("[name=pie][value=you]"); you.checked = true; }
   for (const row of $$("[data-for]", form)) {
     const needs = row.dataset.for.split(" ");
-    const ok = needs.every((n) => (n === "ai" ? ai : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
+    const ok = needs.every((n) => (n === "ai" ? ai : n === "you" ? ai || friend : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
     row.hidden = !ok;
   }
   $("#level-out").textContent = $("#level").value;
@@ -107,6 +108,10 @@ async function showWarming() {
 // -- stored games -----------------------------------------------------------------------
 function players(g) {
   const s = g.setup;
+  if (s.seats) {
+    const names = Object.values(s.seats).map((seat) => seat.open ? "(an open seat)" : seat.you ? "you" : seat.name || "a guest");
+    return names.join(" vs ") + (g.your_turn ? ": your turn" : "");
+  }
   if (s.opponent !== "ai") return "two players";
   if (!s.players) return `vs AI level ${s.level} (komi pie)`;
   const you = s.players.black === "human" ? "black" : "white";
@@ -118,6 +123,7 @@ async function loadGames() {
   try {
     const res = await fetch("/api/games");
     const data = await res.json();
+    myTurns(data.games);
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {
       const when = new Date(g.updated * 1000).toLocaleString();
@@ -230,3 +236,52 @@ const sgfOpponent = $("#sgf-opponent");
 const showSgfAiChoices = () => { $("#sgf-color").hidden = $("#sgf-level").hidden = sgfOpponent.value !== "ai"; };
 sgfOpponent.addEventListener("change", showSgfAiChoices);
 showSgfAiChoices();
+
+// -- my games: whose turn, a badge, a notification when it becomes mine ----------------------
+let turnsSeen = null; // ids of the games where it was my turn at the last look
+function myTurns(list) {
+  const mine = list.filter((g) => g.your_turn).map((g) => g.id);
+  const badge = $("#turn-badge");
+  badge.hidden = mine.length === 0;
+  badge.textContent = String(mine.length);
+  badge.title = `your turn in ${mine.length} game${mine.length === 1 ? "" : "s"}`;
+  document.title = mine.length ? `(${mine.length}) hexstones` : "hexstones";
+  const online = list.some((g) => g.setup.seats);
+  $("#notify-row").hidden = !online || !("Notification" in window) || Notification.permission !== "default";
+  if (turnsSeen !== null && "Notification" in window && Notification.permission === "granted") {
+    for (const g of list) {
+      if (g.your_turn && !turnsSeen.has(g.id)) {
+        const title = specs && specs[g.game] ? specs[g.game].title : g.game;
+        const note = new Notification("hexstones: your turn", { body: `${g.setup.name || title}: ${g.summary}`, tag: g.id });
+        note.onclick = () => { window.focus(); location.href = `/game/${g.id}`; };
+      }
+    }
+  }
+  turnsSeen = new Set(mine);
+}
+
+$("#notify").addEventListener("click", async () => {
+  await Notification.requestPermission();
+  $("#notify-row").hidden = Notification.permission !== "default";
+});
+
+// The list follows the games as they are played (a WebSocket; reconnects by itself).
+let myGamesRetry = 500;
+function watchMyGames() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(`${scheme}${location.host}/api/my-games/live`);
+  ws.onopen = () => { myGamesRetry = 500; };
+  ws.onmessage = (e) => {
+    if (!JSON.parse(e.data).ping) loadGames(); // a change, or (re)connected: catch up
+  };
+  ws.onclose = () => { setTimeout(watchMyGames, myGamesRetry); myGamesRetry = Math.min(myGamesRetry * 2, 10000); };
+}
+watchMyGames();
+
+async function showAccount() {
+  try {
+    const me = await (await fetch("/api/account")).json();
+    $("#account-link").textContent = me.kind === "account" ? me.name : me.kind === "guest" ? `${me.name} (guest)` : "Sign in";
+  } catch (_) { /* the link stays "Sign in" */ }
+}
+showAccount();

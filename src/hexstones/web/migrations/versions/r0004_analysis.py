@@ -2,17 +2,14 @@
 hexstones.web.analysis), one row a position, keyed by the moves that lead there.
 
 Revision ID: 0004
-Revises: 0002
-
-(Written beside online play's 0003, accounts, on another branch: whichever of the two is
-merged second points its ``down_revision`` at the other, so that the chain has one head.)
+Revises: 0003
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision = "0002"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,241 @@
+"""People: accounts (a name and a password), sessions (a browser's cookie), guests.
+
+Every browser that uses the app gets a session: a random token in an HTTP-only,
+SameSite cookie; the database keeps only the token's SHA-256, so a copy of the database
+gives no one a session. A session is one of:
+
+* a local player (no name): what a browser at ``hexstones serve`` gets without signing in;
+* a guest under a chosen name (who joined a friend's game, say);
+* signed in to an account (``users``: a name and an argon2id hash of the password).
+
+Signing in or up gives the browser a new token (the old one stops working: no session
+fixation) but keeps the session's row, so the seats a guest took stay theirs. Repeated
+failed sign-ins of one name or from one address are slowed down (:class:`Throttle`).
+Passwords are never stored, logged or echoed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from hexstones.web.errors import WebError
+
+COOKIE = "hexstones_session"
+SESSION_DAYS = 30  # a session unused this long expires (each use extends it)
+MAX_NAME = 40  # characters of a person's name
+MIN_PASSWORD, MAX_PASSWORD = 8, 200  # characters
+FREE_FAILURES = 3  # failed sign-ins of one name (or from one address) before they are slowed
+MAX_DELAY = 300  # seconds: the longest wait imposed after repeated failures
+
+
+_hasher = PasswordHasher()  # argon2id with the library's recommended costs
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is asking: a session, and the account it is signed in to (if any)."""
+
+    session: str
+    user: str | None = None
+    name: str | None = None  # the account's or the guest's name; None for a local player
+
+    @property
+    def kind(self) -> str:
+        return "account" if self.user else "guest" if self.name else "local"
+
+    def public(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _text(value: Any) -> Any:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def check_name(name: Any) -> str:
+    """A person's name: 1 to MAX_NAME printable characters on one line, spaces trimmed."""
+    if isinstance(name, str):
+        name = unicodedata.normalize("NFC", name).strip()
+        if 0 < len(name) <= MAX_NAME and all(unicodedata.category(c)[0] != "C" for c in name):
+            return name
+    raise WebError(400, f"a name is 1 to {MAX_NAME} printable characters on one line")
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def check_password(password: Any) -> str:
+    if isinstance(password, str) and MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        return password
+    raise WebError(400, f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+
+
+class Throttle:
+    """Failed sign-ins by key (a name, an address): after FREE_FAILURES, each further try
+    must wait twice as long as the last (up to MAX_DELAY); a success forgets the name's
+    failures. Kept in memory: a restart forgets them (a wait of minutes at most is lost)."""
+
+    def __init__(self) -> None:
+        self._failures: dict[str, tuple[int, float]] = {}  # key -> (failures, next try allowed)
+        self._lock = threading.Lock()
+
+    def check(self, keys: list[str]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            wait = max((self._failures.get(k, (0, 0.0))[1] - now for k in keys), default=0.0)
+        if wait > 0:
+            raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
+
+    def failed(self, keys: list[str]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._failures) > 100_000:  # bounded memory: forget the oldest
+                self._failures.clear()
+            for k in keys:
+                count = self._failures.get(k, (0, 0.0))[0] + 1
+                delay = 0.0 if count < FREE_FAILURES else min(2.0 ** (count - FREE_FAILURES), MAX_DELAY)
+                self._failures[k] = (count, now + delay)
+
+    def succeeded(self, key: str) -> None:
+        with self._lock:
+            self._failures.pop(key, None)
+
+
+class Accounts:
+    """Users and sessions in the games database (``db``: a :class:`~hexstones.web.rows.Rows`)."""
+
+    def __init__(self, db) -> None:
+        self.db = db
+        self.throttle = Throttle()
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def identify(self, token: str | None) -> Identity | None:
+        """The session of a cookie's ``token``; None if there is none or it expired."""
+        if not token or len(token) > 100:
+            return None
+        now = time.time()
+        rows = self.db.query(
+            "SELECT s.id, s.user_id, s.name, u.name, s.expires FROM sessions s "
+            "LEFT JOIN users u ON u.id = s.user_id WHERE s.token = :token", {"token": _digest(token)})
+        if not rows:
+            return None
+        sid, user, guest, account, expires = (_text(v) for v in rows[0])
+        if float(expires) < now:
+            return None
+        if float(expires) < now + (SESSION_DAYS - 1) * 86400:  # extend a session in use, daily
+            self.db.execute("UPDATE sessions SET expires = :e WHERE id = :id",
+                            {"e": now + SESSION_DAYS * 86400, "id": sid})
+        return Identity(sid, user, account if user else guest)
+
+    def new_session(self, name: str | None = None) -> tuple[Identity, str]:
+        """A new session (a local player, or a guest named ``name``) and its cookie token."""
+        token = secrets.token_urlsafe(32)
+        sid = secrets.token_hex(16)
+        now = time.time()
+        self.db.execute(
+            "INSERT INTO sessions (id, token, user_id, name, created, expires) "
+            "VALUES (:id, :token, NULL, :name, :now, :expires)",
+            {"id": sid, "token": _digest(token), "name": name, "now": now,
+             "expires": now + SESSION_DAYS * 86400})
+        return Identity(sid, None, name), token
+
+    def _rotate(self, who: Identity | None, user: str | None, name: str | None) -> tuple[Identity, str]:
+        """Give ``who``'s session (a new one if None) a new token, signed in to ``user``."""
+        if who is None:
+            who, _ = self.new_session()
+        token = secrets.token_urlsafe(32)
+        self.db.execute("UPDATE sessions SET token = :token, user_id = :user, name = :name, "
+                        "expires = :expires WHERE id = :id",
+                        {"token": _digest(token), "user": user, "name": None if user else name,
+                         "expires": time.time() + SESSION_DAYS * 86400, "id": who.session})
+        return Identity(who.session, user, name), token
+
+    def become_guest(self, who: Identity | None, name: Any) -> tuple[Identity, str | None]:
+        """Name this browser's guest session (made if needed): (identity, new token or None)."""
+        name = check_name(name)
+        if who is not None and who.user:
+            return who, None  # signed in: the account's name is the name
+        if who is None:
+            return self.new_session(name)
+        self.db.execute("UPDATE sessions SET name = :name WHERE id = :id", {"name": name, "id": who.session})
+        return Identity(who.session, None, name), None
+
+    def sign_out(self, who: Identity) -> None:
+        self.db.execute("DELETE FROM sessions WHERE id = :id", {"id": who.session})
+
+    # -- accounts ---------------------------------------------------------------------
+
+    def sign_up(self, who: Identity | None, name: Any, password: Any) -> tuple[Identity, str]:
+        name = check_name(name)
+        digest = _hasher.hash(check_password(password))
+        user = secrets.token_hex(16)
+        key = _name_key(name)
+        if self.db.query("SELECT 1 FROM users WHERE name_key = :key", {"key": key}):
+            raise WebError(409, "that name is taken: choose another, or sign in")
+        try:
+            self.db.execute("INSERT INTO users (id, name, name_key, password, created) "
+                            "VALUES (:id, :name, :key, :pw, :now)",
+                            {"id": user, "name": name, "key": key, "pw": digest, "now": time.time()})
+        except self.db.IntegrityError:  # taken between the look and the write
+            raise WebError(409, "that name is taken: choose another, or sign in") from None
+        return self._rotate(who, user, name)
+
+    def sign_in(self, who: Identity | None, name: Any, password: Any, address: str) -> tuple[Identity, str]:
+        if not isinstance(name, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            raise WebError(400, "give your name and password: {\"name\": ..., \"password\": ...}")
+        key = _name_key(name.strip())[:MAX_NAME * 4]
+        keys = ["name:" + key, "address:" + address]
+        self.throttle.check(keys)
+        rows = self.db.query("SELECT id, name, password FROM users WHERE name_key = :key", {"key": key})
+        stored = _text(rows[0][2]) if rows else None
+        try:
+            if stored is None:
+                _hasher.hash(password)  # as long as a real check: the time tells no name apart
+                raise VerifyMismatchError()
+            _hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            self.throttle.failed(keys)
+            raise WebError(401, "wrong name or password") from None
+        self.throttle.succeeded(keys[0])
+        user, real_name = _text(rows[0][0]), _text(rows[0][1])
+        if _hasher.check_needs_rehash(stored):
+            self._set_password(user, password)
+        return self._rotate(who, user, real_name)
+
+    def change_password(self, who: Identity, old: Any, new: Any, address: str) -> tuple[Identity, str]:
+        if not who.user:
+            raise WebError(401, "sign in first")
+        if not isinstance(old, str):
+            raise WebError(400, "give the current password as 'old'")
+        keys = ["user:" + who.user, "address:" + address]
+        self.throttle.check(keys)
+        rows = self.db.query("SELECT password FROM users WHERE id = :id", {"id": who.user})
+        try:
+            _hasher.verify(_text(rows[0][0]), old)
+        except (VerificationError, InvalidHashError, IndexError):
+            self.throttle.failed(keys)
+            raise WebError(403, "the current password is wrong") from None
+        self.throttle.succeeded(keys[0])
+        self._set_password(who.user, check_password(new))
+        # Every other session of the account ends; this browser gets a new token.
+        self.db.execute("DELETE FROM sessions WHERE user_id = :user AND id != :id",
+                        {"user": who.user, "id": who.session})
+        return self._rotate(who, who.user, who.name)
+
+    def _set_password(self, user: str, password: str) -> None:
+        self.db.execute("UPDATE users SET password = :pw WHERE id = :id",
+                        {"pw": _hasher.hash(password), "id": user})

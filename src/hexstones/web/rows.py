@@ -1,0 +1,27 @@
+"""Rows of online play's tables (accounts, sessions) in the games database, through the
+store's data layer (SQLite or PostgreSQL): statements with ``:name`` parameters, each
+run in a transaction of its own. The tables are made by the migration r0003_accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from hexstones.web.store import Store
+
+
+class Rows:
+    IntegrityError = sa_exc.IntegrityError
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
+        with self._store.reading() as connection:
+            return [tuple(row) for row in connection.execute(sa.text(sql), params).all()]
+
+    def execute(self, sql: str, params: dict[str, Any]) -> None:
+        with self._store.transaction() as tx:
+            tx.connection.execute(sa.text(sql), params)

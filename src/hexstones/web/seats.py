@@ -1,0 +1,218 @@
+"""Seats: who may act for which colour of a game, and what each person is shown.
+
+A game's setup names who holds it (stored with the game, so a change of seat is stored
+with the game's row):
+
+* ``owner``: the session (and account) that created it. In a game at one screen or
+  against the AI the owner holds every colour the AI does not play; only the owner
+  renames or deletes a game.
+* ``seats`` (games against a friend online): one holder per colour (``black``,
+  ``white``), or, while a komi pie decides the colours, per role (``proposer``,
+  ``chooser``); a seat not taken yet is ``{"open": true}``. ``invite`` is the secret of
+  the invitation link that takes an open seat.
+
+A holder is ``{"session", "user", "name"}``: it matches the same account (any of its
+sessions) or, for a guest or a local player, the same session. Everyone else is a
+spectator: they may watch (whoever has a game's address may), and act in nothing.
+
+A game stored before seats existed has no owner: the first person to act in it takes it
+(at ``hexstones serve`` on one's own machine that is the local player).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from typing import Any
+
+from hexstones.games import BLACK, WHITE, other
+from hexstones.web.accounts import Identity
+from hexstones.web.errors import WebError
+from hexstones.web.pie import KomiPie
+
+COLORS = (BLACK, WHITE)
+OPEN: dict[str, Any] = {"open": True}
+
+
+def holder(who: Identity) -> dict[str, Any]:
+    return {"session": who.session, "user": who.user, "name": who.name}
+
+
+def holds(seat: dict[str, Any] | None, who: Identity | None) -> bool:
+    if not seat or who is None or seat.get("open"):
+        return False
+    if seat.get("user"):
+        return seat["user"] == who.user
+    return seat.get("session") == who.session
+
+
+def is_friend_game(setup: dict[str, Any]) -> bool:
+    return "seats" in setup
+
+
+# -- a new game -------------------------------------------------------------------------------
+
+
+def claim(setup: dict[str, Any], who: Identity, host_color: str | None) -> dict[str, Any]:
+    """The setup of a new game created by ``who``; a game against a friend gets its seats
+    (``host_color``: the creator's colour, unless a komi pie decides) and an invitation."""
+    setup = dict(setup, owner=holder(who))
+    if setup.get("opponent") == "friend":
+        if setup.get("pie"):
+            setup["seats"] = {"proposer": holder(who), "chooser": dict(OPEN)}
+        else:
+            color = host_color or BLACK
+            setup["seats"] = {color: holder(who), other(color): dict(OPEN)}
+        setup["invite"] = secrets.token_urlsafe(24)
+    return setup
+
+
+# -- who holds what -----------------------------------------------------------------------------
+
+
+def seat_of(setup: dict[str, Any], color: str) -> dict[str, Any] | None:
+    """The holder of ``color`` in a friend game (None before the komi pie decides)."""
+    seats = setup["seats"]
+    if color in seats:
+        return seats[color]
+    pie = KomiPie.from_dict(setup.get("pie"))
+    if pie is None or pie.pending:
+        return None
+    return seats["chooser"] if color == pie.chooser_color else seats["proposer"]
+
+
+def colors_of(setup: dict[str, Any], who: Identity | None) -> list[str]:
+    """The colours ``who`` may play for (AI colours are refused by the game itself)."""
+    if is_friend_game(setup):
+        return [c for c in COLORS if holds(seat_of(setup, c), who)]
+    return list(COLORS) if holds(setup.get("owner"), who) else []
+
+
+def pie_roles(setup: dict[str, Any], who: Identity | None) -> list[str]:
+    """The steps of the komi pie ``who`` may take: "propose", "choose"."""
+    if is_friend_game(setup):
+        seats = setup["seats"]
+        return [step for step, role in (("propose", "proposer"), ("choose", "chooser"))
+                if holds(seats.get(role), who)]
+    return ["propose", "choose"] if holds(setup.get("owner"), who) else []
+
+
+def open_role(setup: dict[str, Any]) -> str | None:
+    """The seat an invitation takes (a colour or a pie role), None if every seat is taken."""
+    for role, seat in setup.get("seats", {}).items():
+        if seat.get("open"):
+            return role
+    return None
+
+
+def is_player(setup: dict[str, Any], who: Identity | None) -> bool:
+    if holds(setup.get("owner"), who):
+        return True
+    return any(holds(seat, who) for seat in setup.get("seats", {}).values())
+
+
+# -- refusals -----------------------------------------------------------------------------------
+
+
+def require_someone(who: Identity | None) -> Identity:
+    if who is None:
+        raise WebError(401, "you are watching: to play, sign in or open the game's invitation link "
+                            "(this browser has no session here, or it expired)")
+    return who
+
+
+def require_color(setup: dict[str, Any], who: Identity | None, color: str, what: str) -> None:
+    """A 401 without a session, a 403 unless ``who`` holds ``color``."""
+    require_someone(who)
+    mine = colors_of(setup, who)
+    if color not in mine:
+        doing = f"play {' and '.join(mine)}" if mine else "are watching"
+        raise WebError(403, f"only the player of {color} may {what}; you {doing}")
+
+
+def require_player(setup: dict[str, Any], who: Identity | None, what: str) -> list[str]:
+    """``who``'s colours; a 401/403 unless they play in this game."""
+    require_someone(who)
+    mine = colors_of(setup, who)
+    if not mine and not is_player(setup, who):
+        raise WebError(403, f"only the players may {what}: you are watching this game")
+    return mine
+
+
+def require_owner(setup: dict[str, Any], who: Identity | None, what: str) -> None:
+    require_someone(who)
+    if not holds(setup.get("owner"), who):
+        raise WebError(403, f"only the player who started this game may {what}")
+
+
+# -- what a person is shown ---------------------------------------------------------------------
+
+
+def public_seat(seat: dict[str, Any] | None, who: Identity | None) -> dict[str, Any] | None:
+    if seat is None:
+        return None
+    if seat.get("open"):
+        return {"open": True}
+    return {"name": seat.get("name"), "you": holds(seat, who)}
+
+
+def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None) -> dict[str, Any]:
+    """A game's state as ``who`` sees it: their colours, whose turn, the seats' names, the
+    invitation (only to the player who started the game), a pending takeback."""
+    mine = colors_of(setup, who)
+    answer = dict(answer)
+    to_move = answer.get("to_move")
+    answer["you"] = mine
+    answer["spectator"] = not is_player(setup, who)
+    answer["signed_in"] = who is not None
+    if answer.get("human_turn") and to_move not in mine:
+        answer["human_turn"] = False
+        answer["legal"] = []
+    answer["pie_you"] = pie_roles(setup, who)
+    if is_friend_game(setup):
+        answer["seats"] = {role: public_seat(seat, who) for role, seat in setup["seats"].items()}
+        for c in COLORS:
+            if c not in answer["seats"] and seat_of(setup, c) is not None:
+                answer["seats"][c] = public_seat(seat_of(setup, c), who)
+        role = open_role(setup)
+        answer["invite"] = (f"/invite/{answer['id']}/{setup['invite']}"
+                            if role is not None and holds(setup.get("owner"), who) else None)
+        answer["open_seat"] = role
+        takeback = setup.get("takeback")
+        answer["takeback"] = (copy.deepcopy(takeback)
+                              if takeback and takeback.get("ply") == answer.get("move_count") else None)
+        if to_move and not answer.get("over"):
+            seat = seat_of(setup, to_move)
+            if seat is not None and not seat.get("open"):
+                tag = "you" if holds(seat, who) else (seat.get("name") or "a guest")
+                answer["status"] = f"{answer['status']} ({tag})"
+            elif seat is not None:
+                answer["status"] = f"{answer['status']}: waiting for a friend to join"
+    return answer
+
+
+PUBLIC_SETUP = ("opponent", "level", "players", "pie", "name", "names", "public")
+
+
+def list_row(row: dict[str, Any], who: Identity | None, to_move: str | None = None) -> dict[str, Any]:
+    """A stored game's line in the list, with nothing secret (no invitation, no sessions);
+    ``your_turn`` in a game against a friend online (``to_move``: its side to move, None
+    when it is over or the komi pie is pending)."""
+    setup = row["setup"]
+    shown = {k: setup[k] for k in PUBLIC_SETUP if k in setup}
+    mine = colors_of(setup, who)
+    your_turn = None
+    if is_friend_game(setup):
+        shown["seats"] = {role: public_seat(seat, who) for role, seat in setup["seats"].items()}
+        pie = KomiPie.from_dict(setup.get("pie"))
+        if pie is not None and pie.pending:
+            your_turn = ("propose" if pie.stage == "propose" else "choose") in pie_roles(setup, who) \
+                and open_role(setup) is None
+        else:
+            your_turn = to_move in mine and open_role(setup) is None
+    return dict(row, setup=shown, you=mine, your_turn=your_turn)
+
+
+def listed_for(row: dict[str, Any], who: Identity | None) -> bool:
+    """Private by default: a game is listed to its players, and to everyone once public."""
+    return bool(row["setup"].get("public")) or is_player(row["setup"], who)

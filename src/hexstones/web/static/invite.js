@@ -1,0 +1,48 @@
+// The invitation page: who invites to what; join as a guest under a name (or signed in).
+"use strict";
+
+const [, , gameId, secret] = location.pathname.split("/").map(decodeURIComponent);
+const $ = (sel) => document.querySelector(sel);
+
+function say(text) { $("#message").textContent = text; $("#message").className = "message error"; }
+
+async function show() {
+  $("#watch").href = `/game/${encodeURIComponent(gameId)}`;
+  const res = await fetch(`/api/invitations/${encodeURIComponent(gameId)}/${encodeURIComponent(secret)}`);
+  const data = await res.json();
+  if (!res.ok) { $("#invite-title").textContent = "No such invitation"; say(data.detail); return; }
+  $("#invite-title").textContent = `${data.title}, board side ${data.size}`;
+  const who = data.inviter || "A friend";
+  const seat = data.color ? ` You play ${data.color}.` : data.pie ? " A komi pie decides the colours: your friend proposes the balance, you choose a colour." : "";
+  if (data.playing) {
+    $("#invite-text").textContent = "You play in this game already.";
+    location.replace(`/game/${encodeURIComponent(gameId)}`);
+    return;
+  }
+  if (!data.open) { $("#invite-text").textContent = `Both seats are taken: you can watch the game.`; return; }
+  $("#invite-text").textContent = `${who} invites you to a game of ${data.title}.${seat}`; // text: names are typed by people
+  const named = data.you && data.you.name;
+  $("#join-name").value = named || "";
+  $("#name-row").hidden = !!(data.you && data.you.kind === "account");
+  $("#account-note").hidden = !!(data.you && data.you.kind === "account");
+  $("#join-form").hidden = false;
+  if (!named) $("#join-name").focus();
+}
+
+let joining = false;
+$("#join-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (joining) return; // a double click joins once
+  joining = true;
+  try {
+    const res = await fetch(`/api/games/${encodeURIComponent(gameId)}/join`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ secret, name: $("#join-name").value }),
+    });
+    const data = await res.json();
+    if (!res.ok) { say(data.detail); return; }
+    location.href = `/game/${encodeURIComponent(gameId)}`;
+  } finally { joining = false; }
+});
+
+show();

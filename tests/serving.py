@@ -1,0 +1,95 @@
+"""Real servers for tests: ``hexstones serve`` in subprocesses, started and stopped as a
+person would, and the browser the project drives (Debian's chromium through Playwright).
+
+:class:`Servers` is one or more server processes on one database; a test of online play
+takes it from the ``game_servers`` fixture of ``conftest.py`` (parametrized by the kind of
+database: SQLite here, a PostgreSQL variant can add its own), so the same test runs
+against each.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+START_SECONDS = 300  # bound for a server start under load: generous on purpose
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One ``hexstones serve`` process on ``db`` (a file or a database URL), at a fixed port
+    (a restart comes back at the same address, as it would for its players)."""
+
+    def __init__(self, db: str, log: Path, port: int | None = None, extra: tuple[str, ...] = ()):
+        self.db, self.log, self.extra = db, log, extra
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        seen = len(self.log.read_text()) if self.log.exists() else 0
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        with open(self.log, "a") as out:  # a file, not a pipe nobody reads
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", self.db,
+                 *self.extra], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            if "playing at" in self.log.read_text()[seen:]:
+                try:
+                    with urllib.request.urlopen(self.url + "/api/spec", timeout=5):
+                        return
+                except OSError:
+                    pass
+            assert self.proc.poll() is None, "the server exited: " + self.log.read_text()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Servers:
+    """``processes`` servers on one database; ``urls[i]`` is the i-th one's address."""
+
+    def __init__(self, db: str, folder: Path, processes: int = 1, extra: tuple[str, ...] = ()):
+        self.servers = [Server(db, folder / f"server{i}.log", extra=extra) for i in range(processes)]
+
+    @property
+    def urls(self) -> list[str]:
+        return [s.url for s in self.servers]
+
+    def url(self, person: int) -> str:
+        """The address person number ``person`` uses (people spread over the processes)."""
+        return self.urls[person % len(self.urls)]
+
+    def start(self) -> None:
+        for s in self.servers:
+            s.start()
+
+    def stop(self) -> None:
+        for s in self.servers:
+            s.stop()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()

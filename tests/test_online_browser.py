@@ -1,0 +1,257 @@
+"""Online play end to end: separate browser contexts are separate people, on real servers.
+
+A invites, B joins from the link, they play a game to its end while C watches live and is
+refused when C clicks; the server restarts mid-game and every page reconnects and goes on;
+a page of another site, open in the victim's browser, tries to change the victim's game.
+The servers come from the ``game_servers`` fixture (conftest.py): each person may use
+another process of the same database.
+
+Nothing waits for a time: every wait is for a condition on a page, with a generous bound.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import hexstones
+from serving import CHROMIUM, CHROMIUM_ARGS, free_port
+
+WAIT_MS = 300_000
+
+pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+expect.set_options(timeout=WAIT_MS)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def person(browser):
+    """A factory of people: each a browser context of its own (own cookies), one page."""
+    contexts, errors = [], []
+
+    def make():
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        return page
+
+    yield make
+    for c in contexts:
+        c.close()
+    assert errors == [], f"JavaScript errors on the pages: {errors}"
+
+
+def move_count(page) -> int:
+    return page.locator("#movelist button").count() - 1
+
+
+def same_moves(pages, n: int) -> None:
+    for page in pages:
+        expect(page.locator("#movelist button")).to_have_count(n + 1)
+
+
+def invite_and_join(servers, person, query: str):
+    """A starts a game against a friend from the link ``query``; B joins from the invitation;
+    C opens the game's address. (a, b, c, game id)."""
+    a, b, c = person(), person(), person()
+    a.goto(f"{servers.url(0)}/new?{query}")
+    link = a.get_by_test_id("invite-link")
+    expect(link).to_be_visible()
+    href = link.get_attribute("href")
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/invite/[0-9a-f]+/[A-Za-z0-9_-]{32}", href)
+    assert link.inner_text() == href
+    gid = href.split("/")[4]
+    b.goto(servers.url(1) + href.split(str(servers.servers[0].port), 1)[1])
+    b.get_by_test_id("join-name").fill("Bea <b>")
+    b.get_by_test_id("join").dblclick()  # a double click joins once, with no error
+    b.wait_for_url(re.compile(r"/game/"))
+    expect(link).to_be_hidden()  # A's page heard that the seat is taken, without a reload
+    expect(a.locator("#seats")).to_contain_text("Bea <b>")  # shown as text, not markup
+    c.goto(f"{servers.url(2)}/game/{gid}")
+    expect(c.get_by_test_id("watching")).to_be_visible()
+    c.evaluate("window.neverReloaded = true")
+    return a, b, c, gid
+
+
+def click_for(page, game: str, moves: list[str], stones_first: int) -> None:
+    """One action of the side to move: a few stones first, then the game's special moves
+    (the button, passes) that end it; in Droched the action that leaves the fewest replies."""
+    if game == "droched":
+        engine = hexstones.new_game(game, **state_options(page))
+        for m in moves:
+            engine.play(m)
+
+        def replies(move: str) -> int:
+            trial = engine.copy()
+            trial.play(move)
+            return len(trial.legal_moves())
+
+        move = min(engine.legal_moves(), key=replies)
+        page.click("#release" if move == "release" else f'[data-point="{move}"]')
+        return
+    if len(moves) >= stones_first:
+        for button in ("#button", "#pass"):
+            if page.locator(button).is_enabled():
+                page.click(button)
+                return
+    page.locator("[data-point][data-legal]").first.click()
+
+
+def state_options(page) -> dict:
+    return page.evaluate("state.options")
+
+
+def api_state(servers, gid: str) -> dict:
+    with urllib.request.urlopen(f"{servers.url(0)}/api/games/{gid}") as res:
+        return json.load(res)
+
+
+def play_to_the_end(servers, pages, gid: str, game: str, stones_first: int = 4) -> dict:
+    a, b, c = pages
+    for n in range(400):
+        s = api_state(servers, gid)
+        if s["over"]:
+            break
+        mover = a if a.evaluate("state.you").count(s["to_move"]) else b
+        waiter = b if mover is a else a
+        if n == 1:  # the player not on turn, and the spectator, are refused and nothing changes
+            waiter.locator("[data-point]").first.click()
+            expect(waiter.get_by_test_id("message")).to_contain_text(f"only the player of {s['to_move']}")
+            c.locator("[data-point]").first.click()
+            expect(c.get_by_test_id("message")).to_contain_text("watching")
+            assert api_state(servers, gid)["moves"] == s["moves"]
+        expect(mover.get_by_test_id("status")).to_contain_text("(you)")
+        click_for(mover, game, s["moves"], stones_first)
+        same_moves(pages, len(s["moves"]) + 1)  # every open page shows it, none reloaded
+    else:
+        pytest.fail("the game did not end")
+    engine = hexstones.new_game(game, **s["options"])
+    for m in s["moves"]:
+        engine.play(m)
+    assert engine.is_over
+    winner = engine.result()["winner"].capitalize()
+    for page in pages:
+        expect(page.get_by_test_id("winner")).to_have_text(f"{winner} wins")
+    assert c.evaluate("window.neverReloaded") is True
+    return s
+
+
+@pytest.mark.parametrize("game", ["keil", "dehil", "droched"])
+def test_a_friend_game_to_its_end_watched_live(game_servers, person, game):
+    size = 5 if game == "keil" else 3
+    a, b, c, gid = invite_and_join(game_servers, person, f"game={game}&size={size}&opponent=friend&color=black")
+    expect(a.get_by_test_id("status")).to_have_text("Black to move (you)")
+    expect(b.get_by_test_id("status")).to_have_text("Black to move (a guest)")
+    play_to_the_end(game_servers, (a, b, c), gid, game)
+
+
+def test_a_komi_pie_game_between_two_seats(game_servers, person):
+    a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&pie=you")
+    expect(b.locator("#pie-panel")).to_contain_text("your opponent proposes")
+    a.get_by_test_id("pie-komi").fill("3")
+    a.get_by_test_id("pie-propose").click()
+    b.get_by_test_id("pie-white").click()  # B heard the proposal live
+    expect(a.get_by_test_id("status")).to_have_text("Black to move (you)")
+    expect(b.locator("#seats")).to_contain_text("White: Bea <b> (you)")
+    expect(c.get_by_test_id("status")).to_contain_text("Black to move")
+    s = play_to_the_end(game_servers, (a, b, c), gid, "keil", stones_first=2)
+    assert s["options"]["komi"] == 3
+
+
+def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
+    a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    for page, point in [(a, "e5"), (b, "d4")]:
+        page.locator(f'[data-point="{point}"]').click()
+        same_moves((a, b, c), 1 if point == "e5" else 2)
+    b.click("#undo")  # between two people: a request
+    b_wait = b.get_by_test_id("takeback")
+    expect(b_wait).to_contain_text("waiting for the answer")
+    a.get_by_test_id("takeback-accept").click()
+    same_moves((a, b, c), 1)
+    expect(b.get_by_test_id("status")).to_have_text("White to move (you)")
+
+
+def test_the_server_restarts_mid_game_and_every_page_goes_on(game_servers, person):
+    a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    a.locator('[data-point="e5"]').click()
+    same_moves((a, b, c), 1)
+    game_servers.restart()
+    # The server is back: B plays, and every page shows it (each page reconnected by itself).
+    b.locator('[data-point="d4"]').click()
+    same_moves((a, b, c), 2)
+    for page in (a, b, c):
+        expect(page.get_by_test_id("connection")).to_be_hidden()
+    a.locator('[data-point="c3"]').click()
+    same_moves((a, b, c), 3)
+    assert api_state(game_servers, gid)["moves"] == ["e5", "d4", "c3"]
+    assert c.evaluate("window.neverReloaded") is True
+
+
+ATTACK = """<!doctype html><html><body><h1>Free prizes</h1>
+<iframe name="sink" style="display:none"></iframe>
+<form id="f" method="POST" action="TARGET/resign" target="sink" enctype="text/plain">
+<input name='{"color": "black", "x": "' value='"}'></form>
+<script>
+const target = "TARGET";
+const tries = [
+  fetch(target + "/undo", {method: "POST", mode: "no-cors", credentials: "include", body: "{}"}),
+  fetch(target + "/moves", {method: "POST", mode: "no-cors", credentials: "include",
+                            headers: {"Content-Type": "text/plain"}, body: '{"move": "a1"}'}),
+  fetch(target + "/resign", {method: "POST", credentials: "include",
+                             headers: {"Content-Type": "application/json"}, body: "{}"}).catch(() => null),
+  new Promise((done) => { const ws = new WebSocket(target.replace("http", "ws") + "/live");
+                          ws.onclose = ws.onerror = () => done(); }),
+];
+document.getElementById("f").submit();
+Promise.allSettled(tries).then(() => { document.title = "sent"; });
+</script></body></html>"""
+
+
+def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, person, tmp_path):
+    victim = person()
+    victim.goto(f"{game_servers.url(0)}/new?game=keil&size=4&opponent=human")
+    victim.locator('[data-point="d4"]').click()
+    expect(victim.locator("#movelist button")).to_have_count(2)
+    gid = victim.url.rsplit("/", 1)[1]
+    before = api_state(game_servers, gid)
+    # The attacker's page: another origin on the same machine (same site as far as cookies
+    # go, so SameSite alone would not stop it: the Origin check must).
+    folder = tmp_path / "attacker"
+    folder.mkdir()
+    (folder / "index.html").write_text(ATTACK.replace("TARGET", f"{game_servers.url(0)}/api/games/{gid}"))
+    port = free_port()
+    handler = lambda *args: http.server.SimpleHTTPRequestHandler(*args, directory=str(folder))  # noqa: E731
+    attacker = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    try:
+        tab = victim.context.new_page()
+        tab.goto(f"http://127.0.0.1:{port}/index.html")
+        expect(tab).to_have_title("sent")
+        tab.wait_for_load_state("networkidle")
+    finally:
+        attacker.shutdown()
+    after = api_state(game_servers, gid)
+    assert (after["moves"], after["over"], after["result"]) == (before["moves"], False, None)
+    victim.reload()
+    expect(victim.get_by_test_id("status")).to_have_text("White to move")
