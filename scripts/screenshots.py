@@ -15,6 +15,7 @@ position before the first mistake, with the best move's line.
 from __future__ import annotations
 
 import argparse
+import http.cookiejar
 import json
 import random
 import socket
@@ -42,10 +43,15 @@ ANALYSIS_SHOTS = [
 ]
 
 
+# One session for the script (the games' seats are its own); the browser gets its cookie.
+COOKIES = http.cookiejar.CookieJar()
+OPENER = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(COOKIES))
+
+
 def call(url: str, body: dict | None = None) -> dict:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as res:
+    with OPENER.open(req, timeout=60) as res:
         return json.load(res)
 
 
@@ -94,15 +100,18 @@ def main(argv: list[str] | None = None) -> int:
                     if time.monotonic() > deadline or server.poll() is not None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
+            analysed = [] if args.only == "pages" else [
+                (file, set_up(base, game, size, n, seed=7)) for file, game, size, n in ANALYSIS_SHOTS]
             games = [] if args.only == "analysis" else [
                 (file, set_up(base, game, size, n, seed=7), overlays, game)
                 for file, game, size, n, overlays, _ in SHOTS]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 860})
-                if args.only != "pages":
-                    for file, game, size, n in ANALYSIS_SHOTS:
-                        analysis_shot(page, base, set_up(base, game, size, n, seed=7), out / file)
+                page.context.add_cookies([{"name": c.name, "value": c.value or "", "url": base}
+                                          for c in COOKIES])
+                for file, gid in analysed:
+                    analysis_shot(page, base, gid, out / file)
                 for file, gid, overlays, game in games:
                     page.goto(base + "/")
                     page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")

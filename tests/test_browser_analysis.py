@@ -42,11 +42,15 @@ def server(tmp_path_factory):
     srv.stop()
 
 
-def new_game(base: str, name: str, moves: list[str], size: int = 3, **setup) -> str:
-    s = call(f"{base}/api/games", {"game": name, "size": size, **setup})
+def new_game(page, base: str, name: str, moves: list[str], size: int = 3, **setup) -> str:
+    """A game made and played by the page's own browser (its session holds the seats)."""
+    r = page.request.post(f"{base}/api/games", data={"game": name, "size": size, **setup})
+    assert r.status == 201, r.text()
+    gid = r.json()["id"]
     for m in moves:
-        s = call(f"{base}/api/games/{s['id']}/moves", {"move": m})
-    return s["id"]
+        r = page.request.post(f"{base}/api/games/{gid}/moves", data={"move": m})
+        assert r.status == 200, r.text()
+    return gid
 
 
 def position(name: str, moves: list[str], size: int = 3):
@@ -68,7 +72,7 @@ def analyse_quickly(page, base: str, gid: str, positions: int) -> dict:
 @pytest.mark.parametrize("name", sorted(FINISHED))
 def test_analysis_of_a_finished_game_in_the_page(server, page, name):
     moves = FINISHED[name]
-    gid = new_game(server.url, name, moves)
+    gid = new_game(page, server.url, name, moves)
     summary = analyse_quickly(page, server.url, gid, len(moves) + 1)
     plies = [int(x) for x in page.locator("[data-testid=winrate-graph] [data-ply]").evaluate_all(
         "els => els.map(e => e.dataset.ply)")]
@@ -125,7 +129,7 @@ def test_stop_in_the_page(server, page):
     game = hexstones.new_game("keil", size=5)
     for _ in range(24):
         game.play(rng.choice([m for m in game.legal_moves() if m[1:].isdigit()]))
-    gid = new_game(server.url, "keil", list(game.moves), size=5)
+    gid = new_game(page, server.url, "keil", list(game.moves), size=5)
     page.goto(f"{server.url}/game/{gid}")
     page.get_by_test_id("analyze").click()  # the normal search: seconds a position
     expect(page.get_by_test_id("analysis-stop")).to_be_visible()
@@ -136,7 +140,8 @@ def test_stop_in_the_page(server, page):
 
 
 def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
-    gid = new_game(server.url, "keil", [], opponent="ai", color="black", level=1)
+    # Made by the page's own browser: its session holds the seat (only the player gets hints).
+    gid = new_game(page, server.url, "keil", [], opponent="ai", color="black", level=1)
     page.goto(f"{server.url}/game/{gid}")
     expect(page.get_by_test_id("hint")).to_be_visible()
     expect(page.get_by_test_id("hint")).not_to_be_checked()
@@ -153,7 +158,7 @@ def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
     page.get_by_test_id("hint").uncheck()
     expect(page.locator("#board [data-hint]")).to_have_count(0)
     # A game of two people at the screen has no hint.
-    two = new_game(server.url, "keil", [])
+    two = new_game(page, server.url, "keil", [])
     page.goto(f"{server.url}/game/{two}")
     expect(page.get_by_test_id("status")).not_to_have_text("Loading…")
     expect(page.get_by_test_id("hint")).to_be_hidden()

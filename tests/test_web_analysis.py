@@ -123,9 +123,10 @@ def test_stored_analysis_is_not_recomputed_when_the_game_is_reopened(db):
         act(client, gid, action="start", iterations=ITERATIONS)
         first = wait_job(client, gid)
         before = {ply: client.get(f"/api/games/{gid}/analysis/{ply}").json() for ply in range(7)}
+        cookies = dict(client.cookies)  # the session that owns the game
     rows = sqlite3.connect(db).execute("SELECT COUNT(*) FROM analysis WHERE game_id = ?", (gid,)).fetchone()
     assert rows == (7,)
-    with TestClient(create_app(db)) as client:
+    with TestClient(create_app(db), cookies=cookies) as client:
         again = analysis(client, gid)
         assert again["job"] is None and again["positions"] == first["positions"]
         # Starting again has nothing left to do at that budget.
@@ -139,7 +140,7 @@ def test_stored_analysis_is_not_recomputed_when_the_game_is_reopened(db):
         assert deeper["job"]["total"] == 1
         assert client.get(f"/api/games/{gid}/analysis/2").json()["iterations"] == 4 * ITERATIONS
         # An undo makes the later positions' rows stale: they are no longer shown.
-        client.post(f"/api/games/{gid}/undo", json={})
+        assert client.post(f"/api/games/{gid}/undo", json={}).status_code == 200
         assert [p["ply"] for p in analysis(client, gid)["positions"]] == list(range(6))
 
 
@@ -247,3 +248,34 @@ def test_hostile_analysis_requests_get_a_clear_refusal(client):
     r = client.post(f"/api/games/{gid}/analysis", json={"action": "start", "iterations": 10 ** 9})
     assert r.status_code == 400 and "iterations must be from 1 to" in r.json()["detail"]
     assert analysis(client, gid)["job"] is None
+
+
+def test_a_game_between_two_people_online_is_analysed_once_it_is_over(db):
+    app = create_app(db)
+    with TestClient(app) as a, TestClient(app) as b:
+        r = a.post("/api/games", json={"game": "keil", "size": 3, "opponent": "friend", "color": "black"})
+        assert r.status_code == 201, r.text
+        game = r.json()
+        secret = game["invite"].rsplit("/", 1)[1]
+        assert b.post(f"/api/games/{game['id']}/join", json={"secret": secret, "name": "Bea"}).status_code == 200
+        gid = game["id"]
+        for person in (a, b):  # neither player sees the AI's view while they play
+            for r in (person.get(f"/api/games/{gid}/analysis"), person.get(f"/api/games/{gid}/analysis/0"),
+                      person.post(f"/api/games/{gid}/analysis", json={"action": "start", "iterations": 10})):
+                assert r.status_code == 409 and "when the game is over" in r.json()["detail"], r.text
+        r = b.post(f"/api/games/{gid}/hint", json={})
+        assert r.status_code in (403, 409), r.text
+        assert a.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+        act(a, gid, action="start", iterations=10)
+        assert wait_job(b, gid)["positions"][0]["ply"] == 0
+
+
+def test_only_the_player_gets_a_hint(db):
+    app = create_app(db)
+    with TestClient(app) as a, TestClient(app) as c:
+        r = a.post("/api/games", json={"game": "keil", "size": 3, "opponent": "ai", "color": "black", "level": 1})
+        gid = r.json()["id"]
+        assert c.post("/api/account/guest", json={"name": "Cy"}).status_code == 200  # a watcher
+        r = c.post(f"/api/games/{gid}/hint", json={})
+        assert r.status_code == 403, r.text
+        assert a.post(f"/api/games/{gid}/hint", json={}).status_code == 200

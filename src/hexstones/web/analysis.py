@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 
 import hexstones
 from hexstones.games import BLACK, WHITE
+from hexstones.web import seats
 from hexstones.web.errors import WebError, shown, whole
 from hexstones.web.store import Store, metadata
 
@@ -384,19 +385,33 @@ def mistakes(known: dict[int, dict[str, Any]], moves: list[str], first: str) -> 
     return sorted(worst, key=lambda m: m["ply"])
 
 
-def add_routes(app, tables, analyses: Analyses, body, query) -> None:
+def open_to(live) -> None:
+    """A 409 while the game is one between two people online and not over: its analysis
+    would show the players the AI's moves."""
+    with live.lock:
+        if seats.is_friend_game(live.setup) and not live.over:
+            raise WebError(409, "the analysis of a game between two people opens when the game is "
+                                "over: until then it would show the players the AI's moves")
+
+
+def add_routes(app, tables, analyses: Analyses, body, query, people) -> None:
     """The analysis routes of the JSON API (``body``, ``query``: the app's checked readers
-    of a request's body and parameters)."""
+    of a request's body and parameters; ``people``: who a request comes from)."""
+
+    def game_for(game_id: str):
+        live = tables.get(game_id)
+        open_to(live)
+        return live
 
     @app.get("/api/games/{game_id}/analysis")
     def analysis_status(game_id: str, request: Request):
         query(request, ())
-        return analyses.status(tables.get(game_id))
+        return analyses.status(game_for(game_id))
 
     @app.get("/api/games/{game_id}/analysis/{ply}")
     def analysis_position(game_id: str, ply: str, request: Request):
         query(request, ())
-        return analyses.position(tables.get(game_id), ply)
+        return analyses.position(game_for(game_id), ply)
 
     @app.post("/api/games/{game_id}/analysis")
     async def analysis_action(game_id: str, request: Request):
@@ -408,7 +423,7 @@ def add_routes(app, tables, analyses: Analyses, body, query) -> None:
             raise WebError(400, "deeper needs the move number: {\"action\": \"deeper\", \"ply\": 12}")
 
         def work():
-            live = tables.get(game_id)
+            live = game_for(game_id)
             if action == "stop":
                 return analyses.stop(live)
             return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None)
@@ -417,5 +432,11 @@ def add_routes(app, tables, analyses: Analyses, body, query) -> None:
     @app.post("/api/games/{game_id}/hint")
     async def hint(game_id: str, request: Request):
         await body(request, ())
-        live = await run_in_threadpool(tables.get, game_id)
-        return await analyses.hint(live)
+
+        def player():
+            live = tables.get(game_id)
+            person = people.who(request)
+            people.take_unowned(live, person)  # a game stored before seats: the first to act
+            seats.require_player(live.setup, person, "ask for a hint")
+            return live
+        return await analyses.hint(await run_in_threadpool(player))

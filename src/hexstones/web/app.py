@@ -399,7 +399,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             return answer
         return await run_in_threadpool(work)
 
-    add_analysis_routes(app, tables, analyses, body, query)
+    add_analysis_routes(app, tables, analyses, body, query, people)
     return app
 
 
