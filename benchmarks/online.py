@@ -1,8 +1,11 @@
 """Online play under load: bot players on 127.0.0.1 play many games against each other
 through real ``hexstones serve`` processes, on SQLite and on PostgreSQL, in the same run.
 
-    python benchmarks/online.py [--games 200] [--seconds 60] [--think 5] [--size 7]
-                                [--lines sqlite,postgresql,postgresql-2] [--postgres URL]
+    python benchmarks/online.py [--games 200] [--seconds 60] [--think 15] [--size 7]
+                                [--rounds 2] [--lines sqlite,postgresql,postgresql-2]
+                                [--postgres URL]
+
+(with hexstones installed, e.g. the .venv of .ci/run, or PYTHONPATH=src)
 
 Each line starts its servers (``sqlite``: one process owning a new file; ``postgresql``:
 one process on a new database of a throwaway PostgreSQL cluster, as the tests start it
@@ -19,9 +22,11 @@ state (``GET /api/games/<id>``), as the page does. Three times per move, from se
 game pauses for a time drawn from an exponential distribution of mean ``--think`` seconds
 (the offered load is about games / think moves a second); a finished game starts anew.
 The first ``--warmup`` seconds are not counted; every line stops by itself after
-``--seconds``.
+``--seconds``. The lines are measured in turns, ``--rounds`` times, each time on new
+servers and a new database, so that load coming and going on a shared machine weighs on
+every line alike; one JSON line per line and round, then one per line over all rounds.
 
-Prints one JSON line per line: moves, moves/s, p50/p90/p99/max in ms of each time, refused
+Each JSON line: moves, moves/s, p50/p90/p99/max in ms of each time, refused
 moves, the servers' and the bots' CPU milliseconds per move, and the load average before
 and after (the machine is shared: the figures move with what else runs).
 """
@@ -35,25 +40,17 @@ import os
 import random
 import ssl
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-WAIT = 180  # seconds: a bound for a server to start
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' real servers: serving.py, pg.py
 
 
 def cpu_seconds(pid: int) -> float:
@@ -63,36 +60,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def server(db: str, log: Path):
-    """``hexstones serve`` on a free port; yields its base URL and pid."""
-    port = free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
-    with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(port),
-                                 "--db", db], stdout=out, stderr=subprocess.STDOUT, env=env)
-    try:
-        deadline = time.monotonic() + WAIT
-        while "playing at" not in log.read_text():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not start: {log.read_text()}")
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@contextmanager
 def postgres_database(url: str | None):
     """A new database: on ``url``'s server, or on a throwaway cluster (tests/pg.py)."""
     with ExitStack() as stack:
         if url is None:
-            sys.path.insert(0, str(ROOT / "tests"))
             from pg import server_binaries, throwaway_cluster
 
             binaries = server_binaries()
@@ -224,60 +195,91 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 10) - 1]
 
 
-def measure(line: str, dbs: list[str], folder: Path, args) -> dict:
-    with ExitStack() as stack:
-        started = [stack.enter_context(server(db, folder / f"{line}-{i}.log")) for i, db in enumerate(dbs)]
-        bases, pids = [b for b, _ in started], [p for _, p in started]
+@dataclass
+class Run:
+    """What one line measured in one round."""
+    servers: int
+    tally: Tally
+    counted: float  # seconds counted (after the warm-up)
+    server_cpu: float  # CPU seconds of the servers and of the bots over the counted part
+    bot_cpu: float
+    load: list[float]  # the 1-minute load average before and after
+
+
+def measure(db: str, processes: int, folder: Path, args) -> Run:
+    from serving import Servers
+
+    folder.mkdir()
+    servers = Servers(db, folder, processes=processes)
+    try:
+        servers.start()
+        bases, pids = servers.urls, [s.proc.pid for s in servers.servers]
         time.sleep(args.settle)  # the AI's workers compile ahead at start; let them finish
-        load_before = os.getloadavg()
+        load_before = os.getloadavg()[0]
         server_cpu = sum(cpu_seconds(p) for p in pids)
-        bot_cpu, wall = time.process_time(), time.perf_counter()
+        bot_cpu = time.process_time()
         tally = asyncio.run(play(bases, args))
-        bot_cpu, wall = time.process_time() - bot_cpu, time.perf_counter() - wall
+        bot_cpu = time.process_time() - bot_cpu
         server_cpu = sum(cpu_seconds(p) for p in pids) - server_cpu
-        load_after = os.getloadavg()
+        load_after = os.getloadavg()[0]
+    finally:
+        servers.stop()
     counted = args.seconds - args.warmup
-    moves = len(tally.times["move"])
-    result = {"line": line, "servers": len(dbs), "games_at_once": args.games, "games_started": tally.games,
-              "moves": moves, "moves_per_s": round(moves / counted, 1)}
-    for name, times in tally.times.items():
-        ms = [1000 * t for t in times]
+    share = counted / args.seconds  # the CPU of the counted part, taken as even over the line
+    return Run(processes, tally, counted, server_cpu * share, bot_cpu * share, [load_before, load_after])
+
+
+def summary(line: str, runs: list[Run], games: int) -> dict:
+    times = {name: [1000 * t for run in runs for t in run.tally.times[name]] for name in ("move", "heard", "seen")}
+    moves = len(times["move"])
+    refused: dict[int, int] = {}
+    for run in runs:
+        for status, n in run.tally.refused.items():
+            refused[status] = refused.get(status, 0) + n
+    result: dict = {"line": line, "servers": runs[0].servers, "games_at_once": games,
+                    "rounds": len(runs), "moves": moves,
+                    "moves_per_s": round(moves / sum(r.counted for r in runs), 1)}
+    for name, ms in times.items():
         result[name] = {"p50": round(percentile(ms, 50), 1), "p90": round(percentile(ms, 90), 1),
                         "p99": round(percentile(ms, 99), 1), "max": round(max(ms, default=float("nan")), 1)}
-    share = counted / args.seconds  # the CPU of the counted part, taken as even over the line
-    result.update({"refused": tally.refused,
-                   "server_cpu_ms_per_move": round(1000 * server_cpu * share / max(1, moves), 2),
-                   "bots_cpu_ms_per_move": round(1000 * bot_cpu * share / max(1, moves), 2),
-                   "seconds": round(wall, 1), "load_before": [round(x, 2) for x in load_before],
-                   "load_after": [round(x, 2) for x in load_after]})
+    result.update({"refused": refused,
+                   "server_cpu_ms_per_move": round(1000 * sum(r.server_cpu for r in runs) / max(1, moves), 2),
+                   "bots_cpu_ms_per_move": round(1000 * sum(r.bot_cpu for r in runs) / max(1, moves), 2),
+                   "load_1min": [round(x, 2) for r in runs for x in r.load]})
     return result
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=200, help="games played at once (one bot each)")
-    p.add_argument("--seconds", type=float, default=60.0, help="length of each line")
+    p.add_argument("--games", type=int, default=200, help="games played at once (two bot players each)")
+    p.add_argument("--seconds", type=float, default=60.0, help="length of each line in each round")
     p.add_argument("--warmup", type=float, default=15.0, help="seconds at the start not counted")
-    p.add_argument("--think", type=float, default=5.0, help="mean pause between a game's moves (s)")
+    p.add_argument("--think", type=float, default=15.0, help="mean pause between a game's moves (s)")
     p.add_argument("--size", type=int, default=7, help="Keil board side")
-    p.add_argument("--settle", type=float, default=10.0, help="seconds to let servers settle")
+    p.add_argument("--settle", type=float, default=15.0, help="seconds to let servers settle")
+    p.add_argument("--rounds", type=int, default=2, help="the lines are measured in turns, this many times")
     p.add_argument("--lines", default="sqlite,postgresql,postgresql-2")
     p.add_argument("--postgres", default=None, help="a PostgreSQL server's URL (else a throwaway one)")
     args = p.parse_args()
-    if not 1 <= args.games <= 2000 or not 0 <= args.warmup < args.seconds <= 600:
-        p.error("--games from 1 to 2000; --warmup below --seconds; --seconds at most 600")
+    if not 1 <= args.games <= 2000 or not 0 <= args.warmup < args.seconds <= 600 or not 1 <= args.rounds <= 10:
+        p.error("--games from 1 to 2000; --warmup below --seconds; --seconds at most 600; --rounds 1 to 10")
     lines = args.lines.split(",")
+    if unknown := [line for line in lines if line not in ("sqlite", "postgresql", "postgresql-2")]:
+        p.error(f"no line {unknown[0]!r}: sqlite, postgresql, postgresql-2")
+    runs: dict[str, list[Run]] = {line: [] for line in lines}
     with tempfile.TemporaryDirectory(prefix="hexstones-bench-") as tmp:
-        folder = Path(tmp)
-        for line in lines:
-            if line == "sqlite":
-                result = measure(line, [str(folder / "games.db")], folder, args)
-            elif line in ("postgresql", "postgresql-2"):
-                with postgres_database(args.postgres) as url:
-                    result = measure(line, [url] * (2 if line.endswith("-2") else 1), folder, args)
-            else:
-                p.error(f"no line {line!r}: sqlite, postgresql, postgresql-2")
-            print(json.dumps(result), flush=True)
+        for round_ in range(args.rounds):
+            for line in lines:
+                folder = Path(tmp) / f"{line}-{round_}"
+                if line == "sqlite":
+                    run = measure(str(Path(tmp) / f"games-{round_}.db"), 1, folder, args)
+                else:
+                    with postgres_database(args.postgres) as url:
+                        run = measure(url, 2 if line.endswith("-2") else 1, folder, args)
+                runs[line].append(run)
+                print(json.dumps({"round": round_ + 1, **summary(line, [run], args.games)}), flush=True)
+    for line in lines:
+        print(json.dumps({"round": "all", **summary(line, runs[line], args.games)}), flush=True)
 
 
 if __name__ == "__main__":

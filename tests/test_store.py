@@ -42,6 +42,22 @@ def behind_the_back(target: str):
     return sa.create_engine(f"sqlite:///{target}")
 
 
+def play_behind_the_back(other, game_id: str, ply: int, move: str) -> None:
+    with other.begin() as connection:
+        connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES (:g, :p, :m)"),
+                           {"g": game_id, "p": ply, "m": move})
+
+
+@pytest.fixture
+def stores(target):
+    """The store on ``target``, and another program's engine on the same database."""
+    store = Store(target)
+    other = behind_the_back(target)
+    yield store, other
+    other.dispose()
+    store.close()
+
+
 def test_a_game_round_trip(target):
     store = Store(target)
     try:
@@ -72,55 +88,42 @@ def test_a_game_round_trip(target):
         again.close()
 
 
-def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(target):
-    store = Store(target)
-    other = behind_the_back(target)
-    try:
-        game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"])
-        with other.begin() as connection:  # another program plays move 2 first
-            connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES (:g, 1, 'c3')"),
-                               {"g": game.id})
-        with pytest.raises(StoreConflict, match="has 2 stored moves, not the 1"):
-            store.add_move(game.id, 1, "b2", "", False)
-        with pytest.raises(StoreConflict, match="has 2 stored moves, not the 3"):
-            store.truncate(game.id, 3, 1, "", False)
-        assert store.get(game.id).moves == ["a1", "c3"]
-        assert store.stale(game.id) is False  # read again just now
-        store.add_move(game.id, 2, "e5", "", False)  # following the stored moves: fine
-        assert store.get(game.id).moves == ["a1", "c3", "e5"]
-        store.delete(game.id)
-        with pytest.raises(StoreConflict, match="no longer in"):
-            store.add_move(game.id, 3, "b2", "", False)
-    finally:
-        other.dispose()
-        store.close()
+def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(stores):
+    store, other = stores
+    game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"])
+    play_behind_the_back(other, game.id, 1, "c3")  # another program plays move 2 first
+    with pytest.raises(StoreConflict, match="has 2 stored moves, not the 1"):
+        store.add_move(game.id, 1, "b2", "", False)
+    with pytest.raises(StoreConflict, match="has 2 stored moves, not the 3"):
+        store.truncate(game.id, 3, 1, "", False)
+    assert store.get(game.id).moves == ["a1", "c3"]
+    assert store.stale(game.id) is False  # read again just now
+    store.add_move(game.id, 2, "e5", "", False)  # following the stored moves: fine
+    assert store.get(game.id).moves == ["a1", "c3", "e5"]
+    store.delete(game.id)
+    with pytest.raises(StoreConflict, match="no longer in"):
+        store.add_move(game.id, 3, "b2", "", False)
 
 
-def test_stale_says_when_a_game_must_be_read_again(target):
-    store = Store(target)
-    other = behind_the_back(target)
-    try:
-        game = store.create("keil", {"size": 5}, {"opponent": "human"})
-        store.add_move(game.id, 0, "a1", "", False)
-        assert store.stale(game.id) is False  # its own writes do not make it stale
-        with other.begin() as connection:
-            connection.execute(sa.text("UPDATE games SET revision = revision + 1 WHERE id = :g"),
-                               {"g": game.id})
-        # PostgreSQL is shared, so the store asks it; a SQLite file has one server.
-        assert store.stale(game.id) is store.shared
-        with pytest.raises(StoreConflict):  # a write that fails its check: stale on both
-            store.add_move(game.id, 0, "b2", "", False)
-        assert store.stale(game.id) is True
-        store.get(game.id)
-        assert store.stale(game.id) is False
-    finally:
-        other.dispose()
-        store.close()
+def test_stale_says_when_a_game_must_be_read_again(stores):
+    store, other = stores
+    game = store.create("keil", {"size": 5}, {"opponent": "human"})
+    store.add_move(game.id, 0, "a1", "", False)
+    assert store.stale(game.id) is False  # its own writes do not make it stale
+    with other.begin() as connection:
+        connection.execute(sa.text("UPDATE games SET revision = revision + 1 WHERE id = :g"),
+                           {"g": game.id})
+    # PostgreSQL is shared, so the store asks it; a SQLite file has one server.
+    assert store.stale(game.id) is store.shared
+    with pytest.raises(StoreConflict):  # a write that fails its check: stale on both
+        store.add_move(game.id, 0, "b2", "", False)
+    assert store.stale(game.id) is True
+    store.get(game.id)
+    assert store.stale(game.id) is False
 
 
-def test_writes_are_announced_when_they_commit_and_refused_ones_never(target):
-    store = Store(target)
-    other = behind_the_back(target)
+def test_writes_are_announced_when_they_commit_and_refused_ones_never(stores):
+    store, other = stores
 
     async def main() -> list[dict]:
         seen: list[dict] = []
@@ -130,9 +133,7 @@ def test_writes_are_announced_when_they_commit_and_refused_ones_never(target):
             async with store.broker.subscribe(game_topic(game.id)) as events:
                 await asyncio.to_thread(store.add_move, game.id, 0, "a1", "", False)
                 seen.append(await asyncio.wait_for(events.get(), WAIT))
-                with other.begin() as connection:
-                    connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES (:g, 1, 'c3')"),
-                                       {"g": game.id})
+                play_behind_the_back(other, game.id, 1, "c3")
                 with pytest.raises(StoreConflict):
                     await asyncio.to_thread(store.add_move, game.id, 1, "b2", "", False)
                 await asyncio.to_thread(store.truncate, game.id, 2, 0, "", False)
@@ -141,16 +142,12 @@ def test_writes_are_announced_when_they_commit_and_refused_ones_never(target):
             assert store.broker.subscribers(game_topic(game.id)) == 0
         return seen
 
-    try:
-        created, move, undo, first = asyncio.run(main())
-        gid = move["game"]
-        assert created == {"topic": game_topic(gid), "game": gid, "change": "create", "revision": 0, "moves": 0}
-        assert move == {"game": gid, "change": "move", "revision": 1, "moves": 1}
-        assert undo == {"game": gid, "change": "undo", "revision": 2, "moves": 0}
-        assert first == {"topic": game_topic(gid), **move}  # "*" says the topic
-    finally:
-        other.dispose()
-        store.close()
+    created, move, undo, first = asyncio.run(main())
+    gid = move["game"]
+    assert created == {"topic": game_topic(gid), "game": gid, "change": "create", "revision": 0, "moves": 0}
+    assert move == {"game": gid, "change": "move", "revision": 1, "moves": 1}
+    assert undo == {"game": gid, "change": "undo", "revision": 2, "moves": 0}
+    assert first == {"topic": game_topic(gid), **move}  # "*" says the topic
 
 
 def test_an_event_must_be_small_json(target):
