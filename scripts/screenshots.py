@@ -5,12 +5,17 @@ each kind by playing seeded random legal moves through the API (two players at t
 screen, so no AI is involved and the pictures are the same every time), and photographs
 the pages with Playwright and Debian's chromium.
 
-    python scripts/screenshots.py [--out docs/img] [--chromium /usr/bin/chromium]
+    python scripts/screenshots.py [--out docs/img] [--chromium /usr/bin/chromium] [--only analysis]
+
+The analysis pictures (analysis-<game>.png) analyse their game with the page's quick
+search (a fixed number of iterations: the same figures every time) and show the
+position before the first mistake, with the best move's line.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.cookiejar
 import json
 import random
 import socket
@@ -30,18 +35,23 @@ SHOTS = [
     ("dehil.png", "dehil", 5, 44, "partitions", "Dehil: groups with and without partitions"),
     ("droched.png", "droched", 5, 30, "bridges", "Droched: prison counts and groups on bridges"),
 ]
+# (file, game, size, placements): games analysed for the analysis pictures.
+ANALYSIS_SHOTS = [
+    ("analysis-keil.png", "keil", 5, 20),
+    ("analysis-dehil.png", "dehil", 5, 20),
+    ("analysis-droched.png", "droched", 5, 16),
+]
 
 
-SESSION = {"cookie": ""}  # one person sets up the games and photographs them (games are private)
+# One session for the script (the games' seats are its own); the browser gets its cookie.
+COOKIES = http.cookiejar.CookieJar()
+OPENER = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(COOKIES))
 
 
 def call(url: str, body: dict | None = None) -> dict:
     data = None if body is None else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json", "Cookie": SESSION["cookie"]}
-    req = urllib.request.Request(url, data=data, headers=headers)
-    with urllib.request.urlopen(req, timeout=60) as res:
-        if res.headers.get("set-cookie"):
-            SESSION["cookie"] = res.headers["set-cookie"].split(";")[0]
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with OPENER.open(req, timeout=60) as res:
         return json.load(res)
 
 
@@ -68,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/img")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--only", choices=("pages", "analysis"), help="take only these pictures")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -89,13 +100,18 @@ def main(argv: list[str] | None = None) -> int:
                     if time.monotonic() > deadline or server.poll() is not None:
                         raise SystemExit("the server did not start") from None
                     time.sleep(0.1)
-            games = [(file, set_up(base, game, size, n, seed=7), overlays, game)
-                     for file, game, size, n, overlays, _ in SHOTS]
+            analysed = [] if args.only == "pages" else [
+                (file, set_up(base, game, size, n, seed=7)) for file, game, size, n in ANALYSIS_SHOTS]
+            games = [] if args.only == "analysis" else [
+                (file, set_up(base, game, size, n, seed=7), overlays, game)
+                for file, game, size, n, overlays, _ in SHOTS]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 860})
-                name, value = SESSION["cookie"].split("=", 1)
-                page.context.add_cookies([{"name": name, "value": value, "url": base}])
+                page.context.add_cookies([{"name": c.name, "value": c.value or "", "url": base}
+                                          for c in COOKIES])
+                for file, gid in analysed:
+                    analysis_shot(page, base, gid, out / file)
                 for file, gid, overlays, game in games:
                     page.goto(base + "/")
                     page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
@@ -104,34 +120,55 @@ def main(argv: list[str] | None = None) -> int:
                     page.wait_for_timeout(1500)  # let the last-move animation finish
                     page.screenshot(path=str(out / file))
                     print("wrote", out / file)
-                page.goto(base + "/")
-                page.wait_for_selector("table.games")
-                page.screenshot(path=str(out / "start.png"))
-                print("wrote", out / "start.png")
-                # A game against a friend online: Ann's page once Bea joined from the invitation.
-                page.goto(f"{base}/new?game=keil&size=5&opponent=friend&color=black")
-                link = page.get_attribute("[data-testid=invite-link]", "href")
-                page.fill("[data-testid=my-name]", "Ann")
-                page.press("[data-testid=my-name]", "Enter")
-                friend = browser.new_page(viewport={"width": 1280, "height": 860})
-                friend.goto(link)
-                friend.fill("[data-testid=join-name]", "Bea")
-                friend.click("[data-testid=join]")
-                friend.wait_for_url("**/game/**")
-                for mover, point in [(page, "e5"), (friend, "d4"), (page, "c4"), (friend, "f6")]:
-                    count = mover.locator("#movelist button").count()
-                    mover.click(f'[data-point="{point}"]')
-                    mover.wait_for_function(f"() => document.querySelectorAll('#movelist button').length > {count}")
-                page.click("#undo")  # Ann asks to take back her last move: Bea's page asks her
-                friend.wait_for_selector("[data-testid=takeback-accept]")
-                page.wait_for_timeout(1500)
-                friend.screenshot(path=str(out / "online.png"))
-                print("wrote", out / "online.png")
+                if args.only != "analysis":
+                    page.goto(base + "/")
+                    page.wait_for_selector("table.games")
+                    page.screenshot(path=str(out / "start.png"))
+                    print("wrote", out / "start.png")
+                    # A game against a friend online: Ann's page once Bea joined from the invitation.
+                    page.goto(f"{base}/new?game=keil&size=5&opponent=friend&color=black")
+                    link = page.get_attribute("[data-testid=invite-link]", "href")
+                    page.fill("[data-testid=my-name]", "Ann")
+                    page.press("[data-testid=my-name]", "Enter")
+                    friend = browser.new_page(viewport={"width": 1280, "height": 860})
+                    friend.goto(link)
+                    friend.fill("[data-testid=join-name]", "Bea")
+                    friend.click("[data-testid=join]")
+                    friend.wait_for_url("**/game/**")
+                    for mover, point in [(page, "e5"), (friend, "d4"), (page, "c4"), (friend, "f6")]:
+                        count = mover.locator("#movelist button").count()
+                        mover.click(f'[data-point="{point}"]')
+                        mover.wait_for_function(f"() => document.querySelectorAll('#movelist button').length > {count}")
+                    page.click("#undo")  # Ann asks to take back her last move: Bea's page asks her
+                    friend.wait_for_selector("[data-testid=takeback-accept]")
+                    page.wait_for_timeout(1500)
+                    friend.screenshot(path=str(out / "online.png"))
+                    print("wrote", out / "online.png")
                 browser.close()
         finally:
             server.terminate()
             server.wait(timeout=30)
     return 0
+
+
+def analysis_shot(page, base: str, gid: str, path: Path) -> None:
+    """Analyse the game with the quick search; photograph the position before its first
+    mistake (or the middle), the best move's line shown."""
+    page.goto(f"{base}/game/{gid}")
+    page.wait_for_selector("[data-testid=status]:not(:has-text('Loading'))")
+    page.select_option("[data-testid=analysis-budget]", "300")
+    page.click("[data-testid=analyze]")
+    page.wait_for_selector("[data-testid=analysis-progress]:has-text('positions analysed.')", timeout=600_000)
+    summary = call(f"{base}/api/games/{gid}/analysis")
+    first = next((m["ply"] - 1 for m in summary["mistakes"] if m["ply"] > 1), summary["move_count"] // 2)
+    page.click(f"[data-testid=winrate-graph] [data-ply='{first}']")
+    page.wait_for_selector(f"[data-testid=where]:has-text('move {first} of')")
+    page.wait_for_selector("#board [data-candidate]")
+    best = call(f"{base}/api/games/{gid}/analysis/{first}")["moves"][0]["move"]
+    page.hover(f"#board [data-point='{best}']")
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(path), full_page=True)
+    print("wrote", path)
 
 
 if __name__ == "__main__":

@@ -310,3 +310,54 @@ def test_the_ai_passes_back_when_a_pass_ends_the_game_with_its_win():
     assert ended.is_over and ended.outcome().winner == "white" == game.to_move
     for level in (1, 3, 5, 8):
         assert ai.choose_move(game, level=level, seed=1) == "pass"
+
+
+# Black (far behind: a pass ends the game with White's win) used to answer White's pass by
+# filling its own territory (f9 here: the count stays 23 to 43.5), keeping a person who
+# wants the game over waiting; only a move that raises Black's margin may go on.
+LOST_AFTER_A_PASS = (
+    "b3 h5 f5 g7 g4 e5 e6 d6 d4 f6 h8 b2 c5 e4 d7 e3 f3 h7 g6 g5 e2 e5 c2 d3 b5 d2 h6 i6 a1 "
+    "c4 b2 d4 c3 d5 e7 f4 h4 g3 g4 b4 d1 g3 b6 g4 e8 g8 f7 g6 i9 f8 g9 h4 e9 a3 f8 c6 c1 c5 "
+    "a2 a4 c7 b1 a1 a2 b2 a5 b3 b5 c3 b6 c1 c2 b1 d6 a1 f2 g8 a2 b2 b1 c3 i5 d8 f3 b3 h6 i8 "
+    "a2 b3 a1 b2 e1 e2 button d1 pass").split()
+
+
+def test_the_ai_does_not_fill_its_own_territory_after_a_pass_when_that_cannot_gain():
+    game = play_out(hexstones.new_game("keil", size=5), LOST_AFTER_A_PASS)
+    ended = game.copy()
+    ended.play("pass")
+    assert ended.is_over and ended.outcome().winner == "white" != game.to_move
+    before = game.score()
+    margin = before["black"] - before["white"]
+    # (Without the rule these searches answer a1, a2, f9 or h9: all leave the count as it is.)
+    for seed, iterations in ((1, 300), (2, 300), (7, 300), (4, 1500), (9, 1500)):
+        move = ai.choose_move(game, iterations=iterations, seed=seed)
+        if move != "pass":
+            after = play_out(game.copy(), [move]).score()
+            assert after["black"] - after["white"] > margin, move
+    # The rule itself: a fill of Black's own territory changes nothing in the count.
+    fill = play_out(game.copy(), ["f9"]).score()
+    assert fill == before
+    assert ai.settle(game, "f9", game.legal_moves()) == "pass"
+    assert ai.settle(game, "c3", game.legal_moves()) == "c3"  # takes a point: may go on
+
+
+def test_droched_analysis_gives_each_group_its_chance_of_the_prison():
+    game = play_out(hexstones.new_game("droched", size=5), ["c3", "d4", "b2", "d3"])
+    result = ai.analyze(game, iterations=200, seed=4, prison_playouts=60)
+    groups = result["prison_chance"]
+    # Every stone is in exactly one group, of its colour, groups as the game's links join them.
+    stones = game.stones()
+    assert sorted(p for g in groups for p in g["points"]) == sorted(stones)
+    for g in groups:
+        assert {stones[p] for p in g["points"]} == {g["color"]}
+        assert 0.0 <= g["chance"] <= 1.0
+    assert result["prison_chance"] == ai.analyze(game, iterations=200, seed=4,
+                                                 prison_playouts=60)["prison_chance"]
+    # A group the playouts always keep on the board scores 0, one they always lose 1: the
+    # figure is the playouts' own count (checked against stone_losses directly).
+    from hexstones.games.engine import stone_losses
+    losses = stone_losses(game, 60, 4)
+    assert {p: g["chance"] for g in groups for p in g["points"]} == pytest.approx(losses, abs=1e-4)
+    for name in ("keil", "dehil"):
+        assert "prison_chance" not in ai.analyze(hexstones.new_game(name, size=4), iterations=50, seed=1)

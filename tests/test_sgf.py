@@ -405,3 +405,75 @@ def test_variations_are_bounded_on_their_own():
     flood = "(;HG[keil]SZ[13];B[a1](;W[b2])" + "(;)" * (SIDE_NODES + 1) + ")"
     with pytest.raises(SGFError, match=f"more than {SIDE_NODES} nodes off its main line"):
         read_record(flood)
+
+
+# -- the AI's analysis (XA) -------------------------------------------------------------------
+
+
+def _analysed(name: str, moves: int, seed: int = 0):
+    """A short game and the AI's analysis of each position (small budgets: quick, seeded)."""
+    from hexstones import ai
+    from hexstones.records.sgf_analysis import compact
+
+    game = hexstones.new_game(name, size=4)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        game.play(rng.choice(game.legal_moves()))
+    analysis = {}
+    position = hexstones.new_game(name, size=4)
+    for number in range(len(game.moves) + 1):
+        result = None if position.is_over else ai.analyze(position, iterations=60, seed=number,
+                                                          prison_playouts=20)
+        analysis[number] = compact(position, result or {})
+        if number < len(game.moves):
+            position.play(game.moves[number])
+    return game, analysis
+
+
+@pytest.mark.parametrize("name", ["keil", "droched"])
+def test_analysis_round_trips_through_sgf(name):
+    game, analysis = _analysed(name, 6)
+    text = write_sgf(game, analysis=analysis)
+    assert text.count("XA[") == len(game.moves) + 1
+    record = read_record(text)
+    assert record.analysis == analysis
+    assert record.to_sgf() == text
+    assert read_record(write_sgf(game)).analysis == {}
+    some = analysis[3]
+    assert some["moves"] and some["pv"] and 0 <= some["black_win"] <= 1
+    if name == "keil":
+        assert set(some["ownership"]) == set(game.board.names) and "expected_score" in some
+    else:
+        assert some["prison_chance"] and "ownership" not in some
+
+
+def test_analysis_of_a_finished_game_ends_with_the_rules_result():
+    game = hexstones.new_game("keil", size=3)
+    for move in ["button", "pass", "pass"]:
+        game.play(move)
+    from hexstones.records.sgf_analysis import compact
+
+    final = compact(game, {})
+    assert final["black_win"] == (1.0 if game.outcome().winner == "black" else 0.0)
+    assert read_record(write_sgf(game, analysis={3: final})).analysis[3] == final
+
+
+@pytest.mark.parametrize("xa, words", [
+    ("winrate 0.5", "unknown analysis line"),
+    ("black 1.5", "chance from 0 to 1"),
+    ("black nan", "not a number"),
+    ("black 0.5\nblack 0.4", "twice"),
+    ("engine compiled", "engine takes"),
+    ("black 0.5\nmoves zz9 10 0.5", "not a legal move"),
+    ("black 0.5\nmoves a1 ten 0.5", "whole number"),
+    ("black 0.5\npv", "pv takes"),
+    ("black 0.5\nownership 1 2 3", "one value per point"),
+    ("black 0.5\nprison 0.5 black e5", "no prison"),
+    ("moves a1 10 0.5", "Black.s chance"),
+    ("black 0.5\n" + "x" * 20000, "characters"),
+])
+def test_bad_analysis_is_an_sgf_error_naming_the_move(xa, words):
+    text = f"(;GM[901]SZ[5];B[e5]XA[{xa}])"
+    with pytest.raises(SGFError, match=words) as info:
+        read_record(text)
+    assert info.value.move == 1

@@ -18,13 +18,15 @@ import random
 from typing import Any
 
 from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
-from hexstones.games import Game
+from hexstones.games import Game, other
 
 __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
            "get_level", "search"]
 
 # Analysis lists this many best moves.
 TOP_MOVES = 10
+# Playouts behind each group's chance of ending in the prison (games with a prison).
+PRISON_PLAYOUTS = 200
 
 
 def _check_budget(seconds, iterations) -> None:
@@ -100,7 +102,31 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         rng = random.Random(None if seed is None else seed ^ 0x5EED)
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
         return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
-    return result.children[0][0]
+    return settle(game, result.children[0][0], legal)
+
+
+def settle(game: Game, move: str, legal: list[str]) -> str:
+    """``move``, or "pass" where ``move`` cannot gain: the opponent has just passed, a pass
+    now ends the game, and ``move`` does not raise the mover's margin in the count
+    (``game.score()``; filling one's own territory changes nothing). The opponent who
+    passed can pass again and end the game with the same count, so such a move only
+    keeps a person who wants the game over waiting (defect 7 of issue #22)."""
+    if move == "pass" or "pass" not in legal or not game.moves or game.moves[-1] != "pass":
+        return move
+    now = game.score()
+    if now is None:
+        return move
+    ends = game.copy()
+    ends.play("pass")
+    if not ends.is_over:
+        return move
+    after = game.copy()
+    after.play(move)
+    later = after.score()
+    me, them = game.to_move, other(game.to_move)
+    if later is not None and later[me] - later[them] > now[me] - now[them]:
+        return move
+    return "pass"
 
 
 def pass_wins(game: Game, legal: list[str]) -> bool:
@@ -117,8 +143,13 @@ def pass_wins(game: Game, legal: list[str]) -> bool:
 
 
 def analyze(game: Game, *, seconds: float | None = None, iterations: int | None = None,
-            seed: int | None = None) -> dict[str, Any]:
+            seed: int | None = None, prison_playouts: int = PRISON_PLAYOUTS) -> dict[str, Any]:
     """The AI's view of the position, as JSON-ready data.
+
+    Games with a prison (``game.prison is not None``) get ``prison_chance`` too: one entry
+    per group on the board, ``{"points", "color", "chance"}``, the fraction of
+    ``prison_playouts`` full-strength playouts (seeded by ``seed``) in which the group
+    goes to the prison (:func:`hexstones.games.engine.stone_losses`).
 
     Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
     the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
@@ -143,7 +174,33 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
     if result.black_score is not None:
         out["expected_score"] = {"black": result.black_score, "white": result.white_score}
         out["ownership"] = {name: result.ownership[i] for i, name in enumerate(game.board.names)}
+    if game.prison is not None:
+        out["prison_chance"] = prison_chances(game, prison_playouts, 0 if seed is None else seed)
     return out
+
+
+def prison_chances(game: Game, playouts: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Each group on the board with its chance of going to the prison (see :func:`analyze`)."""
+    from hexstones.games.engine import stone_losses
+
+    losses = stone_losses(game, playouts, seed)
+    stones = game.stones()
+    parent = {p: p for p in losses}
+
+    def root(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for a, b in game.links(list(losses)):
+        if stones[a] == stones[b]:
+            parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for p in losses:  # board order
+        groups.setdefault(root(p), []).append(p)
+    return [{"points": points, "color": stones[points[0]], "chance": round(losses[points[0]], 4)}
+            for points in groups.values()]
 
 
 def propose_komi(game_name: str, size: int, *, iterations: int | None = None,

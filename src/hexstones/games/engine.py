@@ -238,3 +238,43 @@ def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dic
         "mean_score": ({"black": float(scores[0]) / scored, "white": float(scores[1]) / scored}
                        if scored else None),
     }
+
+
+def stone_losses(game: Game, count: int, seed: int = 0) -> dict[str, float]:
+    """For each stone now on the board, the fraction of ``count`` full-strength playouts
+    (the search's own ``policy_playout``, played to the end) in which it leaves the board:
+    taken off by the rules (in Droched, sent to the prison). Same ``seed``, same answer.
+
+    A stone leaves only with its whole group, so the stones of one group share one value.
+    """
+    from hexstones.core import dispatch
+    from hexstones.core.common import copy_into
+    from hexstones.core.layout import M_BOARD_ROW
+
+    if not isinstance(game, CoreBacked):
+        raise ValueError(f"{game.name} has no compiled kernels to play out")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a whole number of playouts (1 or more), not {count!r}")
+    door = game.compiled()
+    gid, geo, root = door.game_id, door.geometry, door.state
+    start = root.board.copy()
+    stones = np.flatnonzero(start)
+    if game.is_over or not len(stones):
+        return {}
+    root_ply = int(root.meta[M_PLY])
+    st = grow_state(root, root_ply + default_capacity(game.size))
+    max_ply = capacity_of(st) - 1
+    rng = seed_rng(seed)
+    cand = np.zeros(int(dispatch.policy_buffer_size(door.num_points)), np.int32)
+    pair = np.zeros(2, np.float64)
+    reply = np.full((2, door.num_points + 1), -1, np.int32)
+    left = np.zeros(len(stones), np.int64)
+    for _ in range(count):
+        copy_into(st, root)
+        dispatch.policy_playout(gid, geo, st, rng, max_ply, cand, pair, reply)
+        end = int(st.meta[M_PLY])
+        rows = st.hist_meta[root_ply + 1:end + 1, M_BOARD_ROW]
+        boards = st.hist_board[rows][:, stones]
+        left += (boards != start[stones]).any(axis=0)
+    names = game.board.names
+    return {names[p]: float(n) / count for p, n in zip(stones, left)}

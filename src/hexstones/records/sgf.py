@@ -14,6 +14,7 @@ from typing import Any
 
 from hexstones.core.layout import MAX_CAPACITY
 from hexstones.games import GAME_NAMES, Game, IllegalMove, Outcome, game_class, new_game
+from hexstones.records import sgf_analysis
 from hexstones.records.sgf_syntax import Node, SGFError, format_property, reader as sgf_reader
 
 # SGF has no registered game numbers for these games: each game class names a private
@@ -37,7 +38,8 @@ INFO_PROPERTIES = {
 }
 PROPERTY_INFO = {v: k for k, v in INFO_PROPERTIES.items()}
 # Properties this module writes itself or interprets; everything else is kept verbatim.
-STRUCTURAL = {"FF", "CA", "AP", "GM", "HG", "SZ", "KM", "PR", "HA", "AB", "PL", "C", "B", "W"}
+STRUCTURAL = {"FF", "CA", "AP", "GM", "HG", "SZ", "KM", "PR", "HA", "AB", "PL", "C", "B", "W",
+              sgf_analysis.PROPERTY}
 
 _RESULT = re.compile(r"^([BW])\+(R|Resign|T|Time|F|Forfeit|([0-9]+(?:\.[0-9]+)?))?$", re.IGNORECASE)
 # An SGF Real (ASCII digits: float() takes other scripts' digits too).
@@ -56,12 +58,15 @@ class GameRecord:
     e.g. ``"B+R"`` for a resignation). ``comments`` maps a move number to the comment on
     that move (0: the comment before the first move). ``extra`` maps a move number (0: the
     root) to properties this module does not interpret, written back unchanged.
+    ``analysis`` maps a move number (0: the start) to the AI's analysis of the position
+    after that move (private property ``XA``, :mod:`hexstones.records.sgf_analysis`).
     """
 
     game: Game
     info: dict[str, str] = field(default_factory=dict)
     comments: dict[int, str] = field(default_factory=dict)
     extra: dict[int, dict[str, list[str]]] = field(default_factory=dict)
+    analysis: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def winner(self) -> str | None:
@@ -124,14 +129,16 @@ def _check_result(game: Game, text: str) -> str | None:
 
 
 def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=None,
-              resigned: str | None = None, **info: str) -> str:
+              resigned: str | None = None, analysis: dict[int, dict[str, Any]] | None = None,
+              **info: str) -> str:
     """The SGF text of ``game``.
 
     ``info``: any key of :data:`INFO_PROPERTIES` (``black``, ``white``, ``date``,
     ``event``, ``result``, ...). ``players``: ``(black, white)`` names. ``resigned``:
     the colour that resigned (result ``B+R``/``W+R``). ``comments``: move number -> text
-    (0: before the first move). The result of a finished game comes from the rules.
-    Information given as None is left out.
+    (0: before the first move). ``analysis``: move number -> the AI's analysis of the
+    position after it (:func:`hexstones.records.sgf_analysis.compact` form). The result of
+    a finished game comes from the rules. Information given as None is left out.
     """
     info = {k: v for k, v in info.items() if v is not None}  # None: not known, not written
     if players is not None:
@@ -149,7 +156,7 @@ def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=Non
             raise ValueError("a finished game cannot end by resignation")
         winner = "white" if resigned == "black" else "black"
         info["result"] = PROPERTY_OF_COLOR[winner] + "+R"
-    return _write(GameRecord(game, dict(info), dict(comments or {})))
+    return _write(GameRecord(game, dict(info), dict(comments or {}), analysis=dict(analysis or {})))
 
 
 def _write(record: GameRecord) -> str:
@@ -166,6 +173,10 @@ def _write(record: GameRecord) -> str:
             raise ValueError(f"comment on move {number!r}: the game has moves 1 to {len(game.moves)}")
         if not isinstance(text, str):
             raise ValueError(f"the comment on move {number} must be text, not {text!r}")
+    for number in record.analysis:
+        if not isinstance(number, int) or not 0 <= number <= len(game.moves):
+            raise ValueError(f"analysis of move {number!r}: the game has moves 0 to {len(game.moves)}")
+    analysis_text = _analysis_texts(record)
     computed = result_text(game)
     if "result" in info:
         problem = _check_result(game, info["result"])
@@ -193,6 +204,8 @@ def _write(record: GameRecord) -> str:
     root += [(prop, [info[key]]) for key, prop in INFO_PROPERTIES.items() if key in info]
     if 0 in record.comments:
         root.append(("C", [record.comments[0]]))
+    if 0 in analysis_text:
+        root.append((sgf_analysis.PROPERTY, [analysis_text[0]]))
     root += list(record.extra.get(0, {}).items())
 
     lines = ["(;" + "".join(format_property(k, v) for k, v in root)]
@@ -204,12 +217,28 @@ def _write(record: GameRecord) -> str:
         color = "white" if color == "black" else "black"
         if number in record.comments:
             props.append(("C", [record.comments[number]]))
+        if number in analysis_text:
+            props.append((sgf_analysis.PROPERTY, [analysis_text[number]]))
         props += list(record.extra.get(number, {}).items())
         nodes.append(";" + "".join(format_property(k, v) for k, v in props))
     # Ten moves a line keeps records readable and diffs small.
     for start in range(0, len(nodes), 10):
         lines.append("".join(nodes[start:start + 10]))
     return "\n".join(lines) + ")\n"
+
+
+def _analysis_texts(record: GameRecord) -> dict[int, str]:
+    """The XA value of each analysed position (positions rebuilt by undoing from the end)."""
+    if not record.analysis:
+        return {}
+    texts = {}
+    position = record.game.copy()
+    for number in range(len(position.moves), -1, -1):
+        if number in record.analysis:
+            texts[number] = sgf_analysis.format_analysis(position, record.analysis[number])
+        if number:
+            position.undo()
+    return texts
 
 
 def _version() -> str:
@@ -362,6 +391,8 @@ def _root_record(game: Game, root: Node) -> GameRecord:
             record.info[PROPERTY_INFO[ident]] = _single(root, ident)
         elif ident == "C":
             record.comments[0] = _single(root, "C")
+        elif ident == sgf_analysis.PROPERTY:
+            _read_analysis(record, 0, root)
         elif ident not in STRUCTURAL:
             record.extra.setdefault(0, {})[ident] = list(values)
     return record
@@ -416,11 +447,22 @@ def _replay(record: GameRecord, number: int, node: Node) -> None:
     for key, values in props.items():
         if key == "C":
             record.comments[number] = _single(node, "C", number)
+        elif key == sgf_analysis.PROPERTY:
+            _read_analysis(record, number, node)
         elif key in PROPERTY_INFO or key in STRUCTURAL - {"B", "W"}:
             raise SGFError(f"property {key} belongs in the root node", line=node.line,
                            column=node.column, move=number)
         elif key not in ("B", "W"):
             record.extra.setdefault(number, {})[key] = list(values)
+
+
+def _read_analysis(record: GameRecord, number: int, node: Node) -> None:
+    text = _single(node, sgf_analysis.PROPERTY, number or None)
+    try:
+        record.analysis[number] = sgf_analysis.parse_analysis(record.game, text)
+    except ValueError as exc:
+        raise SGFError(f"{sgf_analysis.PROPERTY}: {exc}", line=node.line, column=node.column,
+                       move=number or None) from None
 
 
 def read_sgf(text: str) -> Game:

@@ -89,7 +89,7 @@ def _move_while_warming(game) -> str:
     if ai.pass_wins(game, legal):
         return "pass"
     result = pysearch.search(game, seconds=WARMING_SECONDS)
-    return result.children[0][0] if result.children else legal[0]
+    return ai.settle(game, result.children[0][0], legal) if result.children else legal[0]
 
 
 def _nothing() -> None:
@@ -194,15 +194,20 @@ class AIPool:
 
     def submit(self, *job: Any) -> Future | None:
         """``think(*job)`` in a worker; None once the pool is closed."""
+        return self.call(think, *job)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Future | None:
+        """``fn(*args)`` in a worker (a module-level function: it is pickled by name);
+        None once the pool is closed. The analysis mode hands its searches here."""
         with self._lock:
             if self.closed:
                 return None
             try:
-                return self._pool.submit(think, *job)
+                return self._pool.submit(fn, *args)
             except (BrokenProcessPool, RuntimeError) as exc:
                 log.warning("the AI's process pool broke (%s); starting a new one", exc)
                 self._pool = self._new()
-                return self._pool.submit(think, *job)
+                return self._pool.submit(fn, *args)
 
     def close(self) -> None:
         """Stop the AI at once: a search in progress is abandoned (its game keeps its turn)."""

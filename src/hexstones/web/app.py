@@ -66,6 +66,9 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         tables.close()
         store.close()
         raise
+    from hexstones.web.analysis import Analyses, AnalysisStore, add_routes as add_analysis_routes
+
+    analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
     try:
@@ -86,6 +89,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             except WebError as exc:
                 log.warning("%s", exc.message)
         yield
+        analyses.close()
         tables.close()
         store.close()
 
@@ -93,6 +97,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
     app.state.tables = tables
     app.state.store = store
     app.state.problems = problems
+    app.state.analyses = analyses
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(AnswerErrors)
     app.add_middleware(NoStore)
@@ -364,7 +369,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                 for c in ("black", "white")
             )
             try:
-                text = write_sgf(live.game, players=names, resigned=live.record.resigned)
+                text = write_sgf(live.game, players=names, resigned=live.record.resigned,
+                                 analysis=analyses.for_record(live))
             except ValueError as exc:
                 raise WebError(500, f"cannot write this game as SGF: {exc}") from None
         filename = f"{live.record.game}-{live.record.id}.sgf"
@@ -387,10 +393,13 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                 raise WebError(400, f"cannot read this SGF: {exc}") from None
             loaded = record.game
             names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
-            return tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
-                                            names, claim=people.claim(request))
+            answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
+                                              names, claim=people.claim(request))
+            analyses.put_record(answer["id"], record.analysis)
+            return answer
         return await run_in_threadpool(work)
 
+    add_analysis_routes(app, tables, analyses, body, query, people)
     return app
 
 

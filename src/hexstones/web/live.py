@@ -134,6 +134,10 @@ class Tables:
     def close(self) -> None:
         self._ai.close()
 
+    def ai_call(self, fn: Callable[..., Any], *args: Any):
+        """``fn(*args)`` in one of the AI's worker processes (a Future; None once closed)."""
+        return self._ai.call(fn, *args)
+
     # -- finding and creating games -------------------------------------------------
 
     def get(self, game_id: str) -> Live:

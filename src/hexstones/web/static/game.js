@@ -102,6 +102,7 @@ function render(s) {
     }
   }
   schedulePoll();
+  document.dispatchEvent(new CustomEvent("hexstones:render", { detail: s })); // analysis.js
 }
 
 // Once per page: what depends only on the game (help link, tooltips, board size).
@@ -436,6 +437,9 @@ document.addEventListener("keydown", (e) => {
 
 // Back and Forward may show this page from the browser's memory: fetch the game again.
 window.addEventListener("pageshow", (e) => { if (e.persisted) load(viewing()); });
+
+// What analysis.js uses: the game, its state, and going to a position.
+window.hexstonesGame = { id: gameId, state: () => state, load: (at) => load(at) };
 
 const startAt = new URLSearchParams(location.search).get("at");
 load(startAt === null ? null : Number(startAt));
