@@ -173,10 +173,14 @@ class Network:
         neighbour table is ``geo_nbr`` (``geometry.nbr``, ``int32[P, 6]``)."""
         return forward(self.params, self.config, features, np.asarray(geo_nbr))
 
-    def save(self, path) -> None:
-        """Write the weights, configuration and ``meta`` as one ``.npz``."""
+    def save(self, target) -> None:
+        """Write the weights, configuration and ``meta`` as one ``.npz`` (a path or a
+        binary file object)."""
         header = json.dumps({"config": self.config, "trained": self.trained, "meta": self.meta})
-        with open(path, "wb") as f:
+        if hasattr(target, "write"):
+            np.savez_compressed(target, __config__=np.array(header), **self.params)
+            return
+        with open(target, "wb") as f:
             np.savez_compressed(f, __config__=np.array(header), **self.params)
 
     def __repr__(self) -> str:
