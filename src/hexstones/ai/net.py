@@ -30,6 +30,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 import numpy as np
+from numba import njit
 
 from hexstones.ai.features import NUM_FEATURES
 from hexstones.games import game_class
@@ -146,6 +147,145 @@ def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.
     return NetOutput(logits.astype(np.float32), value.astype(np.float32), score, ownership)
 
 
+# -- the same function compiled (numba), one position at a time: faster than numpy for
+# small batches, where numpy's per-call overhead dominates (benchmarks/net_eval.py) ------
+
+@njit(cache=True, fastmath=True)
+def _matmul(a, b):
+    """``a @ b`` for 2-D float32 arrays (numba's np.dot needs SciPy's BLAS; the inner
+    loop runs along b's rows, which LLVM vectorises)."""
+    n, k = a.shape
+    m = b.shape[1]
+    out = np.zeros((n, m), np.float32)
+    for i in range(n):
+        for j in range(k):
+            v = a[i, j]
+            if v != 0.0:
+                for c in range(m):
+                    out[i, c] += v * b[j, c]
+    return out
+
+
+@njit(cache=True)
+def _hexconv_into(x, idx, w, b, out):
+    # x [P, C], idx [P, 7] (P = zero row), w [7C, W]
+    P, C = x.shape
+    buf = np.zeros((P, 7 * C), np.float32)
+    for p in range(P):
+        for d in range(7):
+            q = idx[p, d]
+            if q < P:
+                for c in range(C):
+                    buf[p, d * C + c] = x[q, c]
+    out[:, :] = _matmul(buf, w)
+    for p in range(P):
+        for c in range(out.shape[1]):
+            out[p, c] += b[c]
+
+@njit(cache=True)
+def _pool_into(h, scale, g):
+    P, W = h.shape
+    for c in range(W):
+        s = 0.0
+        m = -np.inf
+        for p in range(P):
+            s += h[p, c]
+            if h[p, c] > m:
+                m = h[p, c]
+        g[c] = s / P
+        g[W + c] = s / P * scale
+        g[2 * W + c] = m
+
+@njit(cache=True)
+def _forward_one(x, idx, scale, stem_w, stem_b, c1w, c1b, gw, gb, c2w, c2b,
+                pcw, pcb, pgw, pow_, pob, psw, psb, vfw, vfb, vow, vob, sow, sob, ow, ob,
+                has_score, logits, out_vals, own):
+    P = x.shape[0]
+    W = stem_b.shape[0]
+    t = np.empty((P, W), np.float32)
+    h = np.empty((P, W), np.float32)
+    h2 = np.empty((P, W), np.float32)
+    g = np.empty(3 * W, np.float32)
+    _hexconv_into(x, idx, stem_w, stem_b, t)
+    t = np.maximum(t, 0)
+    for i in range(c1w.shape[0]):
+        _hexconv_into(t, idx, c1w[i], c1b[i], h)
+        h = np.maximum(h, 0)
+        _pool_into(h, scale, g)
+        bias = _matmul(g.reshape(1, -1), gw[i])[0] + gb[i]
+        for p in range(P):
+            for c in range(W):
+                v = h[p, c] + bias[c]
+                h[p, c] = v if v > 0 else 0.0
+        _hexconv_into(h, idx, c2w[i], c2b[i], h2)
+        for p in range(P):
+            for c in range(W):
+                v = t[p, c] + h2[p, c]
+                t[p, c] = v if v > 0 else 0.0
+    _pool_into(t, scale, g)
+    gp = g.reshape(1, -1)
+    ph = _matmul(t, pcw) + pcb + _matmul(gp, pgw)
+    ph = np.maximum(ph, 0)
+    pl = _matmul(ph, pow_)
+    for p in range(P):
+        logits[p] = pl[p, 0] + pob[0]
+    H = ph.shape[1]
+    gh = np.empty(3 * H, np.float32)
+    _pool_into(ph, scale, gh)
+    logits[P] = _matmul(gh.reshape(1, -1), psw)[0, 0] + psb[0]
+    vh = np.maximum(_matmul(gp, vfw)[0] + vfb, 0).reshape(1, -1)
+    out_vals[0] = math.tanh(_matmul(vh, vow)[0, 0] + vob[0])
+    if has_score:
+        out_vals[1] = (_matmul(vh, sow)[0, 0] + sob[0]) * SCORE_SCALE
+        o = _matmul(t, ow)
+        for p in range(P):
+            own[p] = math.tanh(o[p, 0] + ob[0])
+
+
+def pack(params: dict[str, np.ndarray], config: dict[str, Any]) -> tuple:
+    """The weights as :func:`_forward_one` takes them (the blocks' weights stacked)."""
+    p = params
+    n = config["blocks"]
+
+    def stack(part):
+        return np.ascontiguousarray(np.stack([p[f"b{i}_{part}"] for i in range(n)]))
+    V, W = config["value_hidden"], config["channels"]
+    if config["has_score"]:
+        score = (p["s_o_w"], p["s_o_b"], p["o_w"], p["o_b"])
+    else:
+        score = (np.zeros((V, 1), np.float32), np.zeros(1, np.float32),
+                 np.zeros((W, 1), np.float32), np.zeros(1, np.float32))
+    return (p["stem_w"], p["stem_b"], stack("c1_w"), stack("c1_b"), stack("g_w"), stack("g_b"),
+            stack("c2_w"), stack("c2_b"), p["p_c_w"], p["p_c_b"], p["p_g_w"], p["p_o_w"],
+            p["p_o_b"], p["p_s_w"], p["p_s_b"], p["v_f_w"], p["v_f_b"], p["v_o_w"], p["v_o_b"],
+            *score)
+
+
+def forward_compiled(packed: tuple, config: dict[str, Any], features: np.ndarray,
+                     nbr: np.ndarray) -> NetOutput:
+    """:func:`forward` by the compiled code, position by position."""
+    x = np.ascontiguousarray(features, np.float32)
+    if x.ndim != 3 or x.shape[2] != config["num_features"] or x.shape[1] != nbr.shape[0]:
+        raise ValueError(f"features are [B, {nbr.shape[0]}, {config['num_features']}], "
+                         f"not {list(x.shape)}")
+    B, P, _ = x.shape
+    idx = gather_index(nbr).astype(np.int32)
+    logits = np.empty((B, P + 1), np.float32)
+    vals = np.zeros((B, 2), np.float32)
+    own = np.zeros((B, P), np.float32)
+    has = bool(config["has_score"])
+    scale = size_scale(P)
+    for b in range(B):
+        _forward_one(x[b], idx, scale, *packed, has, logits[b], vals[b], own[b])
+    return NetOutput(logits, vals[:, 0].copy(), vals[:, 1].copy() if has else None,
+                     own if has else None)
+
+
+# Batches up to this size are evaluated by the compiled code, larger ones by numpy
+# (where each wins on one core: benchmarks/net_eval.py).
+COMPILED_MAX_BATCH = 8
+
+
 class Network:
     """A game's network: its weights, its configuration, and how it was made."""
 
@@ -163,6 +303,7 @@ class Network:
         self.params = {name: np.ascontiguousarray(params[name], np.float32) for name in shapes}
         self.trained = trained
         self.meta: dict[str, Any] = dict(meta or {})
+        self._packed: tuple | None = None
 
     @property
     def num_parameters(self) -> int:
@@ -171,17 +312,29 @@ class Network:
     def evaluate(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
         """Evaluate a batch ``float32[B, P, C]`` of positions of one board side, whose
         neighbour table is ``geo_nbr`` (``geometry.nbr``, ``int32[P, 6]``)."""
+        nbr = np.asarray(geo_nbr)
+        if len(features) <= COMPILED_MAX_BATCH:
+            return self.evaluate_compiled(features, nbr)
+        return forward(self.params, self.config, features, nbr)
+
+    def evaluate_numpy(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
         return forward(self.params, self.config, features, np.asarray(geo_nbr))
+
+    def evaluate_compiled(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
+        if self._packed is None:
+            self._packed = pack(self.params, self.config)
+        return forward_compiled(self._packed, self.config, features, np.asarray(geo_nbr))
 
     def save(self, target) -> None:
         """Write the weights, configuration and ``meta`` as one ``.npz`` (a path or a
         binary file object)."""
         header = json.dumps({"config": self.config, "trained": self.trained, "meta": self.meta})
+        arrays: dict[str, Any] = {"__config__": np.array(header), **self.params}
         if hasattr(target, "write"):
-            np.savez_compressed(target, __config__=np.array(header), **self.params)
+            np.savez_compressed(target, **arrays)
             return
         with open(target, "wb") as f:
-            np.savez_compressed(f, __config__=np.array(header), **self.params)
+            np.savez_compressed(f, **arrays)
 
     def __repr__(self) -> str:
         c = self.config

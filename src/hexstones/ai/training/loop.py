@@ -220,25 +220,30 @@ class Trainer:
                              on_result=on_result)
 
     def generate_teacher_games(self) -> None:
-        s = self.s
-        s.teacher_path.mkdir(parents=True, exist_ok=True)
-        for size in s.sizes:
-            path = s.teacher_path / f"{s.game}-{size}.jsonl"
-            have = len(read_records(path)) if path.exists() else 0
-            tasks = [{"game": s.game, "size": size, "iterations": s.teacher_iterations,
-                      "seed": s.seed * 1_000_003 + size * 10_007 + i}
-                     for i in range(have, s.teacher_games)]
-            if not tasks:
-                continue
-            start, made = time.monotonic(), [0]
+        self.s.teacher_path.mkdir(parents=True, exist_ok=True)
+        for size in self.s.sizes:
+            self._teacher_games_of(size)
 
-            def keep(record, path=path, total=len(tasks), start=start, made=made):
-                with open(path, "a") as f:
-                    f.write(json.dumps(record) + "\n")
-                made[0] += 1
-                rate = made[0] / max(time.monotonic() - start, 1e-9)
-                self.progress.show(f"teacher games {s.game} {size}: {have + made[0]}/{s.teacher_games}"
-                                   f" ({rate:.3f} games/s)", force=made[0] == total)
+    def _teacher_games_of(self, size: int) -> None:
+        """Play the missing teacher games of one side, appending each as it ends (a
+        killed run loses only the games being played)."""
+        s = self.s
+        path = s.teacher_path / f"{s.game}-{size}.jsonl"
+        have = len(read_records(path)) if path.exists() else 0
+        tasks = [{"game": s.game, "size": size, "iterations": s.teacher_iterations,
+                  "seed": s.seed * 1_000_003 + size * 10_007 + i}
+                 for i in range(have, s.teacher_games)]
+        start, made = time.monotonic(), 0
+
+        def keep(record):
+            nonlocal made
+            with open(path, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            made += 1
+            rate = made / max(time.monotonic() - start, 1e-9)
+            self.progress.show(f"teacher games {s.game} {size}: {have + made}/{s.teacher_games}"
+                               f" ({rate:.3f} games/s)", force=made == len(tasks))
+        if tasks:
             self.run_tasks(tasks, _teacher_task, keep)
 
     def read_teacher(self) -> int:
@@ -329,7 +334,7 @@ class Trainer:
             sums["n"] = sums.get("n", 0.0) + 1
             if self.step % 20 == 0 or self.step == s.steps:
                 n = sums.pop("n")
-                entry = {"step": self.totals["steps"], "iteration": self.iteration}
+                entry: dict[str, Any] = {"step": self.totals["steps"], "iteration": self.iteration}
                 entry |= {k: v / n for k, v in sums.items()}
                 self.history["loss"].append(entry)
                 sums = {}

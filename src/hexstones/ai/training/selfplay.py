@@ -9,15 +9,13 @@ at the root, moves drawn by visits in the opening. The product's network search 
 from __future__ import annotations
 
 import math
-import random
 from typing import Any
 
 import numpy as np
 
-import hexstones
 from hexstones.ai.features import NUM_FEATURES, write_features
 from hexstones.ai.net import Network
-from hexstones.ai.training.teacher import SAMPLE_PLIES, finish_record, game_options
+from hexstones.ai.training.teacher import SAMPLE_PLIES, Children, play_record
 from hexstones.core import dispatch
 from hexstones.core.layout import BLACK as BLACK_CODE, M_TO_MOVE, OK
 
@@ -99,36 +97,18 @@ class _Search:
 def selfplay_game(network: Network, game_name: str, size: int, simulations: int, seed: int,
                   sample_plies: int = SAMPLE_PLIES) -> dict[str, Any]:
     """One game of the network against itself, ``simulations`` PUCT simulations a move."""
-    rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
-    options = game_options(game_name, rng)
-    game = hexstones.new_game(game_name, size=size, **options)
-    moves: list[str] = []
-    visits: list[list[list[Any]]] = []
-    limit = 6 * game.board.num_points
-    while not game.is_over and len(moves) < limit:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            move, children = legal[0], [[legal[0], 1]]
-        else:
-            door = game.compiled()
-            search = _Search(network, door.game_id, door.geometry, door.state,
-                             float(game.balance_value))
-            root, _ = search.expand()
-            noise = nrng.dirichlet([DIRICHLET_ALPHA] * len(root.actions))
-            root.prior = (1 - NOISE_SHARE) * root.prior + NOISE_SHARE * noise
-            for _ in range(simulations):
-                search.simulate(root)
-            order = np.argsort(-root.visits, kind="stable")
-            children = [[game.move_of(int(root.actions[i])), int(root.visits[i])]
-                        for i in order if root.visits[i] > 0]
-            if len(moves) < sample_plies:
-                move = rng.choices([c[0] for c in children], weights=[c[1] for c in children])[0]
-            else:
-                move = children[0][0]
-        visits.append(children)
-        game.play(move)
-        moves.append(move)
-    record = {"game": game_name, "size": size, "options": options, "seed": seed,
-              "simulations": simulations, "moves": moves, "visits": visits, "by": "selfplay"}
-    return finish_record(game, record)
+
+    def search(game: Any, rng) -> Children:
+        door = game.compiled()
+        found = _Search(network, door.game_id, door.geometry, door.state, float(game.balance_value))
+        root, _ = found.expand()
+        noise = nrng.dirichlet([DIRICHLET_ALPHA] * len(root.actions))
+        root.prior = (1 - NOISE_SHARE) * root.prior + NOISE_SHARE * noise
+        for _ in range(simulations):
+            found.simulate(root)
+        order = np.argsort(-root.visits, kind="stable")
+        return [[game.move_of(int(root.actions[i])), int(root.visits[i])]
+                for i in order if root.visits[i] > 0]
+    return play_record(game_name, size, seed, search, sample_plies, by="selfplay",
+                       simulations=simulations)

@@ -8,6 +8,7 @@ head learns it as an input. A game record is the dict :mod:`.data` reads.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import hexstones
@@ -30,37 +31,43 @@ def game_options(game_name: str, rng: random.Random) -> dict[str, Any]:
     return {balance.option: rng.randint(low, high) if varied else balance.default}
 
 
-def finish_record(game, record: dict[str, Any]) -> dict[str, Any]:
+Children = list[list[Any]]  # [move name, visits] of a searcher's root, most visited first
+
+
+def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, random.Random], Children],
+                sample_plies: int, **facts: Any) -> dict[str, Any]:
+    """One self-play game as a record: ``search(game, rng)`` gives each move's root
+    visits; the move is drawn by visits in the first ``sample_plies`` plies, the most
+    visited after. ``facts`` (who searched, how much) go into the record."""
+    rng = random.Random(seed)
+    options = game_options(game_name, rng)
+    game = hexstones.new_game(game_name, size=size, **options)
+    moves: list[str] = []
+    visits: list[Children] = []
+    limit = 6 * game.board.num_points
+    while not game.is_over and len(moves) < limit:
+        legal = game.legal_moves()
+        children: Children = [[legal[0], 1]] if len(legal) == 1 else search(game, rng)
+        if len(moves) < sample_plies:
+            names: list[str] = [c[0] for c in children]
+            move = rng.choices(names, weights=[c[1] for c in children])[0]
+        else:
+            move = children[0][0]
+        visits.append(children)
+        game.play(move)
+        moves.append(move)
     outcome = game.outcome()
-    record["winner"] = outcome.winner if outcome else None
-    record["score"] = outcome.score if outcome else None
-    return record
+    return {"game": game_name, "size": size, "options": options, "seed": seed, **facts,
+            "moves": moves, "visits": visits, "winner": outcome.winner if outcome else None,
+            "score": outcome.score if outcome else None}
 
 
 def teacher_game(game_name: str, size: int, iterations: int, seed: int,
                  sample_plies: int = SAMPLE_PLIES) -> dict[str, Any]:
     """One game of the classic MCTS against itself, ``iterations`` a move."""
-    rng = random.Random(seed)
-    options = game_options(game_name, rng)
-    game = hexstones.new_game(game_name, size=size, **options)
-    moves: list[str] = []
-    visits: list[list[list[Any]]] = []
-    limit = 6 * game.board.num_points
-    while not game.is_over and len(moves) < limit:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            move, children = legal[0], [[legal[0], 1]]
-        else:
-            found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
-                                reuse=False, analysis=False)
-            children = [[m, int(v)] for m, v, _ in found.children if v > 0]
-            if len(moves) < sample_plies:
-                move = rng.choices([c[0] for c in children], weights=[c[1] for c in children])[0]
-            else:
-                move = children[0][0]
-        visits.append(children)
-        game.play(move)
-        moves.append(move)
-    record = {"game": game_name, "size": size, "options": options, "seed": seed,
-              "iterations": iterations, "moves": moves, "visits": visits, "by": "mcts"}
-    return finish_record(game, record)
+    def search(game, rng: random.Random) -> Children:
+        found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
+                            reuse=False, analysis=False)
+        return [[m, int(v)] for m, v, _ in found.children if v > 0]
+    return play_record(game_name, size, seed, search, sample_plies, by="mcts",
+                       iterations=iterations)
