@@ -1,0 +1,215 @@
+"""The policy/value network, evaluated with numpy only (no PyTorch at play time).
+
+One network serves every board side of a game: its convolutions read a point and its six
+neighbours through the geometry's neighbour table (``nbr``, -1 off the board, read as
+zeros), and global pooling (mean, size-scaled mean, max over the board's points) carries
+whole-board facts and the board's size to every point and to the heads.
+
+Architecture (KataGo's shape, scaled down for a CPU)::
+
+    features [B, P, C]
+      -> hex conv (7 weight matrices: the point, then its neighbours in nbr's order) -> ReLU
+      -> N residual blocks: hex conv -> ReLU -> + linear(pool(.)) -> ReLU -> hex conv,
+                            added to the block's input -> ReLU
+      -> policy head: 1x1 conv + linear(pool(trunk)) -> ReLU -> a logit per point;
+                      the special move's logit from the pooled policy features
+      -> value head:  pool(trunk) -> linear -> ReLU -> tanh (value), linear (score margin)
+      -> ownership:   1x1 conv of the trunk -> tanh (games with a score)
+
+The weights are a ``.npz`` of float32 arrays named as in :func:`param_shapes`, with the
+configuration and how the weights were made (``meta``) as a JSON string under
+``__config__``. Training (``hexstones.ai.training``, PyTorch) writes and reads the same
+files, and its module computes the same function (the tests hold the two together).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from hexstones.ai.features import NUM_FEATURES
+from hexstones.games import game_class
+
+# The score head's output is this many points per unit (keeps its weights near 1).
+SCORE_SCALE = 10.0
+# Default shape of a game's network: small enough for one CPU core.
+DEFAULT_CHANNELS = 32
+DEFAULT_BLOCKS = 4
+DEFAULT_HEAD = 16
+DEFAULT_VALUE_HIDDEN = 32
+
+
+class NetOutput(NamedTuple):
+    policy_logits: np.ndarray          # float32[B, P+1] over the game's actions
+    value: np.ndarray                  # float32[B] in [-1, 1], for the side to move
+    score: np.ndarray | None           # float32[B] score margin for the side to move, or None
+    ownership: np.ndarray | None       # float32[B, P] in [-1, 1], +1 the side to move's, or None
+
+
+def param_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight array of a network with ``config``."""
+    C, W = config["num_features"], config["channels"]
+    H, V = config["head_channels"], config["value_hidden"]
+    shapes: dict[str, tuple[int, ...]] = {"stem_w": (7 * C, W), "stem_b": (W,)}
+    for i in range(config["blocks"]):
+        shapes |= {f"b{i}_c1_w": (7 * W, W), f"b{i}_c1_b": (W,),
+                   f"b{i}_g_w": (3 * W, W), f"b{i}_g_b": (W,),
+                   f"b{i}_c2_w": (7 * W, W), f"b{i}_c2_b": (W,)}
+    shapes |= {"p_c_w": (W, H), "p_c_b": (H,), "p_g_w": (3 * W, H),
+               "p_o_w": (H, 1), "p_o_b": (1,), "p_s_w": (3 * H, 1), "p_s_b": (1,),
+               "v_f_w": (3 * W, V), "v_f_b": (V,), "v_o_w": (V, 1), "v_o_b": (1,)}
+    if config["has_score"]:
+        shapes |= {"s_o_w": (V, 1), "s_o_b": (1,), "o_w": (W, 1), "o_b": (1,)}
+    return shapes
+
+
+def default_config(game_name: str, **changes: Any) -> dict[str, Any]:
+    config = {"game": game_name, "num_features": NUM_FEATURES, "channels": DEFAULT_CHANNELS,
+              "blocks": DEFAULT_BLOCKS, "head_channels": DEFAULT_HEAD,
+              "value_hidden": DEFAULT_VALUE_HIDDEN,
+              "has_score": bool(game_class(game_name).has_score)}
+    config.update(changes)
+    return config
+
+
+def init_params(config: dict[str, Any], seed: int = 0) -> dict[str, np.ndarray]:
+    """Random weights (He initialisation; each block's last conv starts small, so a deep
+    net starts near the identity). Training starts from these too."""
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name, shape in param_shapes(config).items():
+        if name.endswith("_b"):
+            params[name] = np.zeros(shape, np.float32)
+            continue
+        scale = math.sqrt(2.0 / shape[0])
+        if "_c2_" in name or name.startswith(("p_o", "p_s", "v_o", "s_o", "o_")):
+            scale *= 0.1
+        params[name] = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return params
+
+
+def gather_index(nbr: np.ndarray) -> np.ndarray:
+    """``int[P, 7]``: each point, then its six neighbours, with ``P`` (a zero row) for
+    "off the board"."""
+    P = nbr.shape[0]
+    idx = np.empty((P, 7), np.intp)
+    idx[:, 0] = np.arange(P)
+    idx[:, 1:] = np.where(nbr < 0, P, nbr)
+    return idx
+
+
+def size_scale(num_points: int) -> float:
+    return (math.sqrt(num_points) - 10.0) / 5.0
+
+
+def _pool(x: np.ndarray) -> np.ndarray:
+    """[B, P, W] -> [B, 3W]: mean, mean scaled by the board's size, max."""
+    mean = x.mean(axis=1)
+    return np.concatenate([mean, mean * size_scale(x.shape[1]), x.max(axis=1)], axis=1)
+
+
+def _hexconv(x: np.ndarray, idx: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    B, P, C = x.shape
+    padded = np.concatenate([x, np.zeros((B, 1, C), x.dtype)], axis=1)
+    return padded[:, idx].reshape(B, P, 7 * C) @ w + b
+
+
+def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.ndarray,
+            nbr: np.ndarray) -> NetOutput:
+    """The network's function in numpy (float32)."""
+    x = np.asarray(features, np.float32)
+    if x.ndim != 3 or x.shape[2] != config["num_features"] or x.shape[1] != nbr.shape[0]:
+        raise ValueError(f"features are [B, {nbr.shape[0]}, {config['num_features']}], "
+                         f"not {list(x.shape)}")
+    idx = gather_index(nbr)
+    p = params
+    x = np.maximum(_hexconv(x, idx, p["stem_w"], p["stem_b"]), 0)
+    for i in range(config["blocks"]):
+        h = np.maximum(_hexconv(x, idx, p[f"b{i}_c1_w"], p[f"b{i}_c1_b"]), 0)
+        h = np.maximum(h + (_pool(h) @ p[f"b{i}_g_w"] + p[f"b{i}_g_b"])[:, None, :], 0)
+        x = np.maximum(x + _hexconv(h, idx, p[f"b{i}_c2_w"], p[f"b{i}_c2_b"]), 0)
+    pooled = _pool(x)
+    ph = np.maximum(x @ p["p_c_w"] + p["p_c_b"] + (pooled @ p["p_g_w"])[:, None, :], 0)
+    point_logits = (ph @ p["p_o_w"] + p["p_o_b"])[..., 0]
+    special_logit = _pool(ph) @ p["p_s_w"] + p["p_s_b"]
+    logits = np.concatenate([point_logits, special_logit], axis=1)
+    vh = np.maximum(pooled @ p["v_f_w"] + p["v_f_b"], 0)
+    value = np.tanh(vh @ p["v_o_w"] + p["v_o_b"])[:, 0]
+    score = ownership = None
+    if config["has_score"]:
+        score = ((vh @ p["s_o_w"] + p["s_o_b"])[:, 0] * SCORE_SCALE).astype(np.float32)
+        ownership = np.tanh(x @ p["o_w"] + p["o_b"])[..., 0].astype(np.float32)
+    return NetOutput(logits.astype(np.float32), value.astype(np.float32), score, ownership)
+
+
+class Network:
+    """A game's network: its weights, its configuration, and how it was made."""
+
+    def __init__(self, config: dict[str, Any], params: dict[str, np.ndarray],
+                 trained: bool, meta: dict[str, Any] | None = None):
+        shapes = param_shapes(config)
+        missing = set(shapes) - set(params)
+        if missing:
+            raise ValueError(f"the weights lack {sorted(missing)}")
+        for name, shape in shapes.items():
+            if params[name].shape != shape:
+                raise ValueError(f"weight {name} is {params[name].shape}, not {shape}")
+        self.config = dict(config)
+        self.game: str = config["game"]
+        self.params = {name: np.ascontiguousarray(params[name], np.float32) for name in shapes}
+        self.trained = trained
+        self.meta: dict[str, Any] = dict(meta or {})
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(a.size for a in self.params.values())
+
+    def evaluate(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
+        """Evaluate a batch ``float32[B, P, C]`` of positions of one board side, whose
+        neighbour table is ``geo_nbr`` (``geometry.nbr``, ``int32[P, 6]``)."""
+        return forward(self.params, self.config, features, np.asarray(geo_nbr))
+
+    def save(self, path) -> None:
+        """Write the weights, configuration and ``meta`` as one ``.npz``."""
+        header = json.dumps({"config": self.config, "trained": self.trained, "meta": self.meta})
+        with open(path, "wb") as f:
+            np.savez_compressed(f, __config__=np.array(header), **self.params)
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"Network({self.game}, {c['blocks']} blocks x {c['channels']} channels, "
+                f"{self.num_parameters} parameters, {'trained' if self.trained else 'random'})")
+
+
+def read_network(path) -> Network:
+    """A network from a ``.npz`` written by :meth:`Network.save`."""
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__config__"]))
+        params = {name: data[name] for name in data.files if name != "__config__"}
+    return Network(header["config"], params, bool(header["trained"]), header.get("meta"))
+
+
+def weights_path(game_name: str):
+    """Where the shipped weights of ``game_name`` live (a package resource)."""
+    return resources.files("hexstones.ai").joinpath("weights", f"{game_name}.npz")
+
+
+def load_network(game_name: str) -> Network | None:
+    """The shipped network of ``game_name``, or ``None`` where none ships."""
+    game_class(game_name)  # an unknown game is an error, not "no network"
+    path = weights_path(game_name)
+    if not path.is_file():
+        return None
+    with resources.as_file(path) as found:
+        return read_network(found)
+
+
+def random_network(game_name: str, seed: int = 0, **config_changes: Any) -> Network:
+    """An untrained network (random weights), evaluated by the same code as a trained one."""
+    config = default_config(game_name, **config_changes)
+    return Network(config, init_params(config, seed), trained=False,
+                   meta={"made_by": "random_network", "seed": seed})
