@@ -43,6 +43,7 @@ KEPT_TREES = 2
 
 _NETWORKS: dict[str, Any] = {}
 _NET_LOCK = threading.Lock()
+_WARM: set = set()
 
 
 def network_for(game_name: str):
@@ -53,6 +54,20 @@ def network_for(game_name: str):
 
             _NETWORKS[game_name] = load_network(game_name)
         return _NETWORKS[game_name]
+
+
+def install_network(game_name: str, network) -> None:
+    """Play ``game_name`` with ``network`` in this process from now on (None: with no
+    network, so the classic search plays): for a network file of one's own, and for
+    tests of both engines whatever weights ship."""
+    from hexstones.games import game_class
+
+    game_class(game_name)  # an unknown game is an error
+    if network is not None and network.game != game_name:
+        raise ValueError(f"that network plays {network.game}, not {game_name}")
+    with _NET_LOCK:
+        _NETWORKS[game_name] = network
+    _WARM.discard(game_name)
 
 
 def supports(game) -> bool:
@@ -72,15 +87,16 @@ def default_threads() -> int:
 class _Cache:
     """A tree kept for the next move of the same game by the same player."""
 
-    def __init__(self, game, capacity: int):
+    def __init__(self, game, capacity: int, network):
+        self.network = network
         self.kind = type(game)
         self.options = dict(game.options)
         self.moves: list[str] = list(game.moves)
         self.tree = allocate_tree(capacity)
         reset_tree(self.tree)
 
-    def reusable_for(self, game) -> bool:
-        if type(game) is not self.kind or game.options != self.options:
+    def reusable_for(self, game, network) -> bool:
+        if network is not self.network or type(game) is not self.kind or game.options != self.options:
             return False
         # As the classic search: only a later position of the same game reuses the tree.
         if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
@@ -95,9 +111,21 @@ class _Cache:
 _CACHE: dict = {}
 
 
+def _cache_key(game, reuse_key):
+    return (game.name, repr(sorted(game.options.items())), repr(reuse_key))
+
+
+def kept_tree(game, reuse_key=None) -> PuctTree | None:
+    """The tree kept for this game and player (``reuse_key``), or None."""
+    cache = _CACHE.get(_cache_key(game, reuse_key))
+    return None if cache is None else cache.tree
+
+
 def _capacity(game, iterations) -> int:
     if iterations is not None:
-        return int(min(MAX_NODES, (iterations + BATCH * 4 + 2) * (game.board.num_points + 1)))
+        # Room for this search and the next one on the kept tree (each evaluation
+        # expands a node: up to P + 1 children).
+        return int(min(MAX_NODES, (2 * iterations + BATCH * 4 + 2) * (game.board.num_points + 1)))
     return MAX_NODES
 
 
@@ -139,10 +167,10 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     if threads is None:
         threads = 1 if seconds is None else default_threads()
     threads = max(1, int(threads))
-    key = ("puct", game.name, repr(sorted(game.options.items())), repr(reuse_key), id(net))
+    key = _cache_key(game, reuse_key)
     cache = _CACHE.pop(key, None) if reuse else None
-    if cache is None or not cache.reusable_for(game):
-        cache = _Cache(game, _capacity(game, iterations))
+    if cache is None or not cache.reusable_for(game, net):
+        cache = _Cache(game, _capacity(game, iterations), net)
     if reuse:
         while len(_CACHE) >= KEPT_TREES:
             _CACHE.pop(next(iter(_CACHE)))
@@ -155,7 +183,9 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     nbr = geo.nbr
     own_sum = np.zeros(P, np.float64)
     counts = {"sims": 0, "evals": 0, "batches": 0, "owned": 0}
-    tree_lock = threading.Lock()
+    tree_lock = threading.Condition()
+    in_flight = [0]  # batches chosen and not yet backed up
+    errors: list[BaseException] = []
     stop = threading.Event()
     start = time.perf_counter()
 
@@ -172,34 +202,42 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
                 want = budget_left()
                 if want == 0:
                     stop.set()
+                    tree_lock.notify_all()
                     return
                 n = select_leaves(gid, geo, root_st, s.work, tree, params, balance, want,
                                   s.features, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
                                   s.exact_value, s.exact_score, s.to_move)
-                if n == 0:  # the tree is full or too deep: nothing more to learn
-                    stop.set()
-                    return
+                if n == 0:
+                    if in_flight[0] == 0:  # the tree is full or too deep: nothing to learn
+                        stop.set()
+                        tree_lock.notify_all()
+                        return
+                    # Every leaf worth a look is in another searcher's batch: wait for it.
+                    tree_lock.wait(0.05)
+                    continue
                 counts["sims"] += n  # claimed now, so that other searchers see the budget
-            net_rows = np.flatnonzero(s.kinds[:n] == LEAF_NET)
-            logits = np.zeros((n, P + 1), np.float32)
-            values = np.zeros(n, np.float64)
-            scores = np.zeros(n, np.float64)
-            if len(net_rows):
-                out = net.evaluate(s.features[net_rows], nbr)
-                logits[net_rows] = out.policy_logits
-                values[net_rows] = out.value
-                if out.score is not None:
-                    scores[net_rows] = out.score
-                if analysis and out.ownership is not None:
-                    # The network's ownership is the side to move's; the result's is Black's.
-                    sign = np.where(s.to_move[net_rows] == 1, 1.0, -1.0)
-                    own_sum[:] += (np.asarray(out.ownership, np.float64) * sign[:, None]).sum(0)
-                    counts["owned"] += len(net_rows)
+                in_flight[0] += 1
+            try:
+                out = _evaluate(net, s, n, P, nbr)
+            except BaseException as exc:
+                errors.append(exc)
+                stop.set()
+                raise
+            finally:
+                with tree_lock:
+                    in_flight[0] -= 1
+                    tree_lock.notify_all()
+            logits, values, scores, ownership, net_rows = out
             with tree_lock:
                 expand_and_backup(tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
                                   logits, values, scores, s.exact_value, s.exact_score)
                 counts["evals"] += len(net_rows)
                 counts["batches"] += 1
+                if analysis and ownership is not None:
+                    # The network's ownership is the side to move's; the result's is Black's.
+                    sign = np.where(s.to_move[net_rows] == 1, 1.0, -1.0)
+                    own_sum[:] += (np.asarray(ownership, np.float64) * sign[:, None]).sum(0)
+                    counts["owned"] += len(net_rows)
 
     searchers = [_Searcher(root_st, game.size, P, batch, max_depth) for _ in range(threads)]
     if threads == 1:
@@ -210,11 +248,31 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
             w.start()
         for w in workers:
             w.join()
+        if errors:
+            raise errors[0]
     elapsed = time.perf_counter() - start
     result = _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis)
     result.batch = batch
     result.threads = threads
     return result
+
+
+def _evaluate(net, s: _Searcher, n: int, P: int, nbr):
+    """The network's answers for the leaves of a batch that need it (rows ``net_rows``;
+    the others' rows stay zero: their exact results are in the searcher)."""
+    net_rows = np.flatnonzero(s.kinds[:n] == LEAF_NET)
+    logits = np.zeros((n, P + 1), np.float32)
+    values = np.zeros(n, np.float64)
+    scores = np.zeros(n, np.float64)
+    ownership = None
+    if len(net_rows):
+        out = net.evaluate(s.features[net_rows], nbr)
+        logits[net_rows] = out.policy_logits
+        values[net_rows] = out.value
+        if out.score is not None:
+            scores[net_rows] = out.score
+        ownership = out.ownership
+    return logits, values, scores, ownership, net_rows
 
 
 def _children(tree, node):
@@ -280,9 +338,6 @@ def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
     result.score_lead = lead
     result.batches = counts["batches"]
     return result
-
-
-_WARM: set = set()
 
 
 def warm_up(game) -> None:
