@@ -46,13 +46,24 @@ _NET_LOCK = threading.Lock()
 _WARM: set = set()
 
 
+# A folder of ``<game>.npz`` weights to play with instead of the shipped ones (for
+# trying a training run's checkpoint in matches); a game without a file there keeps its own.
+NETWORK_DIR_VARIABLE = "HEXSTONES_NETWORK_DIR"
+
+
 def network_for(game_name: str):
-    """The shipped network of ``game_name`` (loaded once per process), or None."""
+    """The network ``game_name`` plays with (loaded once per process), or None: the file
+    ``$HEXSTONES_NETWORK_DIR/<game>.npz`` if there is one, else the shipped weights."""
     with _NET_LOCK:
         if game_name not in _NETWORKS:
-            from hexstones.ai.net import load_network
+            from hexstones.ai.net import load_network, read_network
 
-            _NETWORKS[game_name] = load_network(game_name)
+            folder = os.environ.get(NETWORK_DIR_VARIABLE)
+            path = os.path.join(folder, f"{game_name}.npz") if folder else None
+            if path and os.path.isfile(path):
+                _NETWORKS[game_name] = read_network(path)
+            else:
+                _NETWORKS[game_name] = load_network(game_name)
         return _NETWORKS[game_name]
 
 
