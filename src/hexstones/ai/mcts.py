@@ -48,8 +48,13 @@ class TreeCache:
         self.size = game.size
         self.options = dict(game.options)
         self.moves: list[str] = list(game.moves)
-        self.tree = allocate_tree(capacity)
-        reset_tree(self.tree)
+        self.tree = self.new_tree(capacity)
+
+    @staticmethod
+    def new_tree(capacity: int):
+        tree = allocate_tree(capacity)
+        reset_tree(tree)
+        return tree
 
     def reusable_for(self, game) -> bool:
         if type(game) is not self.kind or game.options != self.options:

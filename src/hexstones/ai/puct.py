@@ -29,11 +29,11 @@ import numpy as np
 
 # puct_tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.puct_tree import (  # isort: skip
-    C_ROOT, C_USED, DEFAULT_PARAMS, LEAF_NET, PuctTree, advance_root, allocate_tree,
+    C_ROOT, DEFAULT_PARAMS, LEAF_NET, PuctTree, allocate_tree,
     expand_and_backup, reset_tree, select_leaves,
 )
 from hexstones.ai.features import NUM_FEATURES
-from hexstones.ai.mcts import state_for, supports as has_kernels
+from hexstones.ai.mcts import TreeCache, state_for, supports as has_kernels
 from hexstones.core.common import copy_into
 from hexstones.core.layout import allocate_state, capacity_of
 
@@ -95,28 +95,22 @@ def default_threads() -> int:
     return max(1, min(4, cores))
 
 
-class _Cache:
-    """A tree kept for the next move of the same game by the same player."""
+class _Cache(TreeCache):
+    """A tree kept for the next move of the same game by the same player, with the same
+    network (the classic search's rules of reuse, :class:`hexstones.ai.mcts.TreeCache`)."""
 
     def __init__(self, game, capacity: int, network):
+        super().__init__(game, capacity)
         self.network = network
-        self.kind = type(game)
-        self.options = dict(game.options)
-        self.moves: list[str] = list(game.moves)
-        self.tree = allocate_tree(capacity)
-        reset_tree(self.tree)
 
-    def reusable_for(self, game, network) -> bool:
-        if network is not self.network or type(game) is not self.kind or game.options != self.options:
-            return False
-        # As the classic search: only a later position of the same game reuses the tree.
-        if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
-            return False
-        for move in game.moves[len(self.moves):]:
-            if not advance_root(self.tree, game.action_of(move)):
-                return False
-        self.moves = list(game.moves)
-        return self.tree.counters[C_USED] < 0.6 * len(self.tree.move)
+    @staticmethod
+    def new_tree(capacity: int):
+        tree = allocate_tree(capacity)
+        reset_tree(tree)
+        return tree
+
+    def reusable_for(self, game, network=None) -> bool:
+        return network is self.network and super().reusable_for(game)
 
 
 _CACHE: dict = {}

@@ -45,7 +45,8 @@ from hexstones.ai.features import write_features  # noqa: E402  (after the cache
 from hexstones.core import dispatch as K  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK  # noqa: E402
 
-# Node flags.
+# Node flags (1 is the classic tree's ILLEGAL, never set here: a node's children are the
+# legal moves; the classic tree's advance_root, which the tree cache uses, reads it).
 TERMINAL = 2
 PENDING = 4  # a leaf of the batch in flight: its evaluation has not come back yet
 
@@ -292,17 +293,3 @@ def expand_and_backup(tree, count, paths, depths, kinds, legal, num_legal, logit
             tree.value_sum[node] += sign * v
             tree.score_sum[node] += sign * s
             sign = -sign
-
-
-@njit(cache=True, nogil=True)
-def advance_root(tree, move):
-    """Make the child of the root for ``move`` the root; False if there is none."""
-    root = tree.counters[C_ROOT]
-    first = tree.first_child[root]
-    if first < 0:
-        return False
-    for c in range(first, first + tree.num_children[root]):
-        if tree.move[c] == move:
-            tree.counters[C_ROOT] = c
-            return True
-    return False
