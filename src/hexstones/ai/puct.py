@@ -33,7 +33,7 @@ from hexstones.ai.puct_tree import (  # isort: skip
     expand_and_backup, reset_tree, select_leaves,
 )
 from hexstones.ai.features import NUM_FEATURES
-from hexstones.ai.mcts import TreeCache, state_for, supports as has_kernels
+from hexstones.ai.mcts import TreeCache, principal_variation, state_for, supports as has_kernels
 from hexstones.core.common import copy_into
 from hexstones.core.layout import allocate_state, capacity_of
 
@@ -305,21 +305,7 @@ def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
     visits = int(tree.visits[root])
     # The root holds values for the player who moved into it: the opponent of the mover.
     root_value = -float(tree.value_sum[root]) / visits if visits else 0.0
-    pv = []
-    scratch = game.copy()
-    node = root
-    while len(pv) < 30:
-        kids = _children(tree, node)
-        if not kids:
-            break
-        m, _, _, c = kids[0]
-        name = scratch.move_of(m)
-        try:
-            scratch.play(name)
-        except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
-            break
-        pv.append(name)
-        node = c
+    pv = principal_variation(game, tree, root, _children)
     black = white = None
     ownership = None
     lead = None
