@@ -38,7 +38,9 @@ from hexstones.core.common import copy_into
 from hexstones.core.layout import allocate_state, capacity_of
 
 MAX_NODES = 2_000_000
-BATCH = 16        # leaves per network evaluation (per searcher)
+BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gains
+# nothing from bigger batches on a CPU (benchmarks/net_search.py), and every leaf in
+# flight blurs the search a little (virtual loss)
 KEPT_TREES = 2
 
 _NETWORKS: dict[str, Any] = {}
