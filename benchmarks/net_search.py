@@ -12,6 +12,11 @@ N cores, numpy's BLAS threads set to N), prints:
   ``puct.BATCH``), from an early-game position;
 * iterations/s of the classic MCTS from the same position (its peer).
 
+Each rate also comes per second of the process's CPU time (``_per_cpu_s``): on a shared,
+loaded machine the wall-clock rates say more about the load than the code. (With two
+searchers the CPU-time rate adds both threads' time: the parallel gain shows only in the
+wall-clock rates.)
+
 Compiling happens first and is not timed. Figures: docs/ai.md and benchmarks/RESULTS.md.
 """
 
@@ -56,20 +61,27 @@ def measure(game_name: str, size: int, seconds: float) -> dict:
     for batch in (1, puct.BATCH, 4 * puct.BATCH):
         features = np.repeat(one, batch, axis=0).reshape(batch, P, NUM_FEATURES)
         net.evaluate(features, nbr)
-        done, start = 0, time.perf_counter()
+        done, start, cpu = 0, time.perf_counter(), time.process_time()
         while time.perf_counter() - start < seconds / 3:
             net.evaluate(features, nbr)
             done += batch
         out[f"evals_per_s_batch_{batch}"] = round(done / (time.perf_counter() - start))
+        out[f"evals_per_cpu_s_batch_{batch}"] = round(done / (time.process_time() - cpu))
     puct.search(game, iterations=2 * puct.BATCH, network=net, reuse=False)  # compile
+    cpu = time.process_time()
     result = puct.search(game, seconds=seconds, network=net, reuse=False)
+    cpu = time.process_time() - cpu
     out["net_sims_per_s"] = round(result.iterations / result.seconds)
+    out["net_sims_per_cpu_s"] = round(result.iterations / cpu)
     out["net_evals_per_s"] = round(result.playouts / result.seconds)
     out["net_searchers"] = result.threads
     out["net_mean_batch"] = round(result.iterations / max(result.batches, 1), 1)
     mcts.search(game, iterations=64, reuse=False)  # compile
+    cpu = time.process_time()
     classic = mcts.search(game, seconds=seconds, reuse=False, analysis=False)
+    cpu = time.process_time() - cpu
     out["classic_iterations_per_s"] = round(classic.iterations / classic.seconds)
+    out["classic_iterations_per_cpu_s"] = round(classic.iterations / cpu)
     out["classic_over_net_sims"] = round(out["classic_iterations_per_s"] / out["net_sims_per_s"], 1)
     return out
 
@@ -104,7 +116,7 @@ def main() -> None:
     if rows:
         print(f"load average: {os.getloadavg()[0]:.2f} (the machine is shared: compare "
               "figures of one run only)")
-        keys = [k for k in rows[0] if k.endswith("_per_s") or k.startswith("evals")]
+        keys = [k for k in rows[0] if "_per_" in k]
         print(f"{'figure':34s}" + "".join(f"{r['cores']:>10d} core" for r in rows))
         for k in dict.fromkeys(keys):
             print(f"{k:34s}" + "".join(f"{r[k]:>15}" for r in rows))

@@ -196,7 +196,7 @@ def _pool_into(h, scale, g):
         g[W + c] = s / P * scale
         g[2 * W + c] = m
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the search's threads evaluate while others search
 def _forward_one(x, idx, scale, stem_w, stem_b, c1w, c1b, gw, gb, c2w, c2b,
                 pcw, pcb, pgw, pow_, pob, psw, psb, vfw, vfb, vow, vob, sow, sob, ow, ob,
                 has_score, logits, out_vals, own):
