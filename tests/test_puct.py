@@ -199,22 +199,26 @@ def test_analyze_says_net_and_keeps_its_keys(name):
         assert "ownership" not in data and "expected_score" not in data
 
 
-def test_levels_use_the_net_only_from_level_6_and_mcts_stays_classic():
+def test_levels_use_the_net_only_at_levels_9_and_10_and_mcts_stays_classic():
     puct.install_network("keil", random_network("keil", seed=7))
     game = hexstones.new_game("keil", size=4)
     assert ai.search(game, iterations=30, seed=1).engine == "net"
     assert ai.search(game, iterations=30, seed=1, engine="mcts").engine == "compiled"
     assert ai.search(game, iterations=30, seed=1, knowledge=False).engine == "compiled"
-    assert ai.LEVELS[5].net_sims is None and ai.LEVELS[6].net_sims is not None
-    sims = [ai.LEVELS[n].net_sims for n in range(6, 11)]
+    assert ai.LEVELS[8].net_sims is None and ai.LEVELS[9].net_sims is not None
+    sims = [ai.LEVELS[n].net_sims for n in range(9, 11)]
     assert sims == sorted(sims) and len(set(sims)) == len(sims)
-    for level in (1, 5, 6, 10):
+    for level in (1, 8, 9, 10):
         assert ai.choose_move(game, level=level, iterations=20, seed=level) in game.legal_moves()
+        assert ai.engine_for(game, level) == ("net" if level >= 9 else "mcts")
+    assert ai.engine_for(game) == "net"
     # The tournament's players: mcts: is the classic search, net: the network's.
     assert parse_player("net:40").kind == "net"
     assert parse_player("net:0.5s").seconds == 0.5
     assert player_move(parse_player("net:40"), game, seed=1) in game.legal_moves()
     assert player_move(parse_player("mcts:40"), game, seed=1) in game.legal_moves()
+    puct.install_network("keil", None)
+    assert ai.engine_for(game, 10) == "mcts"
 
 
 def test_no_weights_and_bad_requests_are_refused():

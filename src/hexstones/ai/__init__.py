@@ -23,7 +23,7 @@ from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
 from hexstones.games import Game
 
 __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
-           "get_level", "search"]
+           "get_level", "search", "engine_for"]
 
 # Analysis lists this many best moves.
 TOP_MOVES = 10
@@ -94,6 +94,15 @@ def _net_plays(game: Game, engine: str) -> bool:
     return False
 
 
+def engine_for(game: Game, level: int | None = None) -> str:
+    """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength):
+    "net" where the game has network weights and the level plays with them, else "mcts"."""
+    lv = get_level(level) if level is not None else FULL_STRENGTH
+    if lv.net_sims is None or not lv.knowledge:
+        return "mcts"
+    return "net" if _net_plays(game, "auto") else "mcts"
+
+
 def _budget_for(level: Level | None, seconds, iterations, net: bool):
     if seconds is not None or iterations is not None:
         return seconds, iterations
@@ -119,10 +128,8 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         return legal[0]
     if pass_wins(game, legal):
         return "pass"
-    # A level without network simulations plays the classic search everywhere.
-    engine = "mcts" if lv is not None and lv.net_sims is None else "auto"
-    net = engine == "auto" and (lv.knowledge if lv else True) and _net_plays(game, engine)
-    secs, iters = _budget_for(lv, seconds, iterations, net)
+    engine = engine_for(game, level)
+    secs, iters = _budget_for(lv, seconds, iterations, engine == "net")
     result = search(game, seconds=secs, iterations=iters, seed=seed,
                     knowledge=lv.knowledge if lv else True, engine=engine,
                     reuse_key=("choose_move", level, secs, iters), analysis=False)
