@@ -16,7 +16,7 @@ import hexstones
 from hexstones import ai
 from hexstones.ai import puct
 from hexstones.ai.net import load_network, random_network
-from hexstones.ai.puct_tree import C_ROOT, PENDING
+from hexstones.ai.puct_tree import C_ROOT, DEFAULT_PARAMS, P_MIX, PENDING
 from hexstones.ai.tournament import parse_player, player_move
 
 GAMES = ("keil", "dehil", "droched")
@@ -86,14 +86,35 @@ def test_a_whole_game_of_net_moves_is_legal_with_tree_reuse(name):
     assert game.is_over or moves == 200
 
 
-def test_same_seed_and_budget_same_search():
+@pytest.mark.parametrize("mix", [0.0, 0.5])
+def test_same_seed_and_budget_same_search(mix):
     game = hexstones.new_game("keil", size=5)
     game.play("c3")
     net = random_network("keil", seed=3)
-    a = puct.search(game, iterations=300, seed=5, network=net, reuse=False)
-    b = puct.search(game, iterations=300, seed=5, network=net, reuse=False)
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = mix
+    a = puct.search(game, iterations=300, seed=5, network=net, reuse=False, params=params)
+    b = puct.search(game, iterations=300, seed=5, network=net, reuse=False, params=params)
     assert a.children == b.children and a.pv == b.pv
     assert a.iterations == b.iterations == 300
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_playouts_mixed_into_the_values_move_them_toward_the_result(name):
+    """With the values half from policy playouts, a position the playouts judge won
+    scores higher than by the network's value alone; the moves stay legal."""
+    rng = random.Random(3)
+    game = random_position(name, 4, rng, 20)
+    net = random_network(name, seed=9)
+    plain = puct.search(game, iterations=120, network=net, reuse=False, seed=2)
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = 1.0
+    mixed = puct.search(game, iterations=120, network=net, reuse=False, seed=2, params=params)
+    assert {m for m, _, _ in mixed.children} <= set(game.legal_moves())
+    # A random network's values sit near 0 (win rate 0.5); playout results are +-1.
+    spread_plain = max(abs(w - 0.5) for _, _, w in plain.children)
+    spread_mixed = max(abs(w - 0.5) for _, _, w in mixed.children)
+    assert spread_mixed > spread_plain
 
 
 def immediate_wins(game):

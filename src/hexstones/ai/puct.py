@@ -34,8 +34,9 @@ from hexstones.ai.puct_tree import (  # isort: skip
 )
 from hexstones.ai.features import NUM_FEATURES
 from hexstones.ai.mcts import TreeCache, principal_variation, state_for, supports as has_kernels
-from hexstones.core.common import copy_into
-from hexstones.core.layout import allocate_state, capacity_of
+from hexstones.core import dispatch
+from hexstones.core.common import copy_into, seed_rng
+from hexstones.core.layout import M_PLY, allocate_state, capacity_of
 
 MAX_NODES = 2_000_000
 BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gains
@@ -139,7 +140,7 @@ def _capacity(game, iterations) -> int:
 class _Searcher:
     """One searcher's buffers: its own work state, batch of features and leaf records."""
 
-    def __init__(self, root_st, size: int, P: int, batch: int, max_depth: int):
+    def __init__(self, root_st, size: int, P: int, batch: int, max_depth: int, seed: int):
         self.work = allocate_state(size, capacity_of(root_st))
         copy_into(self.work, root_st)
         rows = batch + batch // 2 + 1
@@ -152,6 +153,10 @@ class _Searcher:
         self.exact_value = np.zeros(batch, np.float64)
         self.exact_score = np.zeros(batch, np.float64)
         self.to_move = np.zeros(batch, np.int64)
+        self.rollout = np.zeros(batch, np.float64)
+        self.rng = seed_rng(seed)
+        self.cand = np.empty(dispatch.policy_buffer_size(P), np.int32)
+        self.reply = np.full((2, P + 1), -1, np.int32)
 
 
 def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_key=None,
@@ -160,8 +165,9 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     """Search ``game``'s position with its network (``network``: else the shipped one);
     ``iterations`` counts simulations (leaves evaluated or exact results backed up).
     Returns a :class:`hexstones.ai.pysearch.SearchResult` with ``engine`` "net".
-    ``seed`` is accepted for the callers' sake: the search itself draws no random numbers."""
-    del seed
+    ``seed`` seeds the policy playouts mixed into the values (``params[P_MIX] > 0``); the
+    selection itself draws no random numbers."""
+    seed = 0 if seed is None else int(seed)
     net = network if network is not None else network_for(game.name)
     if net is None or not has_kernels(game):
         raise ValueError(f"no network search for {game.name}")
@@ -185,8 +191,10 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     tree: PuctTree = cache.tree
     params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
     balance = float(game.balance_value)
-    max_depth = capacity_of(root_st) - int(root_st.meta[0]) - 1
+    max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
     max_depth = max(1, min(max_depth, 4 * P + 64))
+    max_ply = min(capacity_of(root_st) - 1,
+                  int(root_st.meta[M_PLY]) + int(dispatch.policy_move_limit(gid, P)))
     nbr = geo.nbr
     own_sum = np.zeros(P, np.float64)
     counts = {"sims": 0, "evals": 0, "batches": 0, "owned": 0}
@@ -213,7 +221,8 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
                     return
                 n = select_leaves(gid, geo, root_st, s.work, tree, params, balance, want,
                                   s.features, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
-                                  s.exact_value, s.exact_score, s.to_move)
+                                  s.exact_value, s.exact_score, s.to_move, s.rng, max_ply,
+                                  s.cand, s.reply, s.rollout)
                 if n == 0:
                     if in_flight[0] == 0:  # the tree is full or too deep: nothing to learn
                         stop.set()
@@ -237,7 +246,8 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
             logits, values, scores, ownership, net_rows = out
             with tree_lock:
                 expand_and_backup(tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
-                                  logits, values, scores, s.exact_value, s.exact_score)
+                                  logits, values, scores, s.exact_value, s.exact_score,
+                                  s.rollout, params)
                 counts["evals"] += len(net_rows)
                 counts["batches"] += 1
                 if analysis and ownership is not None:
@@ -246,7 +256,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
                     own_sum[:] += (np.asarray(ownership, np.float64) * sign[:, None]).sum(0)
                     counts["owned"] += len(net_rows)
 
-    searchers = [_Searcher(root_st, game.size, P, batch, max_depth) for _ in range(threads)]
+    searchers = [_Searcher(root_st, game.size, P, batch, max_depth, seed + i) for i in range(threads)]
     if threads == 1:
         run(searchers[0])
     else:
@@ -299,7 +309,6 @@ def _children(tree, node):
 
 def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
     from hexstones.ai.pysearch import SearchResult
-    from hexstones.core import dispatch
 
     root = int(tree.counters[C_ROOT])
     children = _children(tree, root)

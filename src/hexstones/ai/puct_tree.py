@@ -38,10 +38,12 @@ from hexstones.core.cache import core_sources, drop_stale_cache
 
 # This search compiles the core kernels and the feature encoder into itself.
 _HERE = pathlib.Path(__file__).resolve().parent
-drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("features.py", "puct_tree.py")],
+drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("features.py", "puct_tree.py",
+                                                               "policies.py")],
                  "puct-sources.sha256", ("puct_tree.*.nb[ic]", "features.*.nb[ic]"))
 
 from hexstones.ai.features import write_features  # noqa: E402  (after the cache check on purpose)
+from hexstones.ai.policies import learn_replies  # noqa: E402
 from hexstones.core import dispatch as K  # noqa: E402
 from hexstones.core.layout import M_PLY, M_TO_MOVE, OK  # noqa: E402
 
@@ -51,8 +53,11 @@ TERMINAL = 2
 PENDING = 4  # a leaf of the batch in flight: its evaluation has not come back yet
 
 # params slots
-P_C_PUCT, P_FPU, P_SCORE_WEIGHT, P_SCORE_SCALE, P_ROOT_FPU = range(5)
-DEFAULT_PARAMS = np.array([1.5, 0.25, 0.1, 4.0, 0.1])
+P_C_PUCT, P_FPU, P_SCORE_WEIGHT, P_SCORE_SCALE, P_ROOT_FPU, P_MIX = range(6)
+# P_MIX: the share of a leaf's value that comes from one policy playout from the leaf (the
+# classic search's, to the end of the game) rather than from the network's value head
+# (AlphaGo's mixing; 0: the network alone, as AlphaZero).
+DEFAULT_PARAMS = np.array([1.5, 0.25, 0.1, 4.0, 0.1, 0.0])
 # counters slots
 C_USED, C_ROOT = range(2)
 # leaf kinds (``kind`` of select_leaves)
@@ -159,7 +164,8 @@ def _exact_value(gid, geo, st, score_buf):
 
 @njit(cache=True, nogil=True)
 def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, features,
-                  paths, depths, kinds, legal, num_legal, exact_value, exact_score, to_move):
+                  paths, depths, kinds, legal, num_legal, exact_value, exact_score, to_move,
+                  rng, max_ply, cand, reply, rollout):
     """Choose up to ``max_leaves`` leaves (one per descent from the root, with virtual
     loss). Leaf ``b``: its path ``paths[b, :depths[b] + 1]``; ``kinds[b]`` LEAF_NET (its
     features in ``features[b]``, its legal moves ``legal[b, :num_legal[b]]``) or
@@ -168,12 +174,16 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
     reaching leaves already in the batch. ``paths`` and ``depths`` have room for
     ``max_leaves + max_leaves // 2 + 1`` rows (the rows after the leaves' are scratch).
     ``work`` holds the root's position or a later one of the same line (it is rewound
-    with the kernel's undo)."""
+    with the kernel's undo). With ``params[P_MIX] > 0`` each network leaf also gets one
+    policy playout (``rng``, ``max_ply``, scratch ``cand`` and the reply table ``reply`` as
+    the classic search's), its result for the side to move in ``rollout[b]``."""
     flags, counters = tree.flags, tree.counters
     root = counters[C_ROOT]
     root_ply = root_st.meta[M_PLY]
     max_depth = paths.shape[1] - 1
     score_buf = np.zeros(2, np.float64)
+    mix = params[P_MIX] > 0.0
+    learns = K.learns_replies(gid)
     n = 0
     collisions = 0
     while n < max_leaves and collisions <= max_leaves // 2:
@@ -233,6 +243,15 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
                 num_legal[n] = count
                 write_features(geo, work, balance, features[n])
                 flags[node] |= PENDING
+                if mix:
+                    # The next descent rewinds the playout's moves with the rest.
+                    X = to_move[n]
+                    w = K.policy_playout(gid, geo, work, rng, max_ply, cand, score_buf, reply)
+                    if w <= 0 and K.score(gid, geo, work, score_buf):
+                        w = 1 if score_buf[0] > score_buf[1] else 2
+                    if w > 0 and learns:
+                        learn_replies(work, root_ply, w, reply)
+                    rollout[n] = 1.0 if w == X else (-1.0 if w == 3 - X else 0.0)
         n += 1
     for row in range(max_leaves, max_leaves + collisions):
         for d in range(depths[row] + 1):
@@ -242,7 +261,7 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
 
 @njit(cache=True, nogil=True)
 def expand_and_backup(tree, count, paths, depths, kinds, legal, num_legal, logits, values,
-                      scores, exact_value, exact_score):
+                      scores, exact_value, exact_score, rollout, params):
     """Expand the evaluated leaves of a batch (children: the legal moves, priors the
     softmax of the network's logits over them) and back up every leaf's value and score
     margin (both for the side to move at the leaf), removing the virtual losses. A leaf
@@ -254,7 +273,7 @@ def expand_and_backup(tree, count, paths, depths, kinds, legal, num_legal, logit
         depth = depths[b]
         leaf = paths[b, depth]
         if kinds[b] == LEAF_NET:
-            v = values[b]
+            v = (1.0 - params[P_MIX]) * values[b] + params[P_MIX] * rollout[b]
             s = scores[b]
             tree.flags[leaf] &= ~PENDING
             k = num_legal[b]
