@@ -161,6 +161,7 @@ class Trainer:
         self.iteration, self.phase, self.step, self.games_done = 0, "data", 0, 0
         self.history: dict[str, list[dict[str, Any]]] = {"loss": [], "eval": []}
         self.totals = {"teacher_games": 0, "selfplay_games": 0, "positions": 0, "steps": 0}
+        self.resumes = []
 
     def save(self) -> None:
         state = {
@@ -171,7 +172,7 @@ class Trainer:
             "holdout": self.holdout, "teacher_read": self.teacher_read,
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
                     "python": random.getstate()},
-            "history": self.history, "totals": self.totals}
+            "history": self.history, "totals": self.totals, "resumes": self.resumes}
         write_atomic(self.out / CHECKPOINT, lambda f: torch.save(state, f))
 
     def load(self) -> None:
@@ -183,7 +184,7 @@ class Trainer:
         # What the command line may change on a resume: how long, where it runs.
         for name in ("iterations", "device", "backend", "workers", "ray_address"):
             setattr(saved, name, getattr(self.s, name))
-        saved.command = self.s.command
+        resumed_with = self.s.command
         self.s = saved
         self.config = state["config"]
         self.model = TorchNet(self.config, init_params(self.config, 0)).to(self.s.device)
@@ -203,11 +204,13 @@ class Trainer:
         self.iteration, self.phase = state["iteration"], state["phase"]
         self.step, self.games_done = state["step"], state["games_done"]
         self.history, self.totals = state["history"], state["totals"]
+        self.resumes: list[str] = state.get("resumes", []) + [resumed_with]
 
     # phases ----------------------------------------------------------------------------
 
     def network(self, trained: bool = True) -> Network:
-        meta = {"command": self.s.command, "seed": self.s.seed, "iterations": self.iteration,
+        meta = {"command": self.s.command, "resumed_with": self.resumes,
+                "seed": self.s.seed, "iterations": self.iteration,
                 "teacher_games": self.totals["teacher_games"],
                 "selfplay_games": self.totals["selfplay_games"],
                 "positions": self.totals["positions"], "training_steps": self.totals["steps"],
