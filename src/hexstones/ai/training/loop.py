@@ -161,7 +161,7 @@ class Trainer:
         self.iteration, self.phase, self.step, self.games_done = 0, "data", 0, 0
         self.history: dict[str, list[dict[str, Any]]] = {"loss": [], "eval": []}
         self.totals = {"teacher_games": 0, "selfplay_games": 0, "positions": 0, "steps": 0}
-        self.resumes = []
+        self.resumes: list[str] = []
 
     def save(self) -> None:
         state = {
@@ -204,7 +204,7 @@ class Trainer:
         self.iteration, self.phase = state["iteration"], state["phase"]
         self.step, self.games_done = state["step"], state["games_done"]
         self.history, self.totals = state["history"], state["totals"]
-        self.resumes: list[str] = state.get("resumes", []) + [resumed_with]
+        self.resumes = state.get("resumes", []) + [resumed_with]
 
     # phases ----------------------------------------------------------------------------
 
