@@ -246,6 +246,7 @@ def _settings(out, iterations, **changes):
     return Settings(**base)
 
 
+@pytest.mark.slow
 def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     _torch()
     from hexstones.ai.training import loop
