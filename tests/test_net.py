@@ -135,6 +135,9 @@ def test_one_network_evaluates_every_side(name):
             assert (np.abs(out.ownership) <= 1).all()
         else:
             assert out.score is None and out.ownership is None
+        compiled = net.evaluate_compiled(feats, fx.geometry_of(games[0]))
+        for a, b in zip(out, compiled):
+            assert (a is None and b is None) or np.allclose(a, b, atol=1e-4)
         # a batch is its positions evaluated one by one
         one = net.evaluate(feats[1:2], fx.geometry_of(games[0]))
         assert np.allclose(one.policy_logits[0], out.policy_logits[1], atol=1e-5)
@@ -246,6 +249,7 @@ def _settings(out, iterations, **changes):
     return Settings(**base)
 
 
+@pytest.mark.slow
 def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     _torch()
     from hexstones.ai.training import loop

@@ -147,8 +147,8 @@ def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.
     return NetOutput(logits.astype(np.float32), value.astype(np.float32), score, ownership)
 
 
-# -- the same function compiled (numba), one position at a time: faster than numpy for
-# small batches, where numpy's per-call overhead dominates (benchmarks/net_eval.py) ------
+# -- the same function compiled (numba), one position at a time: no numpy call overhead,
+# but no BLAS either (numba's np.dot needs SciPy); benchmarks/net_eval.py compares them --
 
 @njit(cache=True, fastmath=True)
 def _matmul(a, b):
@@ -281,11 +281,6 @@ def forward_compiled(packed: tuple, config: dict[str, Any], features: np.ndarray
                      own if has else None)
 
 
-# Batches up to this size are evaluated by the compiled code, larger ones by numpy
-# (where each wins on one core: benchmarks/net_eval.py).
-COMPILED_MAX_BATCH = 8
-
-
 class Network:
     """A game's network: its weights, its configuration, and how it was made."""
 
@@ -312,15 +307,13 @@ class Network:
     def evaluate(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
         """Evaluate a batch ``float32[B, P, C]`` of positions of one board side, whose
         neighbour table is ``geo_nbr`` (``geometry.nbr``, ``int32[P, 6]``)."""
-        nbr = np.asarray(geo_nbr)
-        if len(features) <= COMPILED_MAX_BATCH:
-            return self.evaluate_compiled(features, nbr)
-        return forward(self.params, self.config, features, nbr)
-
-    def evaluate_numpy(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
         return forward(self.params, self.config, features, np.asarray(geo_nbr))
 
+    evaluate_numpy = evaluate
+
     def evaluate_compiled(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
+        """The same by the compiled forward pass (numba, no BLAS): measured against numpy
+        by benchmarks/net_eval.py (figures in docs/ai.md)."""
         if self._packed is None:
             self._packed = pack(self.params, self.config)
         return forward_compiled(self._packed, self.config, features, np.asarray(geo_nbr))

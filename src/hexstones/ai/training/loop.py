@@ -161,6 +161,7 @@ class Trainer:
         self.iteration, self.phase, self.step, self.games_done = 0, "data", 0, 0
         self.history: dict[str, list[dict[str, Any]]] = {"loss": [], "eval": []}
         self.totals = {"teacher_games": 0, "selfplay_games": 0, "positions": 0, "steps": 0}
+        self.resumes: list[str] = []
 
     def save(self) -> None:
         state = {
@@ -171,7 +172,7 @@ class Trainer:
             "holdout": self.holdout, "teacher_read": self.teacher_read,
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
                     "python": random.getstate()},
-            "history": self.history, "totals": self.totals}
+            "history": self.history, "totals": self.totals, "resumes": self.resumes}
         write_atomic(self.out / CHECKPOINT, lambda f: torch.save(state, f))
 
     def load(self) -> None:
@@ -183,7 +184,7 @@ class Trainer:
         # What the command line may change on a resume: how long, where it runs.
         for name in ("iterations", "device", "backend", "workers", "ray_address"):
             setattr(saved, name, getattr(self.s, name))
-        saved.command = self.s.command
+        resumed_with = self.s.command
         self.s = saved
         self.config = state["config"]
         self.model = TorchNet(self.config, init_params(self.config, 0)).to(self.s.device)
@@ -203,11 +204,13 @@ class Trainer:
         self.iteration, self.phase = state["iteration"], state["phase"]
         self.step, self.games_done = state["step"], state["games_done"]
         self.history, self.totals = state["history"], state["totals"]
+        self.resumes = state.get("resumes", []) + [resumed_with]
 
     # phases ----------------------------------------------------------------------------
 
     def network(self, trained: bool = True) -> Network:
-        meta = {"command": self.s.command, "seed": self.s.seed, "iterations": self.iteration,
+        meta = {"command": self.s.command, "resumed_with": self.resumes,
+                "seed": self.s.seed, "iterations": self.iteration,
                 "teacher_games": self.totals["teacher_games"],
                 "selfplay_games": self.totals["selfplay_games"],
                 "positions": self.totals["positions"], "training_steps": self.totals["steps"],
@@ -347,43 +350,7 @@ class Trainer:
                 self.save()
 
     def evaluate(self) -> dict[str, Any]:
-        """Held-out teacher games: policy top-1 agreement (among legal moves), value sign
-        accuracy (decided games), policy cross-entropy and value error, by the numpy network."""
-        net = self.network()
-        result: dict[str, Any] = {"iteration": self.iteration, "positions": 0}
-        if not self.holdout:
-            return result
-        agree = decided = right = n_pol = 0
-        ce = sq = 0.0
-        count = 0
-        by_size: dict[int, list[Positions]] = {}
-        for record in self.holdout:
-            by_size.setdefault(record["size"], []).append(positions_of(record))
-        for size, parts in by_size.items():
-            pos = Positions.concat(parts)
-            nbr = geometry(size).nbr
-            for lo in range(0, len(pos), 256):
-                chunk = pos.take(slice(lo, lo + 256))
-                out = net.evaluate(chunk.features, nbr)
-                legal = np.concatenate([chunk.features[:, :, F_LEGAL],
-                                        chunk.features[:, :1, F_SPECIAL_LEGAL]], axis=1) > 0
-                logits = np.where(legal, out.policy_logits, -np.inf)
-                has = chunk.policy_weight > 0
-                agree += int(np.sum((logits.argmax(1) == chunk.policy.argmax(1))[has]))
-                n_pol += int(has.sum())
-                shifted = logits - logits.max(1, keepdims=True)
-                logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
-                logp = np.where(legal, logp, 0.0)  # the targets are legal moves only
-                ce += float(-np.sum((chunk.policy * logp)[has]))
-                won = chunk.value != 0
-                decided += int(won.sum())
-                right += int(np.sum((np.sign(out.value) == np.sign(chunk.value))[won]))
-                sq += float(np.sum((out.value - chunk.value) ** 2))
-                count += len(chunk)
-        result |= {"positions": count, "games": len(self.holdout),
-                   "policy_top1": agree / max(n_pol, 1), "policy_ce": ce / max(n_pol, 1),
-                   "value_accuracy": right / max(decided, 1), "value_mse": sq / max(count, 1)}
-        return result
+        return {"iteration": self.iteration} | heldout_figures(self.network(), self.holdout)
 
     def write_outputs(self) -> None:
         net = self.network()
@@ -438,6 +405,44 @@ class Trainer:
             self.write_outputs()
             self.save()
         return self.network()
+
+
+def heldout_figures(net: Network, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How ``net`` (numpy, as the product runs it) does on games it never trained on:
+    policy top-1 agreement with the searcher's most visited move (among legal moves),
+    value sign accuracy (decided games), policy cross-entropy and value squared error."""
+    result: dict[str, Any] = {"positions": 0, "games": len(records)}
+    if not records:
+        return result
+    agree = decided = right = n_pol = count = 0
+    ce = sq = 0.0
+    by_size: dict[int, list[Positions]] = {}
+    for record in records:
+        by_size.setdefault(record["size"], []).append(positions_of(record))
+    for size, parts in by_size.items():
+        pos = Positions.concat(parts)
+        nbr = geometry(size).nbr
+        for lo in range(0, len(pos), 256):
+            chunk = pos.take(slice(lo, lo + 256))
+            out = net.evaluate(chunk.features, nbr)
+            legal = np.concatenate([chunk.features[:, :, F_LEGAL],
+                                    chunk.features[:, :1, F_SPECIAL_LEGAL]], axis=1) > 0
+            logits = np.where(legal, out.policy_logits, -np.inf)
+            has = chunk.policy_weight > 0
+            agree += int(np.sum((logits.argmax(1) == chunk.policy.argmax(1))[has]))
+            n_pol += int(has.sum())
+            shifted = logits - logits.max(1, keepdims=True)
+            logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+            logp = np.where(legal, logp, 0.0)  # the targets are legal moves only
+            ce += float(-np.sum((chunk.policy * logp)[has]))
+            won = chunk.value != 0
+            decided += int(won.sum())
+            right += int(np.sum((np.sign(out.value) == np.sign(chunk.value))[won]))
+            sq += float(np.sum((out.value - chunk.value) ** 2))
+            count += len(chunk)
+    return result | {"positions": count, "policy_top1": agree / max(n_pol, 1),
+                     "policy_ce": ce / max(n_pol, 1), "value_accuracy": right / max(decided, 1),
+                     "value_mse": sq / max(count, 1)}
 
 
 def train(settings: Settings, resume: bool = False, progress: Progress | None = None) -> Network:
