@@ -25,6 +25,20 @@ def compiled():
         mcts.warm_up(hexstones.new_game(name, size=3))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def classic_search():
+    """These tests are the classic search's: no network plays, whatever weights ship
+    (the network search's tests are tests/test_puct.py)."""
+    from hexstones.ai import puct
+    from hexstones.ai.net import load_network
+
+    for name in GAMES:
+        puct.install_network(name, None)
+    yield
+    for name in GAMES:
+        puct.install_network(name, load_network(name))
+
+
 def play_out(game, moves):
     for m in moves:
         game.play(m)

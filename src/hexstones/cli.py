@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Subcommand modules under hexstones.commands, in the order --help lists them.
-COMMANDS = ["show", "tournament", "komi", "gtp", "match", "serve", "render", "play"]
+COMMANDS = ["show", "tournament", "komi", "gtp", "match", "serve", "render", "play", "train"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,8 +1,10 @@
 """AI players: Monte-Carlo tree search, strength levels, and the komi pie.
 
-The search is compiled (numba, tree in arrays, :mod:`hexstones.ai.mcts`) and built on the
-game kernels of :mod:`hexstones.core`; a game without compiled kernels falls back to the
-plain-Python search of :mod:`hexstones.ai.pysearch`, which speaks only the game API.
+Where a game has shipped network weights, the search is the network-guided PUCT search
+(:mod:`hexstones.ai.puct`, results say ``engine`` "net"); otherwise the classic compiled
+search (numba, tree in arrays, :mod:`hexstones.ai.mcts`) built on the game kernels of
+:mod:`hexstones.core`; a game without compiled kernels falls back to the plain-Python
+search of :mod:`hexstones.ai.pysearch`, which speaks only the game API.
 
 * :func:`choose_move` -- a move for the side to move.
 * :func:`analyze` -- win rate, best moves, principal variation, expected score, ownership.
@@ -21,7 +23,7 @@ from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
 from hexstones.games import Game, other
 
 __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
-           "get_level", "search"]
+           "get_level", "search", "engine_for"]
 
 # Analysis lists this many best moves.
 TOP_MOVES = 10
@@ -38,20 +40,37 @@ def _check_budget(seconds, iterations) -> None:
         raise ValueError(f"iterations must be a whole number of at least 1, not {iterations!r}")
 
 
+ENGINES = ("auto", "net", "mcts")
+
+
 def search(game: Game, *, seconds: float | None = None, iterations: int | None = None,
            seed: int | None = None, knowledge: bool = True, reuse: bool = True,
-           reuse_key=None, analysis: bool = True):
+           reuse_key=None, analysis: bool = True, engine: str = "auto"):
     """Run the best available search on ``game``; return a ``SearchResult``.
 
-    ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE).
-    With ``reuse`` the compiled search keeps its tree for the next move of the same game;
-    ``reuse_key`` names the player, so that two AIs in one process never share a tree.
+    ``engine``: "auto" (the network search where the game has shipped weights, else the
+    classic search), "net" (the network search; ValueError without weights) or "mcts"
+    (the classic search). With the network ``iterations`` counts simulations.
+    ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE; never
+    the network). With ``reuse`` the compiled searches keep their tree for the next move
+    of the same game; ``reuse_key`` names the player, so that two AIs in one process never
+    share a tree.
     """
     if not isinstance(game, Game):
         raise TypeError(f"expected a hexstones game, not {type(game).__name__}")
     _check_budget(seconds, iterations)
     if game.is_over:
         raise ValueError("the game is over: there is nothing to search")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if knowledge and engine != "mcts" and _net_plays(game, engine):
+        from hexstones.ai import puct
+
+        if seconds is None and iterations is None:
+            iterations = FULL_STRENGTH.net_sims
+            seconds = FULL_STRENGTH.max_seconds
+        return puct.search(game, seconds=seconds, iterations=iterations, seed=seed, reuse=reuse,
+                           reuse_key=reuse_key, analysis=analysis)
     if seconds is None and iterations is None:
         iterations = FULL_STRENGTH.iterations
         seconds = FULL_STRENGTH.max_seconds
@@ -66,11 +85,31 @@ def search(game: Game, *, seconds: float | None = None, iterations: int | None =
     return pysearch.search(game, seconds=seconds, iterations=iterations, seed=seed)
 
 
-def _budget_for(level: Level | None, seconds, iterations):
+def _net_plays(game: Game, engine: str) -> bool:
+    """Whether the network search plays ``game`` (``engine`` "auto" or "net")."""
+    from hexstones.ai import puct
+
+    if puct.supports(game):
+        return True
+    if engine == "net":
+        raise ValueError(f"no network weights for {game.name}: the network search cannot play it")
+    return False
+
+
+def engine_for(game: Game, level: int | None = None) -> str:
+    """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength):
+    "net" where the game has network weights and the level plays with them, else "mcts"."""
+    lv = get_level(level) if level is not None else FULL_STRENGTH
+    if lv.net_sims is None or not lv.knowledge:
+        return "mcts"
+    return "net" if _net_plays(game, "auto") else "mcts"
+
+
+def _budget_for(level: Level | None, seconds, iterations, net: bool):
     if seconds is not None or iterations is not None:
         return seconds, iterations
     level = level or FULL_STRENGTH
-    return level.max_seconds, level.iterations
+    return level.max_seconds, (level.net_sims if net else level.iterations)
 
 
 def choose_move(game: Game, *, seconds: float | None = None, iterations: int | None = None,
@@ -91,9 +130,10 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         return legal[0]
     if pass_wins(game, legal):
         return "pass"
-    secs, iters = _budget_for(lv, seconds, iterations)
+    engine = engine_for(game, level)
+    secs, iters = _budget_for(lv, seconds, iterations, engine == "net")
     result = search(game, seconds=secs, iterations=iters, seed=seed,
-                    knowledge=lv.knowledge if lv else True,
+                    knowledge=lv.knowledge if lv else True, engine=engine,
                     reuse_key=("choose_move", level, secs, iters), analysis=False)
     if not result.children:
         return random.Random(seed).choice(legal)
@@ -153,8 +193,13 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
 
     Keys: ``win_rate`` (side to move), ``moves`` (best first: move, visits, win_rate for
     the side to move), ``pv`` (principal variation), ``iterations``, ``playouts``,
-    ``seconds``, ``engine``; for Keil and Dehil also ``expected_score`` (mean final score
-    of the playouts, komi included) and ``ownership`` (point -> -1 white .. +1 black).
+    ``seconds``, ``engine`` ("net" when the network guided the search, "compiled" for the
+    classic search, "python" for the plain-Python one); for Keil and Dehil also
+    ``expected_score`` (mean final score, komi included) and ``ownership`` (point -> -1
+    white .. +1 black). With the network, the score is its margin estimate averaged over
+    the search (also given as ``score_lead``, Black's lead), the two totals split around
+    the position's present total, and the ownership its ownership head averaged over the
+    evaluated leaves; ``playouts`` counts network evaluations.
     """
     _check_budget(seconds, iterations)
     result = search(game, seconds=seconds, iterations=iterations, seed=seed, reuse=False)
@@ -171,7 +216,9 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
                   for m, v, w in result.children[:TOP_MOVES]],
         "pv": list(result.pv),
     }
-    if result.black_score is not None:
+    if getattr(result, "score_lead", None) is not None:
+        out["score_lead"] = result.score_lead
+    if result.black_score is not None and result.ownership is not None:
         out["expected_score"] = {"black": result.black_score, "white": result.white_score}
         out["ownership"] = {name: result.ownership[i] for i, name in enumerate(game.board.names)}
     if game.prison is not None:

@@ -48,8 +48,13 @@ class TreeCache:
         self.size = game.size
         self.options = dict(game.options)
         self.moves: list[str] = list(game.moves)
-        self.tree = allocate_tree(capacity)
-        reset_tree(self.tree)
+        self.tree = self.new_tree(capacity)
+
+    @staticmethod
+    def new_tree(capacity: int):
+        tree = allocate_tree(capacity)
+        reset_tree(tree)
+        return tree
 
     def reusable_for(self, game) -> bool:
         if type(game) is not self.kind or game.options != self.options:
@@ -184,6 +189,27 @@ def _children(tree, node):
     return out
 
 
+def principal_variation(game, tree, root, children, longest: int = 30) -> list[str]:
+    """Follow the most visited child from ``root`` (``children(tree, node)``: tuples of
+    move number, visits, win rate, slot, best first), naming moves on a scratch game."""
+    pv: list[str] = []
+    scratch = game.copy()
+    node = root
+    while len(pv) < longest:
+        kids = children(tree, node)
+        if not kids:
+            break
+        m, _, _, c = kids[0]
+        name = scratch.move_of(m)
+        try:
+            scratch.play(name)
+        except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
+            break
+        pv.append(name)
+        node = c
+    return pv
+
+
 def _result(game, tree, stats, own, done, elapsed):
     from hexstones.ai.pysearch import SearchResult
 
@@ -192,24 +218,7 @@ def _result(game, tree, stats, own, done, elapsed):
     named = [(game.move_of(m), v, w) for m, v, w, _ in children]
     total = sum(v for _, v, _, _ in children)
     root_win = sum(w * v for _, v, w, _ in children) / total if total else 0.5
-    # Principal variation: follow the most visited child, naming moves on a scratch game.
-    pv = []
-    scratch = game.copy()
-    node = root
-    while True:
-        kids = _children(tree, node)
-        if not kids:
-            break
-        m, v, _, c = kids[0]
-        name = scratch.move_of(m)
-        try:
-            scratch.play(name)
-        except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
-            break
-        pv.append(name)
-        node = c
-        if len(pv) >= 30:
-            break
+    pv = principal_variation(game, tree, root, _children)
     sims = max(stats[STAT_SIMS], 1)
     scored = stats[STAT_SCORED]
     result = SearchResult(

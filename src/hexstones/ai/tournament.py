@@ -5,6 +5,8 @@ A player is written as a short spec:
 * ``level:N`` -- strength level N (1-10) with its own budget;
 * ``mcts:1000`` / ``mcts:0.5s`` -- full-knowledge search with 1000 iterations / 0.5 s a move;
 * ``uct:1000`` / ``uct:0.5s`` -- the plain UCT baseline (uniform random playouts, no RAVE);
+* ``net:400`` / ``net:1s`` -- the network-guided search (:mod:`hexstones.ai.puct`) with 400
+  simulations / 1 s a move (the game needs shipped weights);
 * ``random`` -- a uniformly random legal move.
 
 Games are independent tasks (a dict in, a dict out) so that any backend can run them:
@@ -33,13 +35,13 @@ BACKENDS = ("local", "serial", "ray")
 # A game longer than this many moves per board point is stopped and decided by its score.
 MAX_MOVES_PER_POINT = 6
 
-_SPEC = re.compile(r"^(?:(level):(\d+)|(mcts|uct):(\d+(?:\.\d+)?)(s?)|(random))$")
+_SPEC = re.compile(r"^(?:(level):(\d+)|(mcts|uct|net):(\d+(?:\.\d+)?)(s?)|(random))$")
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
     spec: str
-    kind: str  # "level", "mcts", "uct", "random"
+    kind: str  # "level", "mcts", "uct", "net", "random"
     level: int | None = None
     iterations: int | None = None
     seconds: float | None = None
@@ -53,7 +55,7 @@ def parse_player(text: str) -> PlayerSpec:
     if not m:
         raise ValueError(
             f"bad player {text!r}: write level:N (1-10), mcts:ITERATIONS, uct:ITERATIONS, "
-            "mcts:SECONDSs, uct:SECONDSs or random"
+            "net:SIMULATIONS, mcts:SECONDSs, uct:SECONDSs, net:SECONDSs or random"
         )
     if m.group(1):
         level = int(m.group(2))
@@ -82,8 +84,8 @@ def player_move(player: PlayerSpec, game, seed: int) -> str:
     if len(legal) == 1:
         return legal[0]
     result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
-                       knowledge=player.kind == "mcts", reuse_key=player.spec,
-                       analysis=False)
+                       knowledge=player.kind != "uct", reuse_key=player.spec,
+                       analysis=False, engine="net" if player.kind == "net" else "mcts")
     return result.children[0][0] if result.children else legal[0]
 
 
@@ -156,7 +158,7 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
 def _warm_up(tasks: list[dict[str, Any]]) -> None:
     """Compile the search for each game once before the pool forks, so that workers
     inherit the compiled code instead of compiling it again each."""
-    from hexstones.ai import mcts
+    from hexstones.ai import mcts, puct
 
     seen = set()
     for t in tasks:
@@ -164,6 +166,7 @@ def _warm_up(tasks: list[dict[str, Any]]) -> None:
         if key not in seen:
             seen.add(key)
             mcts.warm_up(new_game(t["game"], **t.get("options", {})))
+            puct.warm_up(new_game(t["game"], **t.get("options", {})))
 
 
 class Interrupted(Exception):

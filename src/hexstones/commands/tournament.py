@@ -15,7 +15,8 @@ def add_parser(sub) -> None:
         "tournament", help="round-robin between AI configurations, with Elo ratings",
         description="Every pair of players meets --games times in each game (colours "
                     "alternating). Players: level:N (1-10), mcts:ITERATIONS, uct:ITERATIONS "
-                    "(plain UCT baseline), mcts:SECONDSs, uct:SECONDSs, random.")
+                    "(plain UCT baseline), net:SIMULATIONS (network search), mcts:SECONDSs, "
+                    "uct:SECONDSs, net:SECONDSs, random.")
     p.add_argument("players", nargs="+", metavar="PLAYER", help="e.g. level:3 level:4 uct:2000")
     p.add_argument("--game", dest="games", action="append", choices=GAME_NAMES,
                    help="a game to play (repeat for several; default all three)")

@@ -51,10 +51,12 @@ def exercise_rules(name: str) -> None:
 
 
 def exercise_search(name: str) -> None:
-    """Compile the AI's search (both playout kinds: levels 1-2 play without knowledge)."""
-    from hexstones.ai import mcts
+    """Compile the AI's searches (both playout kinds: levels 1-2 play without knowledge;
+    and the network search where the game has weights)."""
+    from hexstones.ai import mcts, puct
 
     mcts.warm_up(hexstones.new_game(name, size=WARM_SIZE))
+    puct.warm_up(hexstones.new_game(name, size=WARM_SIZE))
 
 
 def compile_all(report: Callable[[int, int], None]) -> None:

@@ -1,0 +1,97 @@
+"""Strength of the network-guided search: GTP matches, each engine pinned to its own core.
+
+    python benchmarks/net_match.py --baseline "/tmp/venv-dcd/bin/hexstones gtp" \\
+        [--game keil --size 5] [--games 40] [--seconds 1] [--net-seconds 1]
+
+Plays ``hexstones match`` (this package's referee, :mod:`hexstones.protocol.match`)
+between
+
+* the candidate: this checkout's ``hexstones gtp --level 10 --seconds S`` (the network
+  search where the game has weights: shipped, or ``$HEXSTONES_NETWORK_DIR/<game>.npz``),
+  pinned with ``taskset`` to one core;
+* the baseline: any GTP engine command (the issue's: the classic search as at commit
+  dcd32dc, installed in its own venv: ``git worktree add /tmp/dcd32dc dcd32dc``, then
+  ``python3.11 -m venv /tmp/venv-dcd && /tmp/venv-dcd/bin/pip install -e /tmp/dcd32dc``),
+  given ``--game``, ``--size`` and ``--seconds``, pinned to another core;
+
+colours alternating, and prints the candidate's win rate with its 95% Wilson interval and
+the Elo difference (with the interval's ends as Elo). ``--baseline self`` plays the
+candidate at ``--seconds`` against itself at ``--net-seconds`` (the scaling figure:
+4 s against 1 s). Progress goes to stderr game by game; ``--out`` keeps the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import time
+
+
+def elo_of(share: float) -> float:
+    share = min(max(share, 1e-6), 1 - 1e-6)
+    return -400.0 * math.log10(1.0 / share - 1.0)
+
+
+def main() -> None:
+    from hexstones.ai.elo import wilson_interval
+    from hexstones.protocol.match import play_match
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--baseline", required=True,
+                    help="the baseline's GTP command (without --game/--size/--seconds), or 'self'")
+    ap.add_argument("--game", default="keil")
+    ap.add_argument("--size", type=int, default=5)
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--seconds", type=float, default=1.0, help="the baseline's time a move")
+    ap.add_argument("--net-seconds", type=float, default=1.0, help="the candidate's time a move")
+    ap.add_argument("--level", type=int, default=10, help="the candidate's level")
+    ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
+    ap.add_argument("--out", help="write the match's JSON here")
+    args = ap.parse_args()
+    core_a, core_b = args.cores.split(",")
+    where = f"--game {args.game} --size {args.size}"
+    candidate = (f"taskset -c {core_a} {shlex.quote(sys.executable)} -m hexstones.cli gtp {where} "
+                 f"--level {args.level} --seconds {args.net_seconds}")
+    if args.baseline == "self":
+        baseline = (f"taskset -c {core_b} {shlex.quote(sys.executable)} -m hexstones.cli gtp "
+                    f"{where} --level {args.level} --seconds {args.seconds}")
+    else:
+        baseline = f"taskset -c {core_b} {args.baseline} {where} --seconds {args.seconds}"
+    print(f"candidate: {candidate}\nbaseline:  {baseline}", file=sys.stderr)
+    start = time.time()
+    score = [0.0]
+
+    def report(outcome) -> None:
+        winner = outcome.winner_engine
+        score[0] += 1.0 if winner == 0 else (0.5 if winner is None else 0.0)
+        print(f"game {outcome.number}/{args.games}: {outcome.text or 'no result'} "
+              f"({outcome.reason}, {len(outcome.moves)} moves); candidate {score[0]:g} of "
+              f"{outcome.number}, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+
+    # Long enough for a first move that compiles (the engines' numba caches warm).
+    match = play_match((candidate, baseline), game=args.game, games=args.games,
+                       options={"size": args.size}, timeout=900.0,
+                       names=("candidate", "baseline"), on_game=report)
+    games = len(match.games)
+    won = score[0]
+    low, high = wilson_interval(won, games)
+    share = won / games
+    summary = {
+        "game": args.game, "size": args.size, "games": games, "candidate_points": won,
+        "win_rate": round(share, 3), "ci95": [round(low, 3), round(high, 3)],
+        "elo": round(elo_of(share)), "elo_ci95": [round(elo_of(low)), round(elo_of(high))],
+        "candidate": candidate, "baseline": baseline, "minutes": round((time.time() - start) / 60, 1),
+        "network_dir": os.environ.get("HEXSTONES_NETWORK_DIR"),
+    }
+    print(json.dumps(summary))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({"summary": summary, "match": match.to_json()}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

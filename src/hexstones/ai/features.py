@@ -1,0 +1,118 @@
+"""The network's inputs: one row of features per board point, seen by the side to move.
+
+:func:`write_features` reads a core state (``game.compiled()``: the :class:`State` and
+:class:`Geometry` named tuples of :mod:`hexstones.core.layout`) and is compiled, so the
+search can encode its leaves inside its own compiled loop. :func:`features_of` is the
+same through the game API. The rules are never restated: legal moves come from the
+game's kernel through :mod:`hexstones.core.dispatch`, the rules' state (special holder,
+passes, prison) from the meta slots the core names.
+
+Every feature is per point (``out[p, f]``); the global ones (side to move, special
+holder, passes, prison, balance, board size) are written on every point, so the network
+reads them through its convolutions and its global pooling alike. The features are
+colour-relative: "own" is the side to move's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from hexstones.core import dispatch
+from hexstones.core.layout import (
+    M_GAME,
+    M_LAST,
+    M_PASSES,
+    M_PRISON,
+    M_SPECIAL,
+    M_TO_MOVE,
+    geometry,
+)
+
+FEATURES = (
+    "own stone",           # 1 where the side to move has a stone
+    "opponent stone",      # 1 where the opponent has a stone
+    "legal placement",     # 1 where the side to move may play (the kernels' legal moves)
+    "on edge",             # 1 on the board's sides
+    "on board",            # 1 everywhere (off-board neighbours read 0: the edge is seen)
+    "to move is white",    # 1 if the side to move plays White
+    "own special",         # 1 if the side to move holds the one-time privilege (Keil's
+                           # button, Dehil's first pass)
+    "opponent special",    # 1 if the opponent holds it
+    "passes",              # consecutive passes just played / 2
+    "special legal",       # 1 if the special move (button, pass, release) is legal
+    "own prison",          # the side to move's stones in the prison / 10 (Droched)
+    "opponent prison",     # the opponent's / 10
+    "balance",             # the game's balance value (komi, prison stones) / 10
+    "balance for mover",   # the balance with the sign of the side to move: + for White
+                           # to move, - for Black (a komi for White is for the mover if White)
+    "last move",           # 1 on the point of the last move
+    "board size",          # (sqrt(P) - 10) / 5, the board's size for size-independent play
+)
+NUM_FEATURES = len(FEATURES)
+(F_OWN, F_OPP, F_LEGAL, F_EDGE, F_ONES, F_WHITE, F_OWN_SPECIAL, F_OPP_SPECIAL, F_PASSES,
+ F_SPECIAL_LEGAL, F_OWN_PRISON, F_OPP_PRISON, F_BALANCE, F_BALANCE_MOVER, F_LAST,
+ F_SIZE) = range(NUM_FEATURES)
+
+BALANCE_SCALE = 10.0
+PRISON_SCALE = 10.0
+
+
+@njit(cache=True)
+def write_features(geo, st, balance, out):
+    """Write the features of the position in ``st`` into ``out`` (float32 ``[P, C]``),
+    seen by the side to move; ``balance`` is the game's balance value in points.
+    ``st``'s scratch rows are used (the legal-move test); its position is unchanged."""
+    board, meta = st.board, st.meta
+    P = board.shape[0]
+    me = meta[M_TO_MOVE]
+    you = 3 - me
+    legal = np.empty(P + 1, np.int32)
+    count = dispatch.legal_moves(meta[M_GAME], geo, st, legal)
+    special_legal = 0.0
+    out[:, :] = 0.0
+    for i in range(count):
+        a = legal[i]
+        if a < P:
+            out[a, F_LEGAL] = 1.0
+        else:
+            special_legal = 1.0
+    holder = meta[M_SPECIAL]
+    size_value = (math.sqrt(P) - 10.0) / 5.0
+    white = 1.0 if me == 2 else 0.0
+    for p in range(P):
+        c = board[p]
+        if c == me:
+            out[p, F_OWN] = 1.0
+        elif c == you:
+            out[p, F_OPP] = 1.0
+        out[p, F_EDGE] = 1.0 if geo.on_edge[p] else 0.0
+        out[p, F_ONES] = 1.0
+        out[p, F_WHITE] = white
+        out[p, F_OWN_SPECIAL] = 1.0 if holder == me else 0.0
+        out[p, F_OPP_SPECIAL] = 1.0 if holder == you else 0.0
+        out[p, F_PASSES] = meta[M_PASSES] * 0.5
+        out[p, F_SPECIAL_LEGAL] = special_legal
+        out[p, F_OWN_PRISON] = meta[M_PRISON + me - 1] / PRISON_SCALE
+        out[p, F_OPP_PRISON] = meta[M_PRISON + you - 1] / PRISON_SCALE
+        out[p, F_BALANCE] = balance / BALANCE_SCALE
+        out[p, F_BALANCE_MOVER] = (balance if me == 2 else -balance) / BALANCE_SCALE
+        out[p, F_SIZE] = size_value
+    last = meta[M_LAST]
+    if 0 <= last < P:
+        out[last, F_LAST] = 1.0
+
+
+def features_of(game) -> np.ndarray:
+    """float32 ``[P, NUM_FEATURES]``: the features of ``game``'s position (game API)."""
+    found = game.compiled()
+    out = np.empty((found.num_points, NUM_FEATURES), np.float32)
+    write_features(found.geometry, found.state, float(game.balance_value), out)
+    return out
+
+
+def geometry_of(game) -> np.ndarray:
+    """The neighbour table ``int32[P, 6]`` (-1 off the board) the network convolves over."""
+    return geometry(game.size).nbr

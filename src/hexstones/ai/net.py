@@ -1,0 +1,365 @@
+"""The policy/value network, evaluated with numpy only (no PyTorch at play time).
+
+One network serves every board side of a game: its convolutions read a point and its six
+neighbours through the geometry's neighbour table (``nbr``, -1 off the board, read as
+zeros), and global pooling (mean, size-scaled mean, max over the board's points) carries
+whole-board facts and the board's size to every point and to the heads.
+
+Architecture (KataGo's shape, scaled down for a CPU)::
+
+    features [B, P, C]
+      -> hex conv (7 weight matrices: the point, then its neighbours in nbr's order) -> ReLU
+      -> N residual blocks: hex conv -> ReLU -> + linear(pool(.)) -> ReLU -> hex conv,
+                            added to the block's input -> ReLU
+      -> policy head: 1x1 conv + linear(pool(trunk)) -> ReLU -> a logit per point;
+                      the special move's logit from the pooled policy features
+      -> value head:  pool(trunk) -> linear -> ReLU -> tanh (value), linear (score margin)
+      -> ownership:   1x1 conv of the trunk -> tanh (games with a score)
+
+The weights are a ``.npz`` of float32 arrays named as in :func:`param_shapes`, with the
+configuration and how the weights were made (``meta``) as a JSON string under
+``__config__``. Training (``hexstones.ai.training``, PyTorch) writes and reads the same
+files, and its module computes the same function (the tests hold the two together).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from hexstones.ai.features import NUM_FEATURES
+from hexstones.games import game_class
+
+# The score head's output is this many points per unit (keeps its weights near 1).
+SCORE_SCALE = 10.0
+# Default shape of a game's network: small enough for one CPU core.
+DEFAULT_CHANNELS = 32
+DEFAULT_BLOCKS = 4
+DEFAULT_HEAD = 16
+DEFAULT_VALUE_HIDDEN = 32
+
+
+class NetOutput(NamedTuple):
+    policy_logits: np.ndarray          # float32[B, P+1] over the game's actions
+    value: np.ndarray                  # float32[B] in [-1, 1], for the side to move
+    score: np.ndarray | None           # float32[B] score margin for the side to move, or None
+    ownership: np.ndarray | None       # float32[B, P] in [-1, 1], +1 the side to move's, or None
+
+
+def param_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight array of a network with ``config``."""
+    C, W = config["num_features"], config["channels"]
+    H, V = config["head_channels"], config["value_hidden"]
+    shapes: dict[str, tuple[int, ...]] = {"stem_w": (7 * C, W), "stem_b": (W,)}
+    for i in range(config["blocks"]):
+        shapes |= {f"b{i}_c1_w": (7 * W, W), f"b{i}_c1_b": (W,),
+                   f"b{i}_g_w": (3 * W, W), f"b{i}_g_b": (W,),
+                   f"b{i}_c2_w": (7 * W, W), f"b{i}_c2_b": (W,)}
+    shapes |= {"p_c_w": (W, H), "p_c_b": (H,), "p_g_w": (3 * W, H),
+               "p_o_w": (H, 1), "p_o_b": (1,), "p_s_w": (3 * H, 1), "p_s_b": (1,),
+               "v_f_w": (3 * W, V), "v_f_b": (V,), "v_o_w": (V, 1), "v_o_b": (1,)}
+    if config["has_score"]:
+        shapes |= {"s_o_w": (V, 1), "s_o_b": (1,), "o_w": (W, 1), "o_b": (1,)}
+    return shapes
+
+
+def default_config(game_name: str, **changes: Any) -> dict[str, Any]:
+    config = {"game": game_name, "num_features": NUM_FEATURES, "channels": DEFAULT_CHANNELS,
+              "blocks": DEFAULT_BLOCKS, "head_channels": DEFAULT_HEAD,
+              "value_hidden": DEFAULT_VALUE_HIDDEN,
+              "has_score": bool(game_class(game_name).has_score)}
+    config.update(changes)
+    return config
+
+
+def init_params(config: dict[str, Any], seed: int = 0) -> dict[str, np.ndarray]:
+    """Random weights (He initialisation; each block's last conv starts small, so a deep
+    net starts near the identity). Training starts from these too."""
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name, shape in param_shapes(config).items():
+        if name.endswith("_b"):
+            params[name] = np.zeros(shape, np.float32)
+            continue
+        scale = math.sqrt(2.0 / shape[0])
+        if "_c2_" in name or name.startswith(("p_o", "p_s", "v_o", "s_o", "o_")):
+            scale *= 0.1
+        params[name] = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return params
+
+
+def gather_index(nbr: np.ndarray) -> np.ndarray:
+    """``int[P, 7]``: each point, then its six neighbours, with ``P`` (a zero row) for
+    "off the board"."""
+    P = nbr.shape[0]
+    idx = np.empty((P, 7), np.intp)
+    idx[:, 0] = np.arange(P)
+    idx[:, 1:] = np.where(nbr < 0, P, nbr)
+    return idx
+
+
+def size_scale(num_points: int) -> float:
+    return (math.sqrt(num_points) - 10.0) / 5.0
+
+
+def _pool(x: np.ndarray) -> np.ndarray:
+    """[B, P, W] -> [B, 3W]: mean, mean scaled by the board's size, max."""
+    mean = x.mean(axis=1)
+    return np.concatenate([mean, mean * size_scale(x.shape[1]), x.max(axis=1)], axis=1)
+
+
+def _hexconv(x: np.ndarray, idx: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    B, P, C = x.shape
+    padded = np.concatenate([x, np.zeros((B, 1, C), x.dtype)], axis=1)
+    return padded[:, idx].reshape(B, P, 7 * C) @ w + b
+
+
+def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.ndarray,
+            nbr: np.ndarray) -> NetOutput:
+    """The network's function in numpy (float32)."""
+    x = np.asarray(features, np.float32)
+    if x.ndim != 3 or x.shape[2] != config["num_features"] or x.shape[1] != nbr.shape[0]:
+        raise ValueError(f"features are [B, {nbr.shape[0]}, {config['num_features']}], "
+                         f"not {list(x.shape)}")
+    idx = gather_index(nbr)
+    p = params
+    x = np.maximum(_hexconv(x, idx, p["stem_w"], p["stem_b"]), 0)
+    for i in range(config["blocks"]):
+        h = np.maximum(_hexconv(x, idx, p[f"b{i}_c1_w"], p[f"b{i}_c1_b"]), 0)
+        h = np.maximum(h + (_pool(h) @ p[f"b{i}_g_w"] + p[f"b{i}_g_b"])[:, None, :], 0)
+        x = np.maximum(x + _hexconv(h, idx, p[f"b{i}_c2_w"], p[f"b{i}_c2_b"]), 0)
+    pooled = _pool(x)
+    ph = np.maximum(x @ p["p_c_w"] + p["p_c_b"] + (pooled @ p["p_g_w"])[:, None, :], 0)
+    point_logits = (ph @ p["p_o_w"] + p["p_o_b"])[..., 0]
+    special_logit = _pool(ph) @ p["p_s_w"] + p["p_s_b"]
+    logits = np.concatenate([point_logits, special_logit], axis=1)
+    vh = np.maximum(pooled @ p["v_f_w"] + p["v_f_b"], 0)
+    value = np.tanh(vh @ p["v_o_w"] + p["v_o_b"])[:, 0]
+    score = ownership = None
+    if config["has_score"]:
+        score = ((vh @ p["s_o_w"] + p["s_o_b"])[:, 0] * SCORE_SCALE).astype(np.float32)
+        ownership = np.tanh(x @ p["o_w"] + p["o_b"])[..., 0].astype(np.float32)
+    return NetOutput(logits.astype(np.float32), value.astype(np.float32), score, ownership)
+
+
+# -- the same function compiled (numba), one position at a time: no numpy call overhead,
+# but no BLAS either (numba's np.dot needs SciPy); benchmarks/net_eval.py compares them --
+
+@njit(cache=True, fastmath=True)
+def _matmul(a, b):
+    """``a @ b`` for 2-D float32 arrays (numba's np.dot needs SciPy's BLAS; the inner
+    loop runs along b's rows, which LLVM vectorises)."""
+    n, k = a.shape
+    m = b.shape[1]
+    out = np.zeros((n, m), np.float32)
+    for i in range(n):
+        for j in range(k):
+            v = a[i, j]
+            if v != 0.0:
+                for c in range(m):
+                    out[i, c] += v * b[j, c]
+    return out
+
+
+@njit(cache=True)
+def _hexconv_into(x, idx, w, b, out):
+    # x [P, C], idx [P, 7] (P = zero row), w [7C, W]
+    P, C = x.shape
+    buf = np.zeros((P, 7 * C), np.float32)
+    for p in range(P):
+        for d in range(7):
+            q = idx[p, d]
+            if q < P:
+                for c in range(C):
+                    buf[p, d * C + c] = x[q, c]
+    out[:, :] = _matmul(buf, w)
+    for p in range(P):
+        for c in range(out.shape[1]):
+            out[p, c] += b[c]
+
+@njit(cache=True)
+def _pool_into(h, scale, g):
+    P, W = h.shape
+    for c in range(W):
+        s = 0.0
+        m = -np.inf
+        for p in range(P):
+            s += h[p, c]
+            if h[p, c] > m:
+                m = h[p, c]
+        g[c] = s / P
+        g[W + c] = s / P * scale
+        g[2 * W + c] = m
+
+@njit(cache=True, nogil=True)  # nogil: the search's threads evaluate while others search
+def _forward_one(x, idx, scale, stem_w, stem_b, c1w, c1b, gw, gb, c2w, c2b,
+                pcw, pcb, pgw, pow_, pob, psw, psb, vfw, vfb, vow, vob, sow, sob, ow, ob,
+                has_score, logits, out_vals, own):
+    P = x.shape[0]
+    W = stem_b.shape[0]
+    t = np.empty((P, W), np.float32)
+    h = np.empty((P, W), np.float32)
+    h2 = np.empty((P, W), np.float32)
+    g = np.empty(3 * W, np.float32)
+    _hexconv_into(x, idx, stem_w, stem_b, t)
+    t = np.maximum(t, 0)
+    for i in range(c1w.shape[0]):
+        _hexconv_into(t, idx, c1w[i], c1b[i], h)
+        h = np.maximum(h, 0)
+        _pool_into(h, scale, g)
+        bias = _matmul(g.reshape(1, -1), gw[i])[0] + gb[i]
+        for p in range(P):
+            for c in range(W):
+                v = h[p, c] + bias[c]
+                h[p, c] = v if v > 0 else 0.0
+        _hexconv_into(h, idx, c2w[i], c2b[i], h2)
+        for p in range(P):
+            for c in range(W):
+                v = t[p, c] + h2[p, c]
+                t[p, c] = v if v > 0 else 0.0
+    _pool_into(t, scale, g)
+    gp = g.reshape(1, -1)
+    ph = _matmul(t, pcw) + pcb + _matmul(gp, pgw)
+    ph = np.maximum(ph, 0)
+    pl = _matmul(ph, pow_)
+    for p in range(P):
+        logits[p] = pl[p, 0] + pob[0]
+    H = ph.shape[1]
+    gh = np.empty(3 * H, np.float32)
+    _pool_into(ph, scale, gh)
+    logits[P] = _matmul(gh.reshape(1, -1), psw)[0, 0] + psb[0]
+    vh = np.maximum(_matmul(gp, vfw)[0] + vfb, 0).reshape(1, -1)
+    out_vals[0] = math.tanh(_matmul(vh, vow)[0, 0] + vob[0])
+    if has_score:
+        out_vals[1] = (_matmul(vh, sow)[0, 0] + sob[0]) * SCORE_SCALE
+        o = _matmul(t, ow)
+        for p in range(P):
+            own[p] = math.tanh(o[p, 0] + ob[0])
+
+
+def pack(params: dict[str, np.ndarray], config: dict[str, Any]) -> tuple:
+    """The weights as :func:`_forward_one` takes them (the blocks' weights stacked)."""
+    p = params
+    n = config["blocks"]
+
+    def stack(part):
+        return np.ascontiguousarray(np.stack([p[f"b{i}_{part}"] for i in range(n)]))
+    V, W = config["value_hidden"], config["channels"]
+    if config["has_score"]:
+        score = (p["s_o_w"], p["s_o_b"], p["o_w"], p["o_b"])
+    else:
+        score = (np.zeros((V, 1), np.float32), np.zeros(1, np.float32),
+                 np.zeros((W, 1), np.float32), np.zeros(1, np.float32))
+    return (p["stem_w"], p["stem_b"], stack("c1_w"), stack("c1_b"), stack("g_w"), stack("g_b"),
+            stack("c2_w"), stack("c2_b"), p["p_c_w"], p["p_c_b"], p["p_g_w"], p["p_o_w"],
+            p["p_o_b"], p["p_s_w"], p["p_s_b"], p["v_f_w"], p["v_f_b"], p["v_o_w"], p["v_o_b"],
+            *score)
+
+
+def forward_compiled(packed: tuple, config: dict[str, Any], features: np.ndarray,
+                     nbr: np.ndarray) -> NetOutput:
+    """:func:`forward` by the compiled code, position by position."""
+    x = np.ascontiguousarray(features, np.float32)
+    if x.ndim != 3 or x.shape[2] != config["num_features"] or x.shape[1] != nbr.shape[0]:
+        raise ValueError(f"features are [B, {nbr.shape[0]}, {config['num_features']}], "
+                         f"not {list(x.shape)}")
+    B, P, _ = x.shape
+    idx = gather_index(nbr).astype(np.int32)
+    logits = np.empty((B, P + 1), np.float32)
+    vals = np.zeros((B, 2), np.float32)
+    own = np.zeros((B, P), np.float32)
+    has = bool(config["has_score"])
+    scale = size_scale(P)
+    for b in range(B):
+        _forward_one(x[b], idx, scale, *packed, has, logits[b], vals[b], own[b])
+    return NetOutput(logits, vals[:, 0].copy(), vals[:, 1].copy() if has else None,
+                     own if has else None)
+
+
+class Network:
+    """A game's network: its weights, its configuration, and how it was made."""
+
+    def __init__(self, config: dict[str, Any], params: dict[str, np.ndarray],
+                 trained: bool, meta: dict[str, Any] | None = None):
+        shapes = param_shapes(config)
+        missing = set(shapes) - set(params)
+        if missing:
+            raise ValueError(f"the weights lack {sorted(missing)}")
+        for name, shape in shapes.items():
+            if params[name].shape != shape:
+                raise ValueError(f"weight {name} is {params[name].shape}, not {shape}")
+        self.config = dict(config)
+        self.game: str = config["game"]
+        self.params = {name: np.ascontiguousarray(params[name], np.float32) for name in shapes}
+        self.trained = trained
+        self.meta: dict[str, Any] = dict(meta or {})
+        self._packed: tuple | None = None
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(a.size for a in self.params.values())
+
+    def evaluate(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
+        """Evaluate a batch ``float32[B, P, C]`` of positions of one board side, whose
+        neighbour table is ``geo_nbr`` (``geometry.nbr``, ``int32[P, 6]``)."""
+        return forward(self.params, self.config, features, np.asarray(geo_nbr))
+
+    evaluate_numpy = evaluate
+
+    def evaluate_compiled(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
+        """The same by the compiled forward pass (numba, no BLAS): measured against numpy
+        by benchmarks/net_eval.py (figures in docs/ai.md)."""
+        if self._packed is None:
+            self._packed = pack(self.params, self.config)
+        return forward_compiled(self._packed, self.config, features, np.asarray(geo_nbr))
+
+    def save(self, target) -> None:
+        """Write the weights, configuration and ``meta`` as one ``.npz`` (a path or a
+        binary file object)."""
+        header = json.dumps({"config": self.config, "trained": self.trained, "meta": self.meta})
+        arrays: dict[str, Any] = {"__config__": np.array(header), **self.params}
+        if hasattr(target, "write"):
+            np.savez_compressed(target, **arrays)
+            return
+        with open(target, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"Network({self.game}, {c['blocks']} blocks x {c['channels']} channels, "
+                f"{self.num_parameters} parameters, {'trained' if self.trained else 'random'})")
+
+
+def read_network(path) -> Network:
+    """A network from a ``.npz`` written by :meth:`Network.save`."""
+    with np.load(path, allow_pickle=False) as data:
+        header = json.loads(str(data["__config__"]))
+        params = {name: data[name] for name in data.files if name != "__config__"}
+    return Network(header["config"], params, bool(header["trained"]), header.get("meta"))
+
+
+def weights_path(game_name: str):
+    """Where the shipped weights of ``game_name`` live (a package resource)."""
+    return resources.files("hexstones.ai").joinpath("weights", f"{game_name}.npz")
+
+
+def load_network(game_name: str) -> Network | None:
+    """The shipped network of ``game_name``, or ``None`` where none ships."""
+    game_class(game_name)  # an unknown game is an error, not "no network"
+    path = weights_path(game_name)
+    if not path.is_file():
+        return None
+    with resources.as_file(path) as found:
+        return read_network(found)
+
+
+def random_network(game_name: str, seed: int = 0, **config_changes: Any) -> Network:
+    """An untrained network (random weights), evaluated by the same code as a trained one."""
+    config = default_config(game_name, **config_changes)
+    return Network(config, init_params(config, seed), trained=False,
+                   meta={"made_by": "random_network", "seed": seed})

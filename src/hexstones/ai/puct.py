@@ -1,0 +1,354 @@
+"""The network-guided search: PUCT over the compiled kernels, leaves evaluated in batches.
+
+The compiled part (tree arrays, selection with virtual loss, feature encoding, expansion,
+backup) is :mod:`hexstones.ai.puct_tree`; this driver runs its steps, evaluates each
+batch of leaves with the game's network (:mod:`hexstones.ai.net`) in one call, keeps the
+tree between moves, and turns the tree into a :class:`hexstones.ai.pysearch.SearchResult`
+(``engine`` "net").
+
+Why PUCT (AlphaZero) rather than a Gumbel root: the levels search hundreds to thousands
+of simulations a move, where PUCT is at its best, it batches leaves naturally with
+virtual loss, and its tree carries over to the next move unchanged; Gumbel's advantage
+is at a handful of simulations.
+
+Every core: with a time budget, several searchers (threads) share the tree, taking turns
+at it under a lock, so that one selects and encodes its batch (compiled code that
+releases the GIL) while another waits for the network. A budget of simulations alone
+(``seconds=None``) uses one searcher, so that a seed and a budget always give the same
+search.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+# puct_tree first: importing it drops numba cache files made stale by edited kernels.
+from hexstones.ai.puct_tree import (  # isort: skip
+    C_ROOT, DEFAULT_PARAMS, LEAF_NET, PuctTree, allocate_tree,
+    expand_and_backup, reset_tree, select_leaves,
+)
+from hexstones.ai.features import NUM_FEATURES
+from hexstones.ai.mcts import TreeCache, principal_variation, state_for, supports as has_kernels
+from hexstones.core import dispatch
+from hexstones.core.common import copy_into, seed_rng
+from hexstones.core.layout import M_PLY, allocate_state, capacity_of
+
+MAX_NODES = 2_000_000
+BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gains
+# nothing from bigger batches on a CPU (benchmarks/net_search.py), and every leaf in
+# flight blurs the search a little (virtual loss)
+KEPT_TREES = 2
+
+_NETWORKS: dict[str, Any] = {}
+_NET_LOCK = threading.Lock()
+_WARM: set = set()
+
+
+# A folder of ``<game>.npz`` weights to play with instead of the shipped ones (for
+# trying a training run's checkpoint in matches); a game without a file there keeps its own.
+NETWORK_DIR_VARIABLE = "HEXSTONES_NETWORK_DIR"
+
+
+def network_for(game_name: str):
+    """The network ``game_name`` plays with (loaded once per process), or None: the file
+    ``$HEXSTONES_NETWORK_DIR/<game>.npz`` if there is one, else the shipped weights."""
+    with _NET_LOCK:
+        if game_name not in _NETWORKS:
+            from hexstones.ai.net import load_network, read_network
+
+            folder = os.environ.get(NETWORK_DIR_VARIABLE)
+            path = os.path.join(folder, f"{game_name}.npz") if folder else None
+            if path and os.path.isfile(path):
+                _NETWORKS[game_name] = read_network(path)
+            else:
+                _NETWORKS[game_name] = load_network(game_name)
+        return _NETWORKS[game_name]
+
+
+def install_network(game_name: str, network) -> None:
+    """Play ``game_name`` with ``network`` in this process from now on (None: with no
+    network, so the classic search plays): for a network file of one's own, and for
+    tests of both engines whatever weights ship."""
+    from hexstones.games import game_class
+
+    game_class(game_name)  # an unknown game is an error
+    if network is not None and network.game != game_name:
+        raise ValueError(f"that network plays {network.game}, not {game_name}")
+    with _NET_LOCK:
+        _NETWORKS[game_name] = network
+    _WARM.discard(game_name)
+
+
+def supports(game) -> bool:
+    """Whether the network search can play ``game``: compiled kernels and shipped weights."""
+    return has_kernels(game) and network_for(game.name) is not None
+
+
+def default_threads() -> int:
+    """Searchers for a timed search: one per core this process may run on, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+class _Cache(TreeCache):
+    """A tree kept for the next move of the same game by the same player, with the same
+    network (the classic search's rules of reuse, :class:`hexstones.ai.mcts.TreeCache`)."""
+
+    def __init__(self, game, capacity: int, network):
+        super().__init__(game, capacity)
+        self.network = network
+
+    @staticmethod
+    def new_tree(capacity: int):
+        tree = allocate_tree(capacity)
+        reset_tree(tree)
+        return tree
+
+    def reusable_for(self, game, network=None) -> bool:
+        return network is self.network and super().reusable_for(game)
+
+
+_CACHE: dict = {}
+
+
+def _cache_key(game, reuse_key):
+    return (game.name, repr(sorted(game.options.items())), repr(reuse_key))
+
+
+def kept_tree(game, reuse_key=None) -> PuctTree | None:
+    """The tree kept for this game and player (``reuse_key``), or None."""
+    cache = _CACHE.get(_cache_key(game, reuse_key))
+    return None if cache is None else cache.tree
+
+
+def _capacity(game, iterations) -> int:
+    if iterations is not None:
+        # Room for this search and the next one on the kept tree (each evaluation
+        # expands a node: up to P + 1 children).
+        return int(min(MAX_NODES, (2 * iterations + BATCH * 4 + 2) * (game.board.num_points + 1)))
+    return MAX_NODES
+
+
+class _Searcher:
+    """One searcher's buffers: its own work state, batch of features and leaf records."""
+
+    def __init__(self, root_st, size: int, P: int, batch: int, max_depth: int, seed: int):
+        self.work = allocate_state(size, capacity_of(root_st))
+        copy_into(self.work, root_st)
+        rows = batch + batch // 2 + 1
+        self.features = np.zeros((batch, P, NUM_FEATURES), np.float32)
+        self.paths = np.zeros((rows, max_depth + 1), np.int32)
+        self.depths = np.zeros(rows, np.int32)
+        self.kinds = np.zeros(batch, np.int8)
+        self.legal = np.zeros((batch, P + 1), np.int32)
+        self.num_legal = np.zeros(batch, np.int32)
+        self.exact_value = np.zeros(batch, np.float64)
+        self.exact_score = np.zeros(batch, np.float64)
+        self.to_move = np.zeros(batch, np.int64)
+        self.rollout = np.zeros(batch, np.float64)
+        self.rng = seed_rng(seed)
+        self.cand = np.empty(dispatch.policy_buffer_size(P), np.int32)
+        self.reply = np.full((2, P + 1), -1, np.int32)
+
+
+def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_key=None,
+           network=None, batch: int | None = None, threads: int | None = None, params=None,
+           analysis=True):
+    """Search ``game``'s position with its network (``network``: else the shipped one);
+    ``iterations`` counts simulations (leaves evaluated or exact results backed up).
+    Returns a :class:`hexstones.ai.pysearch.SearchResult` with ``engine`` "net".
+    ``seed`` seeds the policy playouts mixed into the values (``params[P_MIX] > 0``); the
+    selection itself draws no random numbers."""
+    seed = 0 if seed is None else int(seed)
+    net = network if network is not None else network_for(game.name)
+    if net is None or not has_kernels(game):
+        raise ValueError(f"no network search for {game.name}")
+    if game.is_over:
+        raise ValueError("the game is over: there is nothing to search")
+    door = game.compiled()
+    gid, geo, P = door.game_id, door.geometry, door.num_points
+    root_st = state_for(game, door)
+    batch = int(batch or BATCH)
+    if threads is None:
+        threads = 1 if seconds is None else default_threads()
+    threads = max(1, int(threads))
+    key = _cache_key(game, reuse_key)
+    cache = _CACHE.pop(key, None) if reuse else None
+    if cache is None or not cache.reusable_for(game, net):
+        cache = _Cache(game, _capacity(game, iterations), net)
+    if reuse:
+        while len(_CACHE) >= KEPT_TREES:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = cache
+    tree: PuctTree = cache.tree
+    params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
+    balance = float(game.balance_value)
+    max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
+    max_depth = max(1, min(max_depth, 4 * P + 64))
+    max_ply = min(capacity_of(root_st) - 1,
+                  int(root_st.meta[M_PLY]) + int(dispatch.policy_move_limit(gid, P)))
+    nbr = geo.nbr
+    own_sum = np.zeros(P, np.float64)
+    counts = {"sims": 0, "evals": 0, "batches": 0, "owned": 0}
+    tree_lock = threading.Condition()
+    in_flight = [0]  # batches chosen and not yet backed up
+    errors: list[BaseException] = []
+    stop = threading.Event()
+    start = time.perf_counter()
+
+    def budget_left() -> int:
+        if iterations is not None and counts["sims"] >= iterations:
+            return 0
+        if seconds is not None and counts["sims"] > 0 and time.perf_counter() - start >= seconds:
+            return 0
+        return batch if iterations is None else min(batch, iterations - counts["sims"])
+
+    def run(s: _Searcher) -> None:
+        while not stop.is_set():
+            with tree_lock:
+                want = budget_left()
+                if want == 0:
+                    stop.set()
+                    tree_lock.notify_all()
+                    return
+                n = select_leaves(gid, geo, root_st, s.work, tree, params, balance, want,
+                                  s.features, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
+                                  s.exact_value, s.exact_score, s.to_move, s.rng, max_ply,
+                                  s.cand, s.reply, s.rollout)
+                if n == 0:
+                    if in_flight[0] == 0:  # the tree is full or too deep: nothing to learn
+                        stop.set()
+                        tree_lock.notify_all()
+                        return
+                    # Every leaf worth a look is in another searcher's batch: wait for it.
+                    tree_lock.wait(0.05)
+                    continue
+                counts["sims"] += n  # claimed now, so that other searchers see the budget
+                in_flight[0] += 1
+            try:
+                out = _evaluate(net, s, n, P, nbr)
+            except BaseException as exc:
+                errors.append(exc)
+                stop.set()
+                raise
+            finally:
+                with tree_lock:
+                    in_flight[0] -= 1
+                    tree_lock.notify_all()
+            logits, values, scores, ownership, net_rows = out
+            with tree_lock:
+                expand_and_backup(tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
+                                  logits, values, scores, s.exact_value, s.exact_score,
+                                  s.rollout, params)
+                counts["evals"] += len(net_rows)
+                counts["batches"] += 1
+                if analysis and ownership is not None:
+                    # The network's ownership is the side to move's; the result's is Black's.
+                    sign = np.where(s.to_move[net_rows] == 1, 1.0, -1.0)
+                    own_sum[:] += (np.asarray(ownership, np.float64) * sign[:, None]).sum(0)
+                    counts["owned"] += len(net_rows)
+
+    searchers = [_Searcher(root_st, game.size, P, batch, max_depth, seed + i) for i in range(threads)]
+    if threads == 1:
+        run(searchers[0])
+    else:
+        workers = [threading.Thread(target=run, args=(s,), daemon=True) for s in searchers]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        if errors:
+            raise errors[0]
+    elapsed = time.perf_counter() - start
+    result = _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis)
+    result.batch = batch
+    result.threads = threads
+    return result
+
+
+def _evaluate(net, s: _Searcher, n: int, P: int, nbr):
+    """The network's answers for the leaves of a batch that need it (rows ``net_rows``;
+    the others' rows stay zero: their exact results are in the searcher)."""
+    net_rows = np.flatnonzero(s.kinds[:n] == LEAF_NET)
+    logits = np.zeros((n, P + 1), np.float32)
+    values = np.zeros(n, np.float64)
+    scores = np.zeros(n, np.float64)
+    ownership = None
+    if len(net_rows):
+        out = net.evaluate(s.features[net_rows], nbr)
+        logits[net_rows] = out.policy_logits
+        values[net_rows] = out.value
+        if out.score is not None:
+            scores[net_rows] = out.score
+        ownership = out.ownership
+    return logits, values, scores, ownership, net_rows
+
+
+def _children(tree, node):
+    first, count = int(tree.first_child[node]), int(tree.num_children[node])
+    if first < 0:
+        return []
+    out = []
+    for c in range(first, first + count):
+        visits = int(tree.visits[c])
+        if visits == 0:
+            continue
+        value = float(tree.value_sum[c]) / visits
+        out.append((int(tree.move[c]), visits, (value + 1.0) / 2.0, c))
+    out.sort(key=lambda t: (-t[1], -t[2]))
+    return out
+
+
+def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
+    from hexstones.ai.pysearch import SearchResult
+
+    root = int(tree.counters[C_ROOT])
+    children = _children(tree, root)
+    named = [(game.move_of(m), v, w) for m, v, w, _ in children]
+    visits = int(tree.visits[root])
+    # The root holds values for the player who moved into it: the opponent of the mover.
+    root_value = -float(tree.value_sum[root]) / visits if visits else 0.0
+    pv = principal_variation(game, tree, root, _children)
+    black = white = None
+    ownership = None
+    lead = None
+    if analysis and game.has_score and visits:
+        # The network's margin is the side to move's; Black's lead, and the two totals
+        # split around today's total (what the classic search's playouts report).
+        margin = -float(tree.score_sum[root]) / visits
+        lead = margin if game.to_move == "black" else -margin
+        now = np.zeros(2, np.float64)
+        dispatch.score(door.game_id, door.geometry, root_st, now)
+        total = float(now[0] + now[1])
+        black, white = (total + lead) / 2.0, (total - lead) / 2.0
+        if counts["owned"]:
+            ownership = [float(x) / counts["owned"] for x in own_sum]
+    result = SearchResult(
+        root_to_move=game.to_move, children=named, pv=pv, iterations=counts["sims"],
+        playouts=counts["evals"], seconds=elapsed, root_win_rate=(root_value + 1.0) / 2.0,
+        black_score=black, white_score=white, ownership=ownership,
+    )
+    result.engine = "net"
+    result.score_lead = lead
+    result.batches = counts["batches"]
+    return result
+
+
+def warm_up(game) -> None:
+    """Compile the network search (first call in a process) so that later budgets are
+    honest; nothing without weights for the game."""
+    if game.name in _WARM or not supports(game):
+        return
+    import hexstones
+
+    fresh = hexstones.new_game(game.name, size=3)
+    search(fresh, iterations=BATCH + 2, reuse=False)
+    _WARM.add(game.name)

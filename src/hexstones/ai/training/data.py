@@ -1,0 +1,202 @@
+"""Training positions from game records, the replay buffer, the 12 symmetries.
+
+A game record (the teacher's and self-play's share the format) is a dict with ``game``,
+``size``, ``options``, ``moves`` (move names) and ``visits`` (per ply, ``[move, visits]``
+pairs of the searcher's root). Replaying it through the game API gives, for every ply,
+the features seen by the side to move and the targets: the visit distribution (policy),
+the result for the mover (value: +1 win, -1 loss, 0 draw), the final score margin for the
+mover and the final ownership (+1 the mover's) in games with a score.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+import hexstones
+from hexstones.ai.features import NUM_FEATURES, features_of
+from hexstones.games import BLACK, WHITE, Game
+
+TARGETS = ("features", "policy", "policy_weight", "value", "score", "ownership")
+
+
+@dataclass
+class Positions:
+    """Training positions of one board side (arrays with the same first axis)."""
+
+    features: np.ndarray       # float32[N, P, C]
+    policy: np.ndarray         # float32[N, P+1], sums to 1 (or 0 where policy_weight is 0)
+    policy_weight: np.ndarray  # float32[N]: 0 where the mover had a single legal move
+    value: np.ndarray          # float32[N]
+    score: np.ndarray          # float32[N] (0 in games without a score)
+    ownership: np.ndarray      # float32[N, P] (0 in games without a score)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @staticmethod
+    def empty(num_points: int) -> Positions:
+        P = num_points
+        return Positions(np.zeros((0, P, NUM_FEATURES), np.float32), np.zeros((0, P + 1), np.float32),
+                         np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.float32),
+                         np.zeros((0, P), np.float32))
+
+    @staticmethod
+    def concat(parts: list[Positions]) -> Positions:
+        return Positions(*(np.concatenate([getattr(p, t) for p in parts]) for t in TARGETS))
+
+    def take(self, index) -> Positions:
+        return Positions(*(getattr(self, t)[index] for t in TARGETS))
+
+
+def game_of(record: dict[str, Any]) -> Game:
+    return hexstones.new_game(record["game"], size=record["size"], **record.get("options", {}))
+
+
+def final_ownership(game: Game) -> dict[str, str]:
+    """The owner of every point of a finished game: its stones and its territories."""
+    owner = dict(game.stones())
+    for area in game.territories():
+        if area.get("owner") in (BLACK, WHITE):
+            for point in area["points"]:
+                owner[point] = area["owner"]
+    return owner
+
+
+def positions_of(record: dict[str, Any]) -> Positions:
+    """Replay a record through the game API and return its positions with targets.
+    A record whose moves are not legal is an error (ValueError from the game)."""
+    game = game_of(record)
+    P = game.board.num_points
+    feats, pols, weights, movers = [], [], [], []
+    for move, visits in zip(record["moves"], record["visits"]):
+        feats.append(features_of(game))
+        pol = np.zeros(P + 1, np.float32)
+        for name, count in visits:
+            pol[game.action_of(name)] += count
+        total = pol.sum()
+        weights.append(1.0 if len(visits) > 1 and total > 0 else 0.0)
+        pols.append(pol / total if total > 0 else pol)
+        movers.append(game.to_move)
+        game.play(move)
+    n = len(feats)
+    if n == 0:
+        return Positions.empty(P)
+    outcome = game.outcome()
+    winner = outcome.winner if outcome else None
+    value = np.array([0.0 if winner is None else (1.0 if winner == m else -1.0) for m in movers],
+                     np.float32)
+    score = np.zeros(n, np.float32)
+    ownership = np.zeros((n, P), np.float32)
+    if game.has_score and outcome is not None and outcome.score:
+        margin = outcome.score[BLACK] - outcome.score[WHITE]
+        score = np.array([margin if m == BLACK else -margin for m in movers], np.float32)
+        black_view = np.zeros(P, np.float32)
+        index = game.board.index
+        for point, color in final_ownership(game).items():
+            black_view[index[point]] = 1.0 if color == BLACK else -1.0
+        ownership = np.stack([black_view if m == BLACK else -black_view for m in movers])
+    return Positions(np.stack(feats), np.stack(pols), np.array(weights, np.float32), value,
+                     score, ownership.astype(np.float32))
+
+
+def read_records(path, skip: int = 0) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file after its first ``skip`` lines; a line being
+    written (no newline yet) is left for later."""
+    records = []
+    with open(path) as f:
+        for i, line in enumerate(f):
+            if i < skip:
+                continue
+            if not line.endswith("\n"):
+                break
+            records.append(json.loads(line))
+    return records
+
+
+# -- symmetries --------------------------------------------------------------------
+
+@cache
+def point_sources(game_name: str, size: int) -> np.ndarray:
+    """``int[12, P+1]``: turned by symmetry ``k``, action ``a`` holds what action
+    ``sources[k, a]`` held (the game's ``action_symmetries``, inverted)."""
+    images = hexstones.new_game(game_name, size=size).action_symmetries()
+    sources = np.argsort(images, axis=1)
+    sources.setflags(write=False)
+    return sources
+
+
+def turn(positions: Positions, sources: np.ndarray) -> Positions:
+    """The positions turned by the symmetry whose source map is ``sources`` (``[P+1]``).
+    Every feature is per point, so a feature plane turns as a point vector does."""
+    pts = sources[:-1]
+    return Positions(positions.features[:, pts], positions.policy[:, sources],
+                     positions.policy_weight, positions.value, positions.score,
+                     positions.ownership[:, pts])
+
+
+# -- replay buffer -----------------------------------------------------------------
+
+class ReplayBuffer:
+    """The latest ``capacity`` games (records), with their positions by board side.
+
+    The records are the buffer's state (small, JSON-ready: what a checkpoint keeps); the
+    positions are computed from them, again on a resume."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.records: list[dict[str, Any]] = []
+        self._parts: list[tuple[int, Positions]] = []
+        self._joined: dict[int, Positions] = {}
+        self.added = 0  # games ever added: the buffer position a resume continues at
+
+    def add(self, record: dict[str, Any]) -> int:
+        """Add a game; returns its positions' count."""
+        positions = positions_of(record)
+        self.records.append(record)
+        self._parts.append((record["size"], positions))
+        self.added += 1
+        if len(self.records) > self.capacity:
+            del self.records[0], self._parts[0]
+        self._joined = {}
+        return len(positions)
+
+    @property
+    def positions(self) -> int:
+        return sum(len(p) for _, p in self._parts)
+
+    def by_size(self) -> dict[int, Positions]:
+        if not self._joined:
+            sizes = sorted({size for size, _ in self._parts})
+            self._joined = {size: Positions.concat([p for s, p in self._parts if s == size])
+                            for size in sizes}
+        return self._joined
+
+    def sample(self, rng: np.random.Generator, batch: int, game_name: str) -> tuple[int, Positions]:
+        """A batch from one side (chosen in proportion to its positions), each position
+        turned by a random one of the 12 symmetries."""
+        joined = self.by_size()
+        sizes = sorted(joined)
+        counts = np.array([len(joined[s]) for s in sizes], float)
+        size = sizes[rng.choice(len(sizes), p=counts / counts.sum())]
+        have = joined[size]
+        picked = have.take(rng.integers(0, len(have), batch))
+        sources = point_sources(game_name, size)
+        ks = rng.integers(0, 12, batch)
+        parts = [turn(picked.take(ks == k), sources[k]) for k in range(12) if np.any(ks == k)]
+        return size, Positions.concat(parts)
+
+    def state(self) -> dict[str, Any]:
+        return {"capacity": self.capacity, "added": self.added, "records": list(self.records)}
+
+    @staticmethod
+    def from_state(state: dict[str, Any]) -> ReplayBuffer:
+        buf = ReplayBuffer(state["capacity"])
+        for record in state["records"]:
+            buf.add(record)
+        buf.added = state["added"]
+        return buf

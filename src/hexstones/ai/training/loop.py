@@ -1,0 +1,466 @@
+"""The training run: teacher games, then iterations of (self-play, training, evaluation).
+
+Everything a run needs to continue is one checkpoint file, ``OUT/checkpoint.pt``, written
+atomically (a temporary file, fsync, rename) after every batch of games and every
+``checkpoint_every`` training steps: the model and optimizer, the replay buffer (its game
+records), the teacher lines read, the held-out games, the random generators' states, the
+iteration, phase and step, and the history the plots draw. A run killed at any moment
+(kill -9 included) continues from there with ``resume=True``.
+
+Outputs in ``OUT``: ``<game>.npz`` (the latest weights, for :func:`hexstones.ai.net.read_network`;
+``weights-<i>.npz`` per iteration), ``loss.svg`` and ``strength.svg`` (held-out policy
+agreement with the teacher and value accuracy per iteration), ``history.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from hexstones.ai import tournament
+from hexstones.ai.features import F_LEGAL, F_SPECIAL_LEGAL
+from hexstones.ai.net import Network, default_config, init_params
+from hexstones.ai.training.data import Positions, ReplayBuffer, positions_of, read_records
+from hexstones.ai.training.model import TorchNet, to_network, torch_index
+from hexstones.ai.training.plots import series_plot
+from hexstones.ai.training.selfplay import selfplay_game
+from hexstones.ai.training.teacher import teacher_game
+from hexstones.core.layout import geometry
+from hexstones.games import game_class
+
+CHECKPOINT = "checkpoint.pt"
+# Loss weights: the score margin is in units of 10 points (Huber), ownership per point.
+SCORE_WEIGHT = 0.5
+OWNERSHIP_WEIGHT = 0.5
+
+
+@dataclass
+class Settings:
+    game: str
+    sizes: list[int]
+    out: str
+    iterations: int = 3
+    seed: int = 0
+    device: str = "cpu"
+    backend: str = "local"
+    workers: int | None = None
+    ray_address: str | None = None
+    games: int = 16               # self-play games per iteration (the sizes in turn)
+    simulations: int = 64         # PUCT simulations per self-play move
+    steps: int = 400              # training steps per iteration
+    batch: int = 64
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    buffer_games: int = 4000      # the replay buffer keeps the latest games
+    teacher_dir: str | None = None  # where <game>-<size>.jsonl teacher games are read
+    teacher_games: int = 0        # teacher games to generate per size first (into OUT/teacher)
+    teacher_iterations: int = 800  # classic MCTS iterations per teacher move
+    holdout_every: int = 10       # every n-th teacher game is held out for evaluation
+    checkpoint_every: int = 100   # training steps between checkpoints
+    channels: int | None = None
+    blocks: int | None = None
+    command: str = ""
+
+    def check(self) -> None:
+        game_class(self.game)  # a clear error for an unknown game
+        cls = game_class(self.game)
+        for size in self.sizes:
+            cls.check_size(size)
+        if not self.sizes:
+            raise ValueError("give at least one board size")
+        for name in ("iterations", "steps", "batch", "buffer_games", "holdout_every",
+                     "checkpoint_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        for name in ("games", "simulations", "teacher_games", "teacher_iterations"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError("--device cuda: no CUDA device is available to torch here")
+
+    @property
+    def teacher_path(self) -> Path:
+        return Path(self.teacher_dir) if self.teacher_dir else Path(self.out) / "teacher"
+
+
+class Progress:
+    """One status line, rewritten at most every ``every`` seconds (a plain printer)."""
+
+    def __init__(self, stream=None, every: float = 2.0):
+        self.stream = stream or sys.stderr
+        self.every = every
+        self.last = 0.0
+
+    def show(self, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.last >= self.every:
+            self.last = now
+            print(text, file=self.stream, flush=True)
+
+
+def write_atomic(path: Path, write: Callable[[Any], None], mode: str = "wb") -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, mode) as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# -- workers (module-level functions: they travel to processes and Ray) ---------------
+
+def _teacher_task(task: dict[str, Any]) -> dict[str, Any]:
+    return teacher_game(task["game"], task["size"], task["iterations"], task["seed"])
+
+
+def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
+    network = Network(task["config"], task["params"], trained=True)
+    return selfplay_game(network, task["game"], task["size"], task["simulations"], task["seed"])
+
+
+# -- the run ----------------------------------------------------------------------
+
+class Trainer:
+    def __init__(self, settings: Settings, progress: Progress | None = None):
+        self.s = settings
+        self.out = Path(settings.out)
+        self.progress = progress or Progress()
+
+    # state ---------------------------------------------------------------------------
+
+    def fresh_state(self) -> None:
+        s = self.s
+        changes = {k: v for k, v in (("channels", s.channels), ("blocks", s.blocks)) if v}
+        self.config = default_config(s.game, **changes)
+        torch.manual_seed(s.seed)
+        self.model = TorchNet(self.config, init_params(self.config, s.seed)).to(s.device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr,
+                                           weight_decay=s.weight_decay)
+        self.buffer = ReplayBuffer(s.buffer_games)
+        self.holdout: list[dict[str, Any]] = []
+        self.teacher_read: dict[str, int] = {}
+        self.rng = np.random.default_rng(s.seed)
+        self.iteration, self.phase, self.step, self.games_done = 0, "data", 0, 0
+        self.history: dict[str, list[dict[str, Any]]] = {"loss": [], "eval": []}
+        self.totals = {"teacher_games": 0, "selfplay_games": 0, "positions": 0, "steps": 0}
+        self.resumes: list[str] = []
+
+    def save(self) -> None:
+        state = {
+            "version": 1, "settings": dataclasses.asdict(self.s), "config": self.config,
+            "iteration": self.iteration, "phase": self.phase, "step": self.step,
+            "games_done": self.games_done, "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(), "buffer": self.buffer.state(),
+            "holdout": self.holdout, "teacher_read": self.teacher_read,
+            "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
+                    "python": random.getstate()},
+            "history": self.history, "totals": self.totals, "resumes": self.resumes}
+        write_atomic(self.out / CHECKPOINT, lambda f: torch.save(state, f))
+
+    def load(self) -> None:
+        path = self.out / CHECKPOINT
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        saved = Settings(**state["settings"])
+        if saved.game != self.s.game:
+            raise ValueError(f"{path} trains {saved.game}, not {self.s.game}")
+        # What the command line may change on a resume: how long, where it runs.
+        for name in ("iterations", "device", "backend", "workers", "ray_address"):
+            setattr(saved, name, getattr(self.s, name))
+        resumed_with = self.s.command
+        self.s = saved
+        self.config = state["config"]
+        self.model = TorchNet(self.config, init_params(self.config, 0)).to(self.s.device)
+        self.model.load_state_dict(state["model"])
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=self.s.lr,
+                                           weight_decay=self.s.weight_decay)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.progress.show(f"resuming: rebuilding the buffer from {len(state['buffer']['records'])} "
+                           "games", force=True)
+        self.buffer = ReplayBuffer.from_state(state["buffer"])
+        self.holdout = state["holdout"]
+        self.teacher_read = state["teacher_read"]
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = state["rng"]["numpy"]
+        torch.set_rng_state(state["rng"]["torch"])
+        random.setstate(state["rng"]["python"])
+        self.iteration, self.phase = state["iteration"], state["phase"]
+        self.step, self.games_done = state["step"], state["games_done"]
+        self.history, self.totals = state["history"], state["totals"]
+        self.resumes = state.get("resumes", []) + [resumed_with]
+
+    # phases ----------------------------------------------------------------------------
+
+    def network(self, trained: bool = True) -> Network:
+        meta = {"command": self.s.command, "resumed_with": self.resumes,
+                "seed": self.s.seed, "iterations": self.iteration,
+                "teacher_games": self.totals["teacher_games"],
+                "selfplay_games": self.totals["selfplay_games"],
+                "positions": self.totals["positions"], "training_steps": self.totals["steps"],
+                "sizes": self.s.sizes}
+        return to_network(self.model, trained, meta)
+
+    def run_tasks(self, tasks, worker_fn, on_result) -> None:
+        tournament.run_tasks(tasks, backend=self.s.backend, workers=self.s.workers,
+                             ray_address=self.s.ray_address, worker_fn=worker_fn,
+                             on_result=on_result)
+
+    def generate_teacher_games(self) -> None:
+        self.s.teacher_path.mkdir(parents=True, exist_ok=True)
+        for size in self.s.sizes:
+            self._teacher_games_of(size)
+
+    def _teacher_games_of(self, size: int) -> None:
+        """Play the missing teacher games of one side, appending each as it ends (a
+        killed run loses only the games being played)."""
+        s = self.s
+        path = s.teacher_path / f"{s.game}-{size}.jsonl"
+        have = len(read_records(path)) if path.exists() else 0
+        tasks = [{"game": s.game, "size": size, "iterations": s.teacher_iterations,
+                  "seed": s.seed * 1_000_003 + size * 10_007 + i}
+                 for i in range(have, s.teacher_games)]
+        start, made = time.monotonic(), 0
+
+        def keep(record):
+            nonlocal made
+            with open(path, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            made += 1
+            rate = made / max(time.monotonic() - start, 1e-9)
+            self.progress.show(f"teacher games {s.game} {size}: {have + made}/{s.teacher_games}"
+                               f" ({rate:.3f} games/s)", force=made == len(tasks))
+        if tasks:
+            self.run_tasks(tasks, _teacher_task, keep)
+
+    def read_teacher(self) -> int:
+        added = 0
+        for size in self.s.sizes:
+            path = self.s.teacher_path / f"{self.s.game}-{size}.jsonl"
+            if not path.exists():
+                continue
+            seen = self.teacher_read.get(str(path), 0)
+            for j, record in enumerate(read_records(path, seen), start=seen):
+                if record.get("game") != self.s.game or record.get("size") != size:
+                    raise ValueError(f"{path} line {j + 1} is not a {self.s.game} game of side {size}")
+                if j % self.s.holdout_every == self.s.holdout_every - 1:
+                    self.holdout.append(record)
+                else:
+                    self.totals["positions"] += self.buffer.add(record)
+                    self.totals["teacher_games"] += 1
+                    added += 1
+                self.teacher_read[str(path)] = j + 1
+        return added
+
+    def selfplay(self) -> None:
+        s = self.s
+        net = self.network()
+        chunk = max(2, 2 * (s.workers or os.cpu_count() or 1))
+        start = time.monotonic()
+        played_here = 0
+        while self.games_done < s.games:
+            first = self.games_done
+            count = min(chunk, s.games - first)
+            tasks = [{"game": s.game, "size": s.sizes[(first + i) % len(s.sizes)],
+                      "simulations": s.simulations, "config": net.config, "params": net.params,
+                      "seed": s.seed * 1_000_003 + self.iteration * 100_003 + first + i}
+                     for i in range(count)]
+            records: list[dict[str, Any]] = []
+            self.run_tasks(tasks, _selfplay_task, records.append)
+            for record in records:
+                self.totals["positions"] += self.buffer.add(record)
+            self.totals["selfplay_games"] += count
+            self.games_done += count
+            played_here += count
+            self.save()
+            rate = played_here / max(time.monotonic() - start, 1e-9)
+            self.progress.show(f"iteration {self.iteration}: self-play {self.games_done}/{s.games} "
+                               f"games ({rate:.3f} games/s, buffer {self.buffer.positions} positions)",
+                               force=True)
+
+    def losses(self, batch: Positions, size: int) -> dict[str, torch.Tensor]:
+        dev = self.s.device
+        t = {name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(dev)
+             for name in ("features", "policy", "policy_weight", "value", "score", "ownership")}
+        logits, value, score, ownership = self.model(t["features"], self._index(size))
+        weight = t["policy_weight"]
+        policy = -(t["policy"] * F.log_softmax(logits, dim=1)).sum(1)
+        out = {"policy": (policy * weight).sum() / weight.sum().clamp(min=1),
+               "value": F.mse_loss(value, t["value"])}
+        if score is not None:
+            out["score"] = F.smooth_l1_loss(score / 10, t["score"] / 10)
+            out["ownership"] = F.mse_loss(ownership, t["ownership"])
+        return out
+
+    def _index(self, size: int) -> torch.Tensor:
+        cache = self.__dict__.setdefault("_indices", {})
+        if size not in cache:
+            cache[size] = torch_index(geometry(size).nbr, self.s.device)
+        return cache[size]
+
+    def train_steps(self) -> None:
+        s = self.s
+        self.model.train()
+        start, done_here = time.monotonic(), 0
+        sums: dict[str, float] = {}
+        while self.step < s.steps:
+            size, batch = self.buffer.sample(self.rng, s.batch, s.game)
+            parts = self.losses(batch, size)
+            total = parts["policy"] + parts["value"]
+            if "score" in parts:
+                total = total + SCORE_WEIGHT * parts["score"] + OWNERSHIP_WEIGHT * parts["ownership"]
+            self.optimizer.zero_grad()
+            total.backward()
+            self.optimizer.step()
+            self.step += 1
+            self.totals["steps"] += 1
+            done_here += 1
+            for name, value in parts.items():
+                sums[name] = sums.get(name, 0.0) + float(value.detach())
+            sums["total"] = sums.get("total", 0.0) + float(total.detach())
+            sums["n"] = sums.get("n", 0.0) + 1
+            if self.step % 20 == 0 or self.step == s.steps:
+                n = sums.pop("n")
+                entry: dict[str, Any] = {"step": self.totals["steps"], "iteration": self.iteration}
+                entry |= {k: v / n for k, v in sums.items()}
+                self.history["loss"].append(entry)
+                sums = {}
+                rate = done_here * s.batch / max(time.monotonic() - start, 1e-9)
+                self.progress.show(
+                    f"iteration {self.iteration}: train step {self.step}/{s.steps} loss "
+                    f"{entry['total']:.3f} (" + ", ".join(f"{k} {entry[k]:.3f}" for k in parts)
+                    + f") {rate:.0f} positions/s", force=self.step == s.steps)
+            if self.step % s.checkpoint_every == 0 and self.step < s.steps:
+                self.save()
+
+    def evaluate(self) -> dict[str, Any]:
+        return {"iteration": self.iteration} | heldout_figures(self.network(), self.holdout)
+
+    def write_outputs(self) -> None:
+        net = self.network()
+        write_atomic(self.out / f"{self.s.game}.npz", net.save)
+        write_atomic(self.out / f"weights-{self.iteration}.npz", net.save)
+        losses = self.history["loss"]
+        if losses:
+            names = [k for k in losses[0] if k not in ("step", "iteration")]
+            svg = series_plot({k: ([e["step"] for e in losses], [e[k] for e in losses]) for k in names},
+                              title=f"{self.s.game}: training loss", x_label="training step",
+                              y_label="loss")
+            write_atomic(self.out / "loss.svg", lambda f: f.write(svg), "w")
+        evals = [e for e in self.history["eval"] if e.get("positions")]
+        if evals:
+            svg = series_plot({k: ([e["iteration"] for e in evals], [e[k] for e in evals])
+                               for k in ("policy_top1", "value_accuracy")},
+                              title=f"{self.s.game}: held-out teacher games", x_label="iteration",
+                              y_label="share")
+            write_atomic(self.out / "strength.svg", lambda f: f.write(svg), "w")
+        text = json.dumps({"history": self.history, "totals": self.totals}, indent=1)
+        write_atomic(self.out / "history.json", lambda f: f.write(text), "w")
+
+    def run(self) -> Network:
+        s = self.s
+        s.check()
+        self.out.mkdir(parents=True, exist_ok=True)
+        if s.teacher_games:
+            self.generate_teacher_games()
+        while self.iteration < s.iterations:
+            if self.phase == "data":
+                added = self.read_teacher()
+                if added:
+                    self.progress.show(f"iteration {self.iteration}: {added} teacher games read "
+                                       f"({len(self.holdout)} held out)", force=True)
+                if self.iteration > 0 or len(self.buffer.records) == 0:
+                    if s.games:
+                        self.selfplay()
+                if len(self.buffer.records) == 0:
+                    raise ValueError("no games to learn from: give teacher games or self-play games")
+                self.phase, self.step = "train", 0
+                self.save()
+            self.train_steps()
+            found = self.evaluate()
+            self.history["eval"].append(found)
+            if found.get("positions"):
+                self.progress.show(
+                    f"iteration {self.iteration}: held out {found['positions']} positions: "
+                    f"policy top-1 {found['policy_top1']:.3f}, value accuracy "
+                    f"{found['value_accuracy']:.3f}", force=True)
+            self.iteration += 1
+            self.phase, self.step, self.games_done = "data", 0, 0
+            self.write_outputs()
+            self.save()
+        return self.network()
+
+
+def heldout_figures(net: Network, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How ``net`` (numpy, as the product runs it) does on games it never trained on:
+    policy top-1 agreement with the searcher's most visited move (among legal moves),
+    value sign accuracy (decided games), policy cross-entropy and value squared error."""
+    result: dict[str, Any] = {"positions": 0, "games": len(records)}
+    if not records:
+        return result
+    agree = decided = right = n_pol = count = 0
+    ce = sq = 0.0
+    by_size: dict[int, list[Positions]] = {}
+    for record in records:
+        by_size.setdefault(record["size"], []).append(positions_of(record))
+    for size, parts in by_size.items():
+        pos = Positions.concat(parts)
+        nbr = geometry(size).nbr
+        for lo in range(0, len(pos), 256):
+            chunk = pos.take(slice(lo, lo + 256))
+            out = net.evaluate(chunk.features, nbr)
+            legal = np.concatenate([chunk.features[:, :, F_LEGAL],
+                                    chunk.features[:, :1, F_SPECIAL_LEGAL]], axis=1) > 0
+            logits = np.where(legal, out.policy_logits, -np.inf)
+            has = chunk.policy_weight > 0
+            agree += int(np.sum((logits.argmax(1) == chunk.policy.argmax(1))[has]))
+            n_pol += int(has.sum())
+            shifted = logits - logits.max(1, keepdims=True)
+            logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+            logp = np.where(legal, logp, 0.0)  # the targets are legal moves only
+            ce += float(-np.sum((chunk.policy * logp)[has]))
+            won = chunk.value != 0
+            decided += int(won.sum())
+            right += int(np.sum((np.sign(out.value) == np.sign(chunk.value))[won]))
+            sq += float(np.sum((out.value - chunk.value) ** 2))
+            count += len(chunk)
+    return result | {"positions": count, "policy_top1": agree / max(n_pol, 1),
+                     "policy_ce": ce / max(n_pol, 1), "value_accuracy": right / max(decided, 1),
+                     "value_mse": sq / max(count, 1)}
+
+
+def train(settings: Settings, resume: bool = False, progress: Progress | None = None) -> Network:
+    """Run training as ``settings`` say, or with ``resume`` continue the run whose
+    checkpoint is in ``settings.out`` (a fresh run if there is none); returns the net."""
+    trainer = Trainer(settings, progress)
+    found = (Path(settings.out) / CHECKPOINT).exists()
+    if found and not resume:
+        raise ValueError(f"{settings.out} holds a training run: continue it with --resume, "
+                         "or give another --out")
+    if found:
+        trainer.load()
+    else:
+        trainer.fresh_state()
+    return trainer.run()
+
+
+def configure_threads() -> None:
+    """One torch thread per process unless told otherwise (the workers share the cores)."""
+    if "OMP_NUM_THREADS" not in os.environ:
+        torch.set_num_threads(max(1, min(4, math.ceil((os.cpu_count() or 1) / 2))))

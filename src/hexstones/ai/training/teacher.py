@@ -1,0 +1,73 @@
+"""Teacher games for expert iteration: the classic MCTS plays itself and every move's
+root visit counts are kept (the policy targets of the first iteration).
+
+The balance (komi, prison stones) is varied around the game's default, so that the value
+head learns it as an input. A game record is the dict :mod:`.data` reads.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import hexstones
+from hexstones.ai import mcts
+from hexstones.games import game_class
+
+# Plies at the start where the move is drawn in proportion to the visits (variety).
+SAMPLE_PLIES = 8
+# Balance drawn within this distance of the default, in this share of the games.
+BALANCE_SPREAD = 6
+BALANCE_VARIED = 0.7
+
+
+def game_options(game_name: str, rng: random.Random) -> dict[str, Any]:
+    """The start options of a training game: the balance varied around its default."""
+    balance = game_class(game_name).balance
+    low = max(balance.minimum, balance.default - BALANCE_SPREAD)
+    high = min(balance.maximum, balance.default + BALANCE_SPREAD)
+    varied = rng.random() < BALANCE_VARIED
+    return {balance.option: rng.randint(low, high) if varied else balance.default}
+
+
+Children = list[list[Any]]  # [move name, visits] of a searcher's root, most visited first
+
+
+def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, random.Random], Children],
+                sample_plies: int, **facts: Any) -> dict[str, Any]:
+    """One self-play game as a record: ``search(game, rng)`` gives each move's root
+    visits; the move is drawn by visits in the first ``sample_plies`` plies, the most
+    visited after. ``facts`` (who searched, how much) go into the record."""
+    rng = random.Random(seed)
+    options = game_options(game_name, rng)
+    game = hexstones.new_game(game_name, size=size, **options)
+    moves: list[str] = []
+    visits: list[Children] = []
+    limit = 6 * game.board.num_points
+    while not game.is_over and len(moves) < limit:
+        legal = game.legal_moves()
+        children: Children = [[legal[0], 1]] if len(legal) == 1 else search(game, rng)
+        if len(moves) < sample_plies:
+            names: list[str] = [c[0] for c in children]
+            move = rng.choices(names, weights=[c[1] for c in children])[0]
+        else:
+            move = children[0][0]
+        visits.append(children)
+        game.play(move)
+        moves.append(move)
+    outcome = game.outcome()
+    return {"game": game_name, "size": size, "options": options, "seed": seed, **facts,
+            "moves": moves, "visits": visits, "winner": outcome.winner if outcome else None,
+            "score": outcome.score if outcome else None}
+
+
+def teacher_game(game_name: str, size: int, iterations: int, seed: int,
+                 sample_plies: int = SAMPLE_PLIES) -> dict[str, Any]:
+    """One game of the classic MCTS against itself, ``iterations`` a move."""
+    def search(game, rng: random.Random) -> Children:
+        found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
+                            reuse=False, analysis=False)
+        return [[m, int(v)] for m, v, _ in found.children if v > 0]
+    return play_record(game_name, size, seed, search, sample_plies, by="mcts",
+                       iterations=iterations)

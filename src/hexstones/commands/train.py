@@ -1,0 +1,88 @@
+"""``hexstones train GAME``: train the game's policy/value network (needs the ``train`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give sides as 5,7") from None
+    if not sizes:
+        raise argparse.ArgumentTypeError(f"{text!r} holds no side")
+    return sizes
+
+
+def add_parser(sub) -> None:
+    from hexstones.ai.tournament import BACKENDS
+    from hexstones.games import GAME_NAMES
+
+    p = sub.add_parser(
+        "train", help="train a game's policy/value network (expert iteration, then self-play)",
+        description="Iteration 0 learns from teacher games of the classic MCTS (read from "
+                    "--teacher-dir, or generated first with --teacher-games); each later "
+                    "iteration adds self-play games of the network. Writes OUT/GAME.npz, "
+                    "per-iteration weights, loss.svg, strength.svg and a checkpoint that "
+                    "--resume continues from, even after the run was killed. Needs PyTorch: "
+                    "pip install 'hexstones[train]'.")
+    p.add_argument("game", choices=GAME_NAMES)
+    p.add_argument("--size", type=int, help="board side (default: the game's)")
+    p.add_argument("--sizes", type=_sizes, help="several sides, one network: 5,7")
+    p.add_argument("--iterations", type=int, default=3, help="iterations in all (default 3)")
+    p.add_argument("--out", default="training", help="output folder (default ./training)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where games are played: local processes, serial, or ray")
+    p.add_argument("--workers", type=int, help="game-playing processes (default: the cores)")
+    p.add_argument("--ray-address", help="a Ray cluster (default: a local Ray)")
+    p.add_argument("--device", default="cpu", help="torch device: cpu, cuda, cuda:1 ...")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int, default=16, help="self-play games per iteration")
+    p.add_argument("--simulations", type=int, default=64, help="search simulations per self-play move")
+    p.add_argument("--steps", type=int, default=400, help="training steps per iteration")
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--buffer-games", type=int, default=4000, help="games the replay buffer keeps")
+    p.add_argument("--teacher-dir", help="folder of GAME-SIZE.jsonl teacher games (default OUT/teacher)")
+    p.add_argument("--teacher-games", type=int, default=0,
+                   help="generate this many teacher games per side first (classic MCTS)")
+    p.add_argument("--teacher-iterations", type=int, default=800,
+                   help="classic MCTS iterations per teacher move (default 800)")
+    p.add_argument("--channels", type=int, help="network width (default 32)")
+    p.add_argument("--blocks", type=int, help="residual blocks (default 4)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from hexstones.ai.training import loop
+    except ImportError as exc:
+        print(f"hexstones train: needs PyTorch ({exc}): pip install 'hexstones[train]'",
+              file=sys.stderr)
+        return 1
+    from hexstones.games import game_class
+
+    sizes = args.sizes or [args.size if args.size is not None else game_class(args.game).default_size]
+    settings = loop.Settings(
+        game=args.game, sizes=sizes, out=args.out, iterations=args.iterations, seed=args.seed,
+        device=args.device, backend=args.backend, workers=args.workers,
+        ray_address=args.ray_address, games=args.games, simulations=args.simulations,
+        steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
+        teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
+        teacher_iterations=args.teacher_iterations, channels=args.channels, blocks=args.blocks,
+        command=shlex.join(["hexstones"] + sys.argv[1:]))
+    loop.configure_threads()
+    try:
+        net = loop.train(settings, resume=args.resume)
+    except ValueError as exc:
+        print(f"hexstones train: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nhexstones train: interrupted; --resume continues from the last checkpoint",
+              file=sys.stderr)
+        return 130
+    print(f"{net}: {args.out}/{args.game}.npz")
+    return 0

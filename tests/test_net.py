@@ -1,0 +1,311 @@
+"""The network: its inputs, its numpy evaluation, its agreement with the training module
+(PyTorch), the board's symmetries, the shipped weights, and a tiny training run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+import hexstones
+from hexstones.ai import features as fx
+from hexstones.ai.net import NetOutput, load_network, random_network, read_network
+from hexstones.games import GAME_NAMES, game_class
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _torch():
+    """torch, or a skip that says why (the ``train`` extra; CI installs it)."""
+    return pytest.importorskip("torch", reason="PyTorch is the 'train' extra: pip install 'hexstones[train]'")
+
+
+def _played(name: str, size: int, plies: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    game = hexstones.new_game(name, size=size)
+    for _ in range(plies):
+        if game.is_over:
+            break
+        moves = game.legal_moves()
+        game.play(moves[int(rng.integers(len(moves)))])
+    return game
+
+
+# -- features ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_features_read_the_position_for_the_side_to_move(name):
+    game = _played(name, 4, 9)
+    f = fx.features_of(game)
+    P = game.board.num_points
+    assert f.shape == (P, fx.NUM_FEATURES) and f.dtype == np.float32
+    index = game.board.index
+    for point, color in game.stones().items():
+        mine = color == game.to_move
+        assert f[index[point], fx.F_OWN] == (1 if mine else 0)
+        assert f[index[point], fx.F_OPP] == (0 if mine else 1)
+    assert f[:, fx.F_OWN].sum() + f[:, fx.F_OPP].sum() == len(game.stones())
+    legal = set(game.legal_actions())
+    assert set(np.flatnonzero(f[:, fx.F_LEGAL])) == {a for a in legal if a < P}
+    assert (f[:, fx.F_SPECIAL_LEGAL] == (1 if P in legal else 0)).all()
+    assert (f[:, fx.F_WHITE] == (1 if game.to_move == "white" else 0)).all()
+    assert f[:, fx.F_LAST].sum() == (1 if game.moves[-1] not in game.special_moves else 0)
+    # the next position is seen by the other side: the stones swap planes
+    before = f
+    move = game.legal_moves()[0]
+    game.play(move)
+    after = fx.features_of(game)
+    assert after[:, fx.F_WHITE][0] != before[:, fx.F_WHITE][0]
+    assert after[:, fx.F_OPP].sum() >= before[:, fx.F_OWN].sum() - 6  # captures aside
+
+
+def test_features_carry_the_balance_and_the_rules_state():
+    for name in GAME_NAMES:
+        cls = game_class(name)
+        option = cls.balance.option
+        low = fx.features_of(hexstones.new_game(name, size=4, **{option: 0}))
+        high = fx.features_of(hexstones.new_game(name, size=4, **{option: 5}))
+        assert (high[:, fx.F_BALANCE] == 0.5).all() and (low[:, fx.F_BALANCE] == 0).all()
+    game = hexstones.new_game("keil", size=4)
+    game.play(game.special_moves[0])  # Black takes the button: White to move sees the opponent hold it
+    f = fx.features_of(game)
+    assert f[0, fx.F_OPP_SPECIAL] == 1 and f[0, fx.F_OWN_SPECIAL] == 0
+
+
+def test_write_features_is_callable_from_compiled_code():
+    @njit
+    def encode_after(gid, geo, st, move, balance, out):
+        fx.write_features(geo, st, balance, out)
+
+    game = _played("dehil", 4, 5)
+    door = game.compiled()
+    out = np.empty((door.num_points, fx.NUM_FEATURES), np.float32)
+    encode_after(door.game_id, door.geometry, door.state, 0, 2.0, out)
+    expected = fx.features_of(game)
+    expected[:, fx.F_BALANCE] = 0.2
+    expected[:, fx.F_BALANCE_MOVER] = 0.2 if game.to_move == "white" else -0.2
+    assert np.array_equal(out, expected)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_features_turn_with_the_board(name):
+    from hexstones.ai.training.data import Positions, point_sources, turn
+
+    game = _played(name, 4, 10, seed=3)
+    f = fx.features_of(game)
+    sources = point_sources(name, 4)
+    images = game.action_symmetries()
+    for k in range(12):
+        turned = hexstones.new_game(name, size=4)
+        for move in game.moves:
+            a = game.action_of(move)
+            turned.play(turned.move_of(int(images[k, a])))
+        got = turn(Positions(f[None], np.zeros((1, f.shape[0] + 1), np.float32),
+                             np.ones(1, np.float32), np.zeros(1, np.float32),
+                             np.zeros(1, np.float32), np.zeros((1, f.shape[0]), np.float32)),
+                   sources[k]).features[0]
+        assert np.array_equal(got, fx.features_of(turned)), k
+
+
+# -- the network ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_one_network_evaluates_every_side(name):
+    net = random_network(name, seed=1)
+    assert not net.trained and net.game == name
+    for size in (3, 5):
+        games = [_played(name, size, n, seed=n) for n in (0, 3, 6)]
+        feats = np.stack([fx.features_of(g) for g in games])
+        out = net.evaluate(feats, fx.geometry_of(games[0]))
+        assert isinstance(out, NetOutput)
+        P = games[0].board.num_points
+        assert out.policy_logits.shape == (3, P + 1) and out.policy_logits.dtype == np.float32
+        assert out.value.shape == (3,) and (np.abs(out.value) <= 1).all()
+        assert np.isfinite(out.policy_logits).all()
+        if game_class(name).has_score:
+            assert out.score.shape == (3,) and out.ownership.shape == (3, P)
+            assert (np.abs(out.ownership) <= 1).all()
+        else:
+            assert out.score is None and out.ownership is None
+        compiled = net.evaluate_compiled(feats, fx.geometry_of(games[0]))
+        for a, b in zip(out, compiled):
+            assert (a is None and b is None) or np.allclose(a, b, atol=1e-4)
+        # a batch is its positions evaluated one by one
+        one = net.evaluate(feats[1:2], fx.geometry_of(games[0]))
+        assert np.allclose(one.policy_logits[0], out.policy_logits[1], atol=1e-5)
+        assert abs(one.value[0] - out.value[1]) < 1e-5
+
+
+def test_bad_features_are_refused():
+    net = random_network("keil")
+    game = hexstones.new_game("keil", size=3)
+    nbr = fx.geometry_of(game)
+    with pytest.raises(ValueError, match="features are"):
+        net.evaluate(np.zeros((1, 5, fx.NUM_FEATURES), np.float32), nbr)
+    with pytest.raises(ValueError, match="features are"):
+        net.evaluate(np.zeros((1, nbr.shape[0], 3), np.float32), nbr)
+
+
+def test_weights_round_trip_through_a_file(tmp_path):
+    net = random_network("droched", seed=4)
+    net.meta["command"] = "test"
+    net.save(tmp_path / "n.npz")
+    back = read_network(tmp_path / "n.npz")
+    assert back.config == net.config and back.meta == net.meta and not back.trained
+    game = _played("droched", 5, 7)
+    f = fx.features_of(game)[None]
+    a, b = net.evaluate(f, fx.geometry_of(game)), back.evaluate(f, fx.geometry_of(game))
+    assert np.array_equal(a.policy_logits, b.policy_logits) and np.array_equal(a.value, b.value)
+
+
+def test_unknown_game_has_no_network():
+    with pytest.raises(ValueError):
+        load_network("chess")
+
+
+def _shipped():
+    return [n for n in GAME_NAMES if load_network(n) is not None]
+
+
+def test_shipped_weights_say_how_they_were_made():
+    shipped = _shipped()
+    assert shipped, "no network ships (src/hexstones/ai/weights/*.npz)"
+    for name in shipped:
+        net = load_network(name)
+        assert net.trained and net.game == name
+        assert net.meta["command"].startswith("hexstones train " + name)
+        assert "seed" in net.meta and net.meta["teacher_games"] + net.meta["selfplay_games"] > 0
+        path = ROOT / "src" / "hexstones" / "ai" / "weights" / f"{name}.npz"
+        assert path.stat().st_size < 20 * 2**20
+
+
+@pytest.mark.parametrize("which", ["random", "shipped"])
+def test_torch_and_numpy_agree(which):
+    torch = _torch()
+    from hexstones.ai.training.model import torch_index, torch_net
+
+    nets = ([random_network(n, seed=7) for n in GAME_NAMES] if which == "random"
+            else [load_network(n) for n in _shipped()])
+    assert nets
+    for net in nets:
+        for size in (4, 6):
+            games = [_played(net.game, size, n, seed=n) for n in (0, 5, 12, 20)]
+            feats = np.stack([fx.features_of(g) for g in games])
+            nbr = fx.geometry_of(games[0])
+            want = net.evaluate(feats, nbr)
+            with torch.no_grad():
+                got = torch_net(net)(torch.from_numpy(feats), torch_index(nbr))
+            for a, b in zip(want, got):
+                if a is None:
+                    assert b is None
+                else:
+                    assert np.allclose(a, b.numpy(), atol=1e-4), net.game
+
+
+def test_a_trained_network_is_nearly_symmetric():
+    """The shipped networks learned from positions turned by all 12 symmetries; a turned
+    position gets nearly the turned policy and nearly the same value."""
+    for name in _shipped():
+        net = load_network(name)
+        from hexstones.ai.training.data import point_sources
+
+        size = net.meta["sizes"][0]
+        game = _played(name, size, 12, seed=2)
+        f = fx.features_of(game)
+        sources = point_sources(name, size)
+        P = f.shape[0]
+        turned = np.stack([f[sources[k, :P]] for k in range(12)])
+        out = net.evaluate(turned, fx.geometry_of(game))
+        legal = np.array(game.legal_actions())
+        probs = []
+        for k in range(12):
+            logits = out.policy_logits[k][np.argsort(sources[k])][legal]  # back to the original
+            p = np.exp(logits - logits.max())
+            probs.append(p / p.sum())
+        probs = np.array(probs)
+        spread = 0.5 * np.abs(probs - probs.mean(0)).sum(1).max()  # total variation
+        assert spread < 0.35, (name, spread)
+        assert np.ptp(out.value) < 0.5, (name, out.value)
+
+
+# -- training ------------------------------------------------------------------------
+
+def _settings(out, iterations, **changes):
+    from hexstones.ai.training.loop import Settings
+
+    base = dict(game="keil", sizes=[3], out=str(out), iterations=iterations, seed=5, games=2,
+                simulations=8, steps=40, batch=16, lr=5e-3, workers=1, channels=8, blocks=1,
+                teacher_games=4, teacher_iterations=30, holdout_every=4, checkpoint_every=10,
+                command="test")
+    base.update(changes)
+    return Settings(**base)
+
+
+@pytest.mark.slow
+def test_a_tiny_training_run_learns_and_resumes(tmp_path):
+    _torch()
+    from hexstones.ai.training import loop
+
+    out = tmp_path / "run"
+    loop.train(_settings(out, 1))
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert state["iteration"] == 1 and state["phase"] == "data"
+    records = state["buffer"]["records"]
+    assert len(records) == 3 and len(state["holdout"]) == 1  # 4 teacher games, 1 held out
+    with pytest.raises(ValueError, match="--resume"):
+        loop.train(_settings(out, 2))
+    net = loop.train(_settings(out, 2), resume=True)
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert state["iteration"] == 2
+    # the buffer went on from where it was: the same teacher games, then two self-play games
+    kept = state["buffer"]["records"]
+    assert kept[:3] == records and [r["by"] for r in kept[3:]] == ["selfplay", "selfplay"]
+    assert state["totals"]["steps"] == 80
+    losses = [e["total"] for e in state["history"]["loss"]]
+    assert losses[-1] < losses[0]
+    assert net.trained and read_network(out / "keil.npz").meta["iterations"] == 2
+    assert (out / "loss.svg").read_text().startswith("<svg")
+    assert [e["iteration"] for e in json.loads((out / "history.json").read_text())["history"]["eval"]] == [0, 1]
+
+
+@pytest.mark.slow
+def test_training_killed_at_any_moment_resumes(tmp_path):
+    """A real ``hexstones train`` process killed with SIGKILL once it has checkpointed
+    mid-iteration; ``--resume`` goes on from the checkpoint to the end."""
+    _torch()
+    from hexstones.ai.training import loop
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "hexstones.cli", "train", "keil", "--size", "3", "--iterations", "2",
+           "--out", str(out), "--seed", "3", "--games", "2", "--simulations", "8", "--steps", "400",
+           "--batch", "8", "--workers", "1", "--channels", "8", "--blocks", "1",
+           "--teacher-games", "3", "--teacher-iterations", "30"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint = out / loop.CHECKPOINT
+    try:
+        while proc.poll() is None:  # wait for a checkpoint written mid-training
+            if checkpoint.exists():
+                state = loop.torch.load(checkpoint, weights_only=False)
+                if state["phase"] == "train" and state["step"] > 0:
+                    break
+            time.sleep(0.2)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    before = loop.torch.load(checkpoint, weights_only=False)
+    assert before["iteration"] == 0 and before["step"] > 0
+    done = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    after = loop.torch.load(checkpoint, weights_only=False)
+    assert after["iteration"] == 2 and after["totals"]["steps"] == 800
+    assert after["buffer"]["records"][:len(before["buffer"]["records"])] == before["buffer"]["records"]

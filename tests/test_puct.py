@@ -1,0 +1,277 @@
+"""The network-guided search (PUCT with leaf batching, :mod:`hexstones.ai.puct`).
+
+Budgets are simulations (never seconds), boards small, networks real (random weights from
+:func:`hexstones.ai.net.random_network`, and the shipped weights where a game has them),
+so that no result depends on timing.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import hexstones
+from hexstones import ai
+from hexstones.ai import puct
+from hexstones.ai.net import load_network, random_network
+from hexstones.ai.puct_tree import C_ROOT, DEFAULT_PARAMS, P_MIX, PENDING
+from hexstones.ai.tournament import parse_player, player_move
+
+GAMES = ("keil", "dehil", "droched")
+
+
+@pytest.fixture(autouse=True)
+def shipped_networks():
+    """Each test may install networks; the shipped ones come back after it."""
+    yield
+    for name in GAMES:
+        puct.install_network(name, load_network(name))
+
+
+def random_position(name, size, rng, max_moves):
+    """A position reached by random legal moves (not over)."""
+    game = hexstones.new_game(name, size=size)
+    for _ in range(rng.randrange(max_moves + 1)):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        trial = game.copy()
+        trial.play(rng.choice(legal))
+        if trial.is_over:
+            break
+        game = trial
+    return game
+
+
+def networks(name):
+    found = [random_network(name, seed=1)]
+    shipped = load_network(name)
+    if shipped is not None:
+        found.append(shipped)
+    return found
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_only_legal_moves_across_random_positions(name):
+    rng = random.Random(7)
+    for net in networks(name):
+        for i in range(12):
+            size = (3, 4, 5)[i % 3]
+            game = random_position(name, size, rng, 3 * game_points(size))
+            if game.is_over:
+                continue
+            result = puct.search(game, iterations=24 + i, network=net, reuse=False, batch=8)
+            legal = set(game.legal_moves())
+            assert result.children, "the search visits at least one move"
+            assert {m for m, _, _ in result.children} <= legal
+            assert result.engine == "net"
+
+
+def game_points(size):
+    return 3 * size * (size - 1) + 1
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_whole_game_of_net_moves_is_legal_with_tree_reuse(name):
+    puct.install_network(name, random_network(name, seed=2))
+    game = hexstones.new_game(name, size=4)
+    moves = 0
+    while not game.is_over and moves < 200:
+        move = ai.choose_move(game, iterations=16, seed=moves)
+        assert move in game.legal_moves()
+        game.play(move)
+        moves += 1
+    assert game.is_over or moves == 200
+
+
+@pytest.mark.parametrize("mix", [0.0, 0.5])
+def test_same_seed_and_budget_same_search(mix):
+    game = hexstones.new_game("keil", size=5)
+    game.play("c3")
+    net = random_network("keil", seed=3)
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = mix
+    a = puct.search(game, iterations=300, seed=5, network=net, reuse=False, params=params)
+    b = puct.search(game, iterations=300, seed=5, network=net, reuse=False, params=params)
+    assert a.children == b.children and a.pv == b.pv
+    assert a.iterations == b.iterations == 300
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_playouts_mixed_into_the_values_move_them_toward_the_result(name):
+    """With the values half from policy playouts, a position the playouts judge won
+    scores higher than by the network's value alone; the moves stay legal."""
+    rng = random.Random(3)
+    game = random_position(name, 4, rng, 20)
+    net = random_network(name, seed=9)
+    plain = puct.search(game, iterations=120, network=net, reuse=False, seed=2)
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = 1.0
+    mixed = puct.search(game, iterations=120, network=net, reuse=False, seed=2, params=params)
+    assert {m for m, _, _ in mixed.children} <= set(game.legal_moves())
+    # A random network's values sit near 0 (win rate 0.5); playout results are +-1.
+    spread_plain = max(abs(w - 0.5) for _, _, w in plain.children)
+    spread_mixed = max(abs(w - 0.5) for _, _, w in mixed.children)
+    assert spread_mixed > spread_plain
+
+
+def immediate_wins(game):
+    """The moves after which the game is over and won by the side to move."""
+    wins = []
+    for move in game.legal_moves():
+        trial = game.copy()
+        trial.play(move)
+        outcome = trial.outcome()
+        if trial.is_over and outcome is not None and outcome.winner == game.to_move:
+            wins.append(move)
+    return wins
+
+
+def deciding_position(name, seed):
+    """A position (random play, seeded) where some moves win at once and others do not."""
+    rng = random.Random(seed)
+    for _ in range(400):
+        game = hexstones.new_game(name, size=3)
+        while not game.is_over:
+            legal = game.legal_moves()
+            wins = immediate_wins(game)
+            if wins and len(wins) < len(legal) and len(legal) >= 3:
+                return game, wins
+            game.play(rng.choice(legal))
+    raise AssertionError(f"no deciding position found in {name}")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_move_that_wins_at_once_is_found(name):
+    game, wins = deciding_position(name, seed=11)
+    net = random_network(name, seed=4)
+    result = puct.search(game, iterations=40 * len(game.legal_moves()), network=net,
+                         reuse=False)
+    best, _, win_rate = result.children[0]
+    assert best in wins
+    assert win_rate > 0.9  # the exact result backed up from the finished game
+
+
+def check_tree(tree):
+    """Every expanded node under the root: its visits are its own evaluation plus its
+    children's visits, its priors sum to 1; no virtual loss or pending leaf is left."""
+    assert not tree.virtual.any()
+    used = int(tree.counters[0])
+    assert not (tree.flags[:used] & PENDING).any()
+    first, count, visits = tree.first_child, tree.num_children, tree.visits
+    expanded = 0
+    stack = [int(tree.counters[C_ROOT])]
+    while stack:
+        node = stack.pop()
+        if first[node] >= 0:
+            kids = range(first[node], first[node] + count[node])
+            assert visits[node] == 1 + visits[first[node]: first[node] + count[node]].sum(), node
+            assert abs(tree.prior[first[node]: first[node] + count[node]].sum() - 1) < 1e-4
+            expanded += 1
+            stack.extend(kids)
+    return expanded
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_virtual_loss_leaves_visit_counts_consistent(threads):
+    game = hexstones.new_game("dehil", size=4)
+    net = random_network("dehil", seed=5)
+    key = ("virtual loss", threads)
+    result = puct.search(game, iterations=500, network=net, reuse=True, reuse_key=key,
+                         batch=12, threads=threads)
+    tree = puct.kept_tree(game, key)
+    root = int(tree.counters[C_ROOT])
+    assert check_tree(tree) > 10
+    assert tree.visits[root] == sum(v for _, v, _ in result.children) + 1
+    assert result.iterations >= 500
+    # The tree moves on with the game, and stays consistent.
+    game.play(result.children[0][0])
+    puct.search(game, iterations=200, network=net, reuse=True, reuse_key=key, batch=12,
+                threads=threads)
+    assert puct.kept_tree(game, key) is tree
+    check_tree(tree)
+    assert int(tree.counters[C_ROOT]) != root
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_analyze_says_net_and_keeps_its_keys(name):
+    game = hexstones.new_game(name, size=4)
+    game.play(game.legal_moves()[3])
+    puct.install_network(name, None)
+    classic = ai.analyze(game, iterations=60, seed=1)
+    assert classic["engine"] == "compiled"  # the fallback without weights
+    puct.install_network(name, random_network(name, seed=6))
+    data = ai.analyze(game, iterations=150, seed=1)
+    assert data["engine"] == "net"
+    assert set(classic) <= set(data)
+    assert 0.0 <= data["win_rate"] <= 1.0
+    assert data["iterations"] == 150
+    legal = set(game.legal_moves())
+    assert all(m["move"] in legal and 0 <= m["win_rate"] <= 1 for m in data["moves"])
+    assert data["pv"][0] == data["moves"][0]["move"]
+    if game.has_score:
+        assert set(data["ownership"]) == set(game.board.names)
+        assert all(-1.0 <= v <= 1.0 for v in data["ownership"].values())
+        score = data["expected_score"]
+        assert score["black"] - score["white"] == pytest.approx(data["score_lead"])
+    else:
+        assert "ownership" not in data and "expected_score" not in data
+
+
+def test_levels_use_the_net_only_at_levels_9_and_10_and_mcts_stays_classic():
+    puct.install_network("keil", random_network("keil", seed=7))
+    game = hexstones.new_game("keil", size=4)
+    assert ai.search(game, iterations=30, seed=1).engine == "net"
+    assert ai.search(game, iterations=30, seed=1, engine="mcts").engine == "compiled"
+    assert ai.search(game, iterations=30, seed=1, knowledge=False).engine == "compiled"
+    assert ai.LEVELS[8].net_sims is None and ai.LEVELS[9].net_sims is not None
+    sims = [ai.LEVELS[n].net_sims for n in range(9, 11)]
+    assert sims == sorted(sims) and len(set(sims)) == len(sims)
+    for level in (1, 8, 9, 10):
+        assert ai.choose_move(game, level=level, iterations=20, seed=level) in game.legal_moves()
+        assert ai.engine_for(game, level) == ("net" if level >= 9 else "mcts")
+    assert ai.engine_for(game) == "net"
+    # The tournament's players: mcts: is the classic search, net: the network's.
+    assert parse_player("net:40").kind == "net"
+    assert parse_player("net:0.5s").seconds == 0.5
+    assert player_move(parse_player("net:40"), game, seed=1) in game.legal_moves()
+    assert player_move(parse_player("mcts:40"), game, seed=1) in game.legal_moves()
+    puct.install_network("keil", None)
+    assert ai.engine_for(game, 10) == "mcts"
+
+
+def test_no_weights_and_bad_requests_are_refused():
+    puct.install_network("dehil", None)
+    game = hexstones.new_game("dehil", size=4)
+    with pytest.raises(ValueError, match="no network weights"):
+        ai.search(game, iterations=10, engine="net")
+    with pytest.raises(ValueError, match="engine"):
+        ai.search(game, iterations=10, engine="alphago")
+    with pytest.raises(ValueError, match="keil"):
+        puct.install_network("dehil", random_network("keil"))
+    with pytest.raises(ValueError):
+        puct.install_network("chess", None)
+    with pytest.raises(ValueError, match="bad player"):
+        parse_player("net:")
+    assert ai.search(game, iterations=10, seed=0).engine == "compiled"
+
+
+def test_the_network_sees_what_the_search_plays():
+    """The features the search writes for a leaf are the encoder's for that position."""
+    from hexstones.ai.features import features_of
+
+    game = hexstones.new_game("keil", size=3)
+    net = random_network("keil", seed=8)
+    seen = []
+
+    class Recorder:
+        game = "keil"
+
+        def evaluate(self, features, nbr):
+            seen.append(np.array(features))
+            return net.evaluate(features, nbr)
+
+    puct.search(game, iterations=1, network=Recorder(), reuse=False)
+    assert len(seen) == 1 and np.array_equal(seen[0][0], features_of(game))
