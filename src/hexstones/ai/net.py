@@ -116,7 +116,7 @@ def _pool(x: np.ndarray) -> np.ndarray:
 def _hexconv(x: np.ndarray, idx: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     B, P, C = x.shape
     padded = np.concatenate([x, np.zeros((B, 1, C), x.dtype)], axis=1)
-    return padded[:, idx].reshape(B, P, 7 * C) @ w + b
+    return np.take(padded, idx, axis=1).reshape(B, P, 7 * C) @ w + b
 
 
 def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.ndarray,
