@@ -4,7 +4,8 @@ and PyTorch (when installed), at batch 1 and a larger batch, in the same run.
     python benchmarks/net_eval.py [--game keil] [--sizes 5,7,9] [--batch 32] [--seconds 2]
                                   [--weights shipped|random]
 
-Every evaluator is held to one thread (the search runs one per core). Compiling and
+Every evaluator is held to one thread (the search runs one per core); rates are per
+second of the process's own CPU time. Compiling and
 torch's first call happen first and are not timed. Also times ``write_features`` (the
 encoding of one position from a core state), which a search pays per leaf too.
 """
@@ -32,12 +33,14 @@ except ImportError:  # no PyTorch: numpy and numba only
 
 
 def rate(fn, seconds: float) -> float:
+    """Calls per second of this process's own CPU time (the machine is shared: wall-clock
+    rates would measure the neighbours)."""
     fn()
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    n, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         fn()
         n += 1
-    return n / (time.perf_counter() - start)
+    return n / (time.process_time() - start)
 
 
 def positions(name: str, size: int, count: int) -> np.ndarray:

@@ -116,7 +116,7 @@ def _pool(x: np.ndarray) -> np.ndarray:
 def _hexconv(x: np.ndarray, idx: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     B, P, C = x.shape
     padded = np.concatenate([x, np.zeros((B, 1, C), x.dtype)], axis=1)
-    return padded[:, idx].reshape(B, P, 7 * C) @ w + b
+    return np.take(padded, idx, axis=1).reshape(B, P, 7 * C) @ w + b
 
 
 def forward(params: dict[str, np.ndarray], config: dict[str, Any], features: np.ndarray,
@@ -310,6 +310,25 @@ class Network:
         return forward(self.params, self.config, features, np.asarray(geo_nbr))
 
     evaluate_numpy = evaluate
+
+    def evaluate_symmetrized(self, features: np.ndarray, geo_nbr: np.ndarray,
+                             action_images: np.ndarray) -> NetOutput:
+        """The outputs averaged over the board's 12 symmetries (``action_images`` is
+        ``game.action_symmetries()``, ``[12, P+1]``): exactly symmetric, at 12 times the
+        cost. Every feature is per point, so a turned position is its rows permuted."""
+        images = np.asarray(action_images)
+        B, P, _ = features.shape
+        sources = np.argsort(images, axis=1)
+        turned = np.concatenate([features[:, sources[k, :P]] for k in range(12)])
+        out = self.evaluate(turned, geo_nbr)
+
+        def back(a, cols):  # turn each symmetry's outputs back, then average
+            return np.mean([a[k * B:(k + 1) * B][:, images[k, :cols]] for k in range(12)], axis=0)
+        value = out.value.reshape(12, B).mean(axis=0)
+        score = None if out.score is None else out.score.reshape(12, B).mean(axis=0)
+        own = None if out.ownership is None else back(out.ownership, P).astype(np.float32)
+        return NetOutput(back(out.policy_logits, P + 1).astype(np.float32),
+                         value.astype(np.float32), score, own)
 
     def evaluate_compiled(self, features: np.ndarray, geo_nbr: np.ndarray) -> NetOutput:
         """The same by the compiled forward pass (numba, no BLAS): measured against numpy
