@@ -53,6 +53,11 @@ def main() -> None:
     ap.add_argument("--out", help="write the match's JSON here")
     args = ap.parse_args()
     core_a, core_b = args.cores.split(",")
+    # The candidate plays the network: the shipped weights unless a folder is named (shipped
+    # weights play the levels only once they have won such a match: ai.puct.plays_by_default).
+    from hexstones.ai.net import weights_path
+
+    os.environ.setdefault("HEXSTONES_NETWORK_DIR", str(weights_path(args.game).parent))
     where = f"--game {args.game} --size {args.size}"
     candidate = (f"taskset -c {core_a} {shlex.quote(sys.executable)} -m hexstones.cli gtp {where} "
                  f"--level {args.level} --seconds {args.net_seconds}")

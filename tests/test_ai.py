@@ -30,13 +30,12 @@ def classic_search():
     """These tests are the classic search's: no network plays, whatever weights ship
     (the network search's tests are tests/test_puct.py)."""
     from hexstones.ai import puct
-    from hexstones.ai.net import load_network
 
     for name in GAMES:
         puct.install_network(name, None)
     yield
     for name in GAMES:
-        puct.install_network(name, load_network(name))
+        puct.restore_shipped(name)
 
 
 def play_out(game, moves):

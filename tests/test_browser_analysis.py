@@ -13,7 +13,8 @@ import pytest
 
 import hexstones
 import test_browser
-from test_browser import WAIT_MS, Server, free_port
+from serving import Server
+from test_browser import WAIT_MS
 from test_web_analysis import FINISHED
 
 pytestmark = pytest.mark.slow
@@ -22,8 +23,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 
-# The browser and a page per test, as tests/test_browser.py makes them.
-browser = test_browser.browser
+# A page per test, as tests/test_browser.py makes it (the browser: conftest.py).
 page = test_browser.page
 
 
@@ -36,7 +36,8 @@ def call(url: str, body: dict | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("analysis") / "games.db", free_port())
+    folder = tmp_path_factory.mktemp("analysis")
+    srv = Server(str(folder / "games.db"), folder / "games.log")
     srv.start()
     yield srv
     srv.stop()

@@ -27,7 +27,7 @@ def shipped_networks():
     """Each test may install networks; the shipped ones come back after it."""
     yield
     for name in GAMES:
-        puct.install_network(name, load_network(name))
+        puct.restore_shipped(name)
 
 
 def random_position(name, size, rng, max_moves):
@@ -275,3 +275,21 @@ def test_the_network_sees_what_the_search_plays():
 
     puct.search(game, iterations=1, network=Recorder(), reuse=False)
     assert len(seen) == 1 and np.array_equal(seen[0][0], features_of(game))
+
+
+def test_shipped_weights_play_by_default_only_after_a_won_match():
+    """Weights play for the levels and analyze ("auto") only where their metadata records a
+    won match against the classic search, or where someone chose the network."""
+    for name in GAMES:
+        puct.restore_shipped(name)
+        game = hexstones.new_game(name, size=4)
+        shipped = load_network(name)
+        won = shipped is not None and shipped.meta.get(puct.DEFAULT_KEY) is True
+        assert puct.plays_by_default(game) is won
+        assert ai.engine_for(game, 10) == ("net" if won else "mcts")
+        assert ai.search(game, iterations=20, seed=1).engine == ("net" if won else "compiled")
+        if shipped is not None:  # asked for by name, the network plays all the same
+            assert ai.search(game, iterations=20, seed=1, engine="net").engine == "net"
+            puct.install_network(name, shipped)  # chosen: now it plays by default
+            assert puct.plays_by_default(game)
+            assert ai.engine_for(game, 10) == "net"

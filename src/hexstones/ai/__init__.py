@@ -89,16 +89,17 @@ def _net_plays(game: Game, engine: str) -> bool:
     """Whether the network search plays ``game`` (``engine`` "auto" or "net")."""
     from hexstones.ai import puct
 
+    if engine == "auto":
+        return puct.plays_by_default(game)
     if puct.supports(game):
         return True
-    if engine == "net":
-        raise ValueError(f"no network weights for {game.name}: the network search cannot play it")
-    return False
+    raise ValueError(f"no network weights for {game.name}: the network search cannot play it")
 
 
 def engine_for(game: Game, level: int | None = None) -> str:
     """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength):
-    "net" where the game has network weights and the level plays with them, else "mcts"."""
+    "net" where the level plays with a network and the game's network plays by default
+    (:func:`hexstones.ai.puct.plays_by_default`), else "mcts"."""
     lv = get_level(level) if level is not None else FULL_STRENGTH
     if lv.net_sims is None or not lv.knowledge:
         return "mcts"

@@ -45,6 +45,7 @@ BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gai
 KEPT_TREES = 2
 
 _NETWORKS: dict[str, Any] = {}
+_CHOSEN: set = set()  # games whose network someone chose (the folder below, install_network)
 _NET_LOCK = threading.Lock()
 _WARM: set = set()
 
@@ -65,6 +66,7 @@ def network_for(game_name: str):
             path = os.path.join(folder, f"{game_name}.npz") if folder else None
             if path and os.path.isfile(path):
                 _NETWORKS[game_name] = read_network(path)
+                _CHOSEN.add(game_name)
             else:
                 _NETWORKS[game_name] = load_network(game_name)
         return _NETWORKS[game_name]
@@ -81,12 +83,43 @@ def install_network(game_name: str, network) -> None:
         raise ValueError(f"that network plays {network.game}, not {game_name}")
     with _NET_LOCK:
         _NETWORKS[game_name] = network
+        if network is None:
+            _CHOSEN.discard(game_name)
+        else:
+            _CHOSEN.add(game_name)
+    _WARM.discard(game_name)
+
+
+def restore_shipped(game_name: str) -> None:
+    """Forget what :func:`install_network` installed: ``game_name`` plays as a fresh
+    process would (the folder of ``$HEXSTONES_NETWORK_DIR``, else the shipped weights)."""
+    with _NET_LOCK:
+        _NETWORKS.pop(game_name, None)
+        _CHOSEN.discard(game_name)
     _WARM.discard(game_name)
 
 
 def supports(game) -> bool:
-    """Whether the network search can play ``game``: compiled kernels and shipped weights."""
+    """Whether the network search can play ``game``: compiled kernels and a network."""
     return has_kernels(game) and network_for(game.name) is not None
+
+
+# The key of a network's metadata that makes it the default player: set on shipped
+# weights only once the network search has beaten the classic search with them in a
+# match at equal time (benchmarks/net_match.py). Weights without it play only when asked
+# for (the net: players, engine="net"), so that no level gets weaker than the classic
+# search it replaces.
+DEFAULT_KEY = "plays_by_default"
+
+
+def plays_by_default(game) -> bool:
+    """Whether ``engine="auto"`` (the levels, ``ai.analyze``) plays ``game`` with the
+    network: a network someone chose (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`),
+    or shipped weights whose metadata records a won match against the classic search."""
+    if not supports(game):
+        return False
+    network = network_for(game.name)
+    return game.name in _CHOSEN or network.meta.get(DEFAULT_KEY) is True
 
 
 def default_threads() -> int:
