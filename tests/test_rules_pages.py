@@ -257,44 +257,36 @@ def test_every_example_through_the_endpoint(client):
 
 
 @pytest.mark.slow
-def test_a_reader_plays_every_example_by_clicking(tmp_path):
+def test_a_reader_plays_every_example_by_clicking(browser, tmp_path):
     """The real server and Debian's chromium (as in test_browser.py): from the start page
     to each game's rules, every example played by clicking its highlighted moves."""
     # test_browser skips (module level) where there is no chromium, before importing playwright.
-    from test_browser import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
-        WAIT_MS,
-        Server,
-        expect,
-        free_port,
-        sync_playwright,
-    )
+    from serving import Server
+    from test_browser import WAIT_MS, expect
 
-    server = Server(tmp_path / "games.db", free_port())
+    server = Server(str(tmp_path / "games.db"), tmp_path / "games.log")
     server.start()
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
-            page.set_default_timeout(WAIT_MS)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(server.url + "/")
-            page.get_by_test_id("rules-link").click()
-            expect(page).to_have_url(server.url + "/rules")
-            for name, spec in games.game_specs().items():
-                page.goto(server.url + "/rules")
-                page.get_by_test_id(f"rules-{name}").get_by_role("link").click()
-                expect(page.locator("h1")).to_have_text(f"{spec['title']}: the rules")
-                for idea in pages()[name]["ideas"]:
-                    for k, example in enumerate(idea["examples"]):
-                        play_example(page, expect, f"example-{idea['id']}-{k}", example)
-                page.set_viewport_size({"width": 390, "height": 800})  # a phone: nothing sticks out
-                assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
-                page.set_viewport_size({"width": 1100, "height": 900})
-            assert errors == [], errors
-            browser.close()
+        context = browser.new_context(viewport={"width": 1100, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/")
+        page.get_by_test_id("rules-link").click()
+        expect(page).to_have_url(server.url + "/rules")
+        for name, spec in games.game_specs().items():
+            page.goto(server.url + "/rules")
+            page.get_by_test_id(f"rules-{name}").get_by_role("link").click()
+            expect(page.locator("h1")).to_have_text(f"{spec['title']}: the rules")
+            for idea in pages()[name]["ideas"]:
+                for k, example in enumerate(idea["examples"]):
+                    play_example(page, expect, f"example-{idea['id']}-{k}", example)
+            page.set_viewport_size({"width": 390, "height": 800})  # a phone: nothing sticks out
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, name
+            page.set_viewport_size({"width": 1100, "height": 900})
+        assert errors == [], errors
+        context.close()
     finally:
         server.stop()
 
