@@ -329,3 +329,74 @@ def test_training_killed_at_any_moment_resumes(tmp_path):
     after = loop.torch.load(checkpoint, weights_only=False)
     assert after["iteration"] == 2 and after["totals"]["steps"] == 800
     assert after["buffer"]["records"][:len(before["buffer"]["records"])] == before["buffer"]["records"]
+
+
+def _record(size: int, balance: int, seed: int, by: str | None) -> dict:
+    """A game of random legal moves as a training record (two 'searched' moves a ply)."""
+    name = "keil"
+    option = game_class(name).balance.option
+    rng = np.random.default_rng(seed)
+    game = hexstones.new_game(name, size=size, **{option: balance})
+    moves, visits = [], []
+    while not game.is_over and len(moves) < 30:
+        legal = game.legal_moves()
+        pick = [legal[int(i)] for i in rng.permutation(len(legal))[:2]]
+        visits.append([[m, 3 - k] for k, m in enumerate(pick)])
+        moves.append(pick[0])
+        game.play(pick[0])
+    record = {"game": name, "size": size, "options": {option: balance}, "moves": moves,
+              "visits": visits}
+    return record | ({"by": by} if by else {})
+
+
+def test_the_buffer_keeps_teacher_games_and_feeds_them_their_share():
+    """Self-play games beyond the capacity push out the oldest self-play game, never a
+    teacher game; a batch draws teacher_share of its positions from teacher games."""
+    _torch()
+    from hexstones.ai.training.data import ReplayBuffer
+
+    buffer = ReplayBuffer(capacity=3, teacher_share=0.25)
+    teacher = [_record(3, 1, seed, None) for seed in range(2)]
+    selfplay = [_record(3, 9, 10 + seed, "selfplay") for seed in range(5)]
+    for record in teacher + selfplay:
+        buffer.add(record)
+    assert buffer.records == teacher + selfplay[2:]
+    assert ReplayBuffer.from_state(buffer.state()).records == buffer.records
+    # The balance plane tells the kinds apart (komi 1 against 9), whatever the turn.
+    rng = np.random.default_rng(0)
+    for share, expected in ((0.25, 100), (1.0, 400), (0.0, 0)):
+        buffer.teacher_share = share
+        _, batch = buffer.sample(rng, 400, "keil")
+        balance = batch.features[:, :, fx.F_BALANCE]
+        assert len(batch) == 400 and np.allclose(balance, balance[:, :1])
+        assert set(np.round(balance[:, 0] * fx.BALANCE_SCALE, 3)) <= {1.0, 9.0}
+        assert int(np.isclose(balance[:, 0] * fx.BALANCE_SCALE, 1.0).sum()) == expected
+    with pytest.raises(ValueError, match="teacher_share"):
+        ReplayBuffer(capacity=3, teacher_share=1.5)
+
+
+def test_the_learning_rate_falls_by_a_cosine_within_an_iteration():
+    _torch()
+    from hexstones.ai.training.loop import LR_FLOOR, learning_rate
+
+    rates = [learning_rate(2e-3, step, 100) for step in range(100)]
+    assert rates[0] == pytest.approx(2e-3)
+    assert all(a > b for a, b in zip(rates, rates[1:]))
+    assert rates[-1] > LR_FLOOR * 2e-3 and learning_rate(2e-3, 100, 100) == pytest.approx(LR_FLOOR * 2e-3)
+    assert rates[50] == pytest.approx((1 + LR_FLOOR) / 2 * 2e-3)
+
+
+def test_selfplay_games_explore_with_root_noise():
+    """Self-play searches with root noise by default (recorded in the game), the same
+    game for the same seed, other visit counts than the plain search's."""
+    _torch()
+    from hexstones.ai.training.data import positions_of
+    from hexstones.ai.training.selfplay import ROOT_NOISE, selfplay_game
+
+    net = random_network("keil", seed=2, channels=8, blocks=1)
+    noisy = selfplay_game(net, "keil", 3, 24, seed=4)
+    assert noisy == selfplay_game(net, "keil", 3, 24, seed=4)
+    assert noisy["root_noise"] == list(ROOT_NOISE) and noisy["by"] == "selfplay"
+    plain = selfplay_game(net, "keil", 3, 24, seed=4, root_noise=None)
+    assert plain["root_noise"] is None and plain["visits"] != noisy["visits"]
+    assert len(positions_of(noisy)) == len(noisy["moves"]) > 0  # a legal game, replayed

@@ -293,3 +293,40 @@ def test_shipped_weights_play_by_default_only_after_a_won_match():
             puct.install_network(name, shipped)  # chosen: now it plays by default
             assert puct.plays_by_default(game)
             assert ai.engine_for(game, 10) == "net"
+
+
+def _root_priors(game, net, key, **options):
+    puct.search(game, iterations=40, network=net, reuse=True, reuse_key=key, **options)
+    tree = puct.kept_tree(game, key)
+    root = int(tree.counters[C_ROOT])
+    first, count = int(tree.first_child[root]), int(tree.num_children[root])
+    return tree.prior[first:first + count].astype(np.float64), tree.move[first:first + count].copy()
+
+
+def test_root_noise_mixes_dirichlet_noise_into_the_root_priors_only():
+    """Self-play's exploration noise: the root's priors become (1 - share) * prior +
+    share * noise, the same for the same seed; the rest of the tree keeps the network's."""
+    game = hexstones.new_game("keil", size=4)
+    game.play(game.legal_moves()[3])
+    net = random_network("keil", seed=4)
+    plain, moves = _root_priors(game, net, "plain")
+    noisy, noisy_moves = _root_priors(game, net, "noisy", seed=9, root_noise=(0.25, 10.0))
+    check_tree(puct.kept_tree(game, "noisy"))  # every other node's priors: the softmax's
+    again, _ = _root_priors(game, net, "again", seed=9, root_noise=(0.25, 10.0))
+    other, _ = _root_priors(game, net, "other", seed=10, root_noise=(0.25, 10.0))
+    assert np.array_equal(moves, noisy_moves)
+    assert abs(noisy.sum() - 1) < 1e-5 and np.all(noisy >= 0.75 * plain - 1e-6)
+    assert not np.allclose(noisy, plain, atol=1e-3)
+    assert np.array_equal(noisy, again) and not np.allclose(noisy, other, atol=1e-3)
+    noise = (noisy - 0.75 * plain) / 0.25  # what was mixed in: a distribution
+    assert abs(noise.sum() - 1) < 1e-4 and noise.min() > -1e-5
+    only_noise, _ = _root_priors(game, net, "only", seed=9, root_noise=(1.0, 10.0))
+    assert np.allclose(only_noise, noise, atol=1e-4)
+
+
+def test_bad_root_noise_is_refused():
+    game = hexstones.new_game("keil", size=4)
+    net = random_network("keil", seed=4)
+    for bad in [(1.5, 10.0), (-0.1, 10.0), (0.25, 0.0)]:
+        with pytest.raises(ValueError, match="root_noise"):
+            puct.search(game, iterations=10, network=net, reuse=False, root_noise=bad)

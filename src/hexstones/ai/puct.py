@@ -194,13 +194,22 @@ class _Searcher:
 
 def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_key=None,
            network=None, batch: int | None = None, threads: int | None = None, params=None,
-           analysis=True):
+           analysis=True, root_noise: tuple[float, float] | None = None):
     """Search ``game``'s position with its network (``network``: else the shipped one);
     ``iterations`` counts simulations (leaves evaluated or exact results backed up).
     Returns a :class:`hexstones.ai.pysearch.SearchResult` with ``engine`` "net".
-    ``seed`` seeds the policy playouts mixed into the values (``params[P_MIX] > 0``); the
-    selection itself draws no random numbers."""
+    ``seed`` seeds the policy playouts mixed into the values (``params[P_MIX] > 0``) and
+    the root noise; the selection itself draws no random numbers.
+
+    ``root_noise=(share, alpha_total)``: AlphaZero's exploration noise for self-play: the
+    root's priors become ``(1 - share) * prior + share * Dirichlet(alpha_total / k)`` over
+    its ``k`` legal moves, so that the games try moves the network does not yet like.
+    The levels never use it."""
     seed = 0 if seed is None else int(seed)
+    if root_noise is not None:
+        share, alpha_total = (float(x) for x in root_noise)
+        if not (0.0 <= share <= 1.0 and alpha_total > 0.0):
+            raise ValueError(f"root_noise is (share in [0, 1], alpha_total > 0), not {root_noise}")
     net = network if network is not None else network_for(game.name)
     if net is None or not has_kernels(game):
         raise ValueError(f"no network search for {game.name}")
@@ -235,7 +244,24 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     in_flight = [0]  # batches chosen and not yet backed up
     errors: list[BaseException] = []
     stop = threading.Event()
+    noised = [root_noise is None]
     start = time.perf_counter()
+
+    def add_root_noise() -> None:
+        """Once the root has children (at once on a reused tree, else after the first
+        batch), mix the noise into their priors; called under the tree lock."""
+        root = int(tree.counters[C_ROOT])
+        first, k = int(tree.first_child[root]), int(tree.num_children[root])
+        if noised[0] or first < 0 or k == 0:
+            return
+        assert root_noise is not None
+        share, alpha_total = root_noise
+        noise = np.random.default_rng(seed).dirichlet(np.full(k, alpha_total / k))
+        priors = tree.prior[first:first + k]
+        priors[:] = ((1.0 - share) * priors + share * noise).astype(np.float32)
+        noised[0] = True
+
+    add_root_noise()
 
     def budget_left() -> int:
         if iterations is not None and counts["sims"] >= iterations:
@@ -281,6 +307,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
                 expand_and_backup(tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
                                   logits, values, scores, s.exact_value, s.exact_score,
                                   s.rollout, params)
+                add_root_noise()
                 counts["evals"] += len(net_rows)
                 counts["batches"] += 1
                 if analysis and ownership is not None:

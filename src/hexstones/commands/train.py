@@ -46,7 +46,11 @@ def add_parser(sub) -> None:
     p.add_argument("--steps", type=int, default=400, help="training steps per iteration")
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--buffer-games", type=int, default=4000, help="games the replay buffer keeps")
+    p.add_argument("--buffer-games", type=int, default=4000,
+                   help="self-play games the replay buffer keeps (it keeps every teacher game)")
+    p.add_argument("--teacher-share", type=float, default=0.5,
+                   help="share of each batch drawn from teacher games once there are "
+                        "self-play games too (default 0.5)")
     p.add_argument("--teacher-dir", help="folder of GAME-SIZE.jsonl teacher games (default OUT/teacher)")
     p.add_argument("--teacher-games", type=int, default=0,
                    help="generate this many teacher games per side first (classic MCTS)")
@@ -71,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         device=args.device, backend=args.backend, workers=args.workers,
         ray_address=args.ray_address, games=args.games, simulations=args.simulations,
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
+        teacher_share=args.teacher_share,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, channels=args.channels, blocks=args.blocks,
         command=shlex.join(["hexstones"] + sys.argv[1:]))

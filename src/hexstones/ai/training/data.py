@@ -141,17 +141,32 @@ def turn(positions: Positions, sources: np.ndarray) -> Positions:
 
 # -- replay buffer -----------------------------------------------------------------
 
+def is_selfplay(record: dict[str, Any]) -> bool:
+    """Whether a record is a self-play game of the network (else a teacher game: the
+    classic search's, whoever wrote the file)."""
+    return record.get("by") == "selfplay"
+
+
 class ReplayBuffer:
-    """The latest ``capacity`` games (records), with their positions by board side.
+    """Every teacher game and the latest ``capacity`` self-play games (records), with
+    their positions by board side.
+
+    Teacher games never leave: they are the expert's moves, and a run's self-play games
+    soon outnumber them. A batch draws ``teacher_share`` of its positions from teacher
+    games while the buffer holds both kinds (so self-play cannot drown them), the rest
+    from self-play games.
 
     The records are the buffer's state (small, JSON-ready: what a checkpoint keeps); the
     positions are computed from them, again on a resume."""
 
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int, teacher_share: float = 0.5):
+        if not 0.0 <= teacher_share <= 1.0:
+            raise ValueError(f"teacher_share must be in [0, 1], not {teacher_share}")
         self.capacity = capacity
+        self.teacher_share = teacher_share
         self.records: list[dict[str, Any]] = []
         self._parts: list[tuple[int, Positions]] = []
-        self._joined: dict[int, Positions] = {}
+        self._joined: dict[int, tuple[Positions, np.ndarray]] = {}
         self.added = 0  # games ever added: the buffer position a resume continues at
 
     def add(self, record: dict[str, Any]) -> int:
@@ -160,8 +175,9 @@ class ReplayBuffer:
         self.records.append(record)
         self._parts.append((record["size"], positions))
         self.added += 1
-        if len(self.records) > self.capacity:
-            del self.records[0], self._parts[0]
+        if is_selfplay(record) and sum(map(is_selfplay, self.records)) > self.capacity:
+            oldest = next(i for i, r in enumerate(self.records) if is_selfplay(r))
+            del self.records[oldest], self._parts[oldest]
         self._joined = {}
         return len(positions)
 
@@ -169,33 +185,47 @@ class ReplayBuffer:
     def positions(self) -> int:
         return sum(len(p) for _, p in self._parts)
 
-    def by_size(self) -> dict[int, Positions]:
+    def by_size(self) -> dict[int, tuple[Positions, np.ndarray]]:
+        """Per side: its positions, and which of them come from teacher games."""
         if not self._joined:
             sizes = sorted({size for size, _ in self._parts})
-            self._joined = {size: Positions.concat([p for s, p in self._parts if s == size])
-                            for size in sizes}
+            for size in sizes:
+                mine = [(p, is_selfplay(r)) for (s, p), r in zip(self._parts, self.records)
+                        if s == size]
+                teacher = np.concatenate([np.full(len(p), not selfplay) for p, selfplay in mine])
+                self._joined[size] = (Positions.concat([p for p, _ in mine]), teacher)
         return self._joined
 
     def sample(self, rng: np.random.Generator, batch: int, game_name: str) -> tuple[int, Positions]:
-        """A batch from one side (chosen in proportion to its positions), each position
-        turned by a random one of the 12 symmetries."""
+        """A batch from one side (chosen in proportion to its positions), ``teacher_share``
+        of it from teacher games where the side has both kinds, each position turned by a
+        random one of the 12 symmetries."""
         joined = self.by_size()
         sizes = sorted(joined)
-        counts = np.array([len(joined[s]) for s in sizes], float)
+        counts = np.array([len(joined[s][0]) for s in sizes], float)
         size = sizes[rng.choice(len(sizes), p=counts / counts.sum())]
-        have = joined[size]
-        picked = have.take(rng.integers(0, len(have), batch))
+        have, teacher = joined[size]
+        from_teacher = np.flatnonzero(teacher)
+        from_selfplay = np.flatnonzero(~teacher)
+        if len(from_teacher) and len(from_selfplay):
+            n_teacher = int(round(batch * self.teacher_share))
+            index = np.concatenate([rng.choice(from_teacher, n_teacher),
+                                    rng.choice(from_selfplay, batch - n_teacher)])
+        else:
+            index = rng.integers(0, len(have), batch)
+        picked = have.take(index)
         sources = point_sources(game_name, size)
         ks = rng.integers(0, 12, batch)
         parts = [turn(picked.take(ks == k), sources[k]) for k in range(12) if np.any(ks == k)]
         return size, Positions.concat(parts)
 
     def state(self) -> dict[str, Any]:
-        return {"capacity": self.capacity, "added": self.added, "records": list(self.records)}
+        return {"capacity": self.capacity, "teacher_share": self.teacher_share,
+                "added": self.added, "records": list(self.records)}
 
     @staticmethod
     def from_state(state: dict[str, Any]) -> ReplayBuffer:
-        buf = ReplayBuffer(state["capacity"])
+        buf = ReplayBuffer(state["capacity"], state.get("teacher_share", 0.5))
         for record in state["records"]:
             buf.add(record)
         buf.added = state["added"]

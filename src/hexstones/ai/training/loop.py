@@ -45,6 +45,9 @@ CHECKPOINT = "checkpoint.pt"
 # Loss weights: the score margin is in units of 10 points (Huber), ownership per point.
 SCORE_WEIGHT = 0.5
 OWNERSHIP_WEIGHT = 0.5
+# Within each iteration the learning rate falls from --lr to this share of it (a cosine):
+# the last steps settle the weights instead of leaving them where the last big step threw them.
+LR_FLOOR = 0.1
 
 
 @dataclass
@@ -64,7 +67,8 @@ class Settings:
     batch: int = 64
     lr: float = 2e-3
     weight_decay: float = 1e-4
-    buffer_games: int = 4000      # the replay buffer keeps the latest games
+    buffer_games: int = 4000      # the replay buffer keeps the latest self-play games
+    teacher_share: float = 0.5    # of each batch, from teacher games (when there are both)
     teacher_dir: str | None = None  # where <game>-<size>.jsonl teacher games are read
     teacher_games: int = 0        # teacher games to generate per size first (into OUT/teacher)
     teacher_iterations: int = 800  # classic MCTS iterations per teacher move
@@ -88,6 +92,8 @@ class Settings:
         for name in ("games", "simulations", "teacher_games", "teacher_iterations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        if not 0.0 <= self.teacher_share <= 1.0:
+            raise ValueError(f"teacher_share must be in [0, 1], not {self.teacher_share}")
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available to torch here")
 
@@ -154,7 +160,7 @@ class Trainer:
         self.model = TorchNet(self.config, init_params(self.config, s.seed)).to(s.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr,
                                            weight_decay=s.weight_decay)
-        self.buffer = ReplayBuffer(s.buffer_games)
+        self.buffer = ReplayBuffer(s.buffer_games, s.teacher_share)
         self.holdout: list[dict[str, Any]] = []
         self.teacher_read: dict[str, int] = {}
         self.rng = np.random.default_rng(s.seed)
@@ -320,6 +326,8 @@ class Trainer:
         start, done_here = time.monotonic(), 0
         sums: dict[str, float] = {}
         while self.step < s.steps:
+            for group in self.optimizer.param_groups:
+                group["lr"] = learning_rate(s.lr, self.step, s.steps)
             size, batch = self.buffer.sample(self.rng, s.batch, s.game)
             parts = self.losses(batch, size)
             total = parts["policy"] + parts["value"]
@@ -405,6 +413,13 @@ class Trainer:
             self.write_outputs()
             self.save()
         return self.network()
+
+
+def learning_rate(top: float, step: int, steps: int) -> float:
+    """The learning rate of training step ``step`` (0-based) of an iteration of ``steps``:
+    a cosine from ``top`` down to ``LR_FLOOR * top``."""
+    floor = LR_FLOOR * top
+    return floor + (top - floor) * 0.5 * (1.0 + math.cos(math.pi * step / max(steps, 1)))
 
 
 def heldout_figures(net: Network, records: list[dict[str, Any]]) -> dict[str, Any]:
