@@ -400,3 +400,17 @@ def test_selfplay_games_explore_with_root_noise():
     plain = selfplay_game(net, "keil", 3, 24, seed=4, root_noise=None)
     assert plain["root_noise"] is None and plain["visits"] != noisy["visits"]
     assert len(positions_of(noisy)) == len(noisy["moves"]) > 0  # a legal game, replayed
+
+
+def test_the_policy_loss_reads_the_legal_moves_and_a_sharpened_target():
+    torch = _torch()
+    from hexstones.ai.training.loop import legal_mask, policy_target
+
+    game = _played("keil", 4, 9, seed=3)
+    mask = legal_mask(torch.from_numpy(fx.features_of(game)[None]))[0].numpy()
+    assert sorted(np.flatnonzero(mask)) == sorted(game.legal_actions())
+    visits = torch.tensor([[0.5, 0.25, 0.25, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    assert torch.equal(policy_target(visits, 1.0), visits)
+    sharp = policy_target(visits, 2.0)
+    assert torch.allclose(sharp[0], torch.tensor([4 / 6, 1 / 6, 1 / 6, 0.0]))
+    assert torch.equal(sharp[1], visits[1])

@@ -51,6 +51,9 @@ def add_parser(sub) -> None:
     p.add_argument("--teacher-share", type=float, default=0.5,
                    help="share of each batch drawn from teacher games once there are "
                         "self-play games too (default 0.5)")
+    p.add_argument("--policy-power", type=float, default=1.0,
+                   help="policy target: the root's visit shares to this power, normalised "
+                        "(default 1: as they are; 2: sharper)")
     p.add_argument("--teacher-dir", help="folder of GAME-SIZE.jsonl teacher games (default OUT/teacher)")
     p.add_argument("--teacher-games", type=int, default=0,
                    help="generate this many teacher games per side first (classic MCTS)")
@@ -75,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         device=args.device, backend=args.backend, workers=args.workers,
         ray_address=args.ray_address, games=args.games, simulations=args.simulations,
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
-        teacher_share=args.teacher_share,
+        teacher_share=args.teacher_share, policy_power=args.policy_power,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, channels=args.channels, blocks=args.blocks,
         command=shlex.join(["hexstones"] + sys.argv[1:]))

@@ -69,6 +69,7 @@ class Settings:
     weight_decay: float = 1e-4
     buffer_games: int = 4000      # the replay buffer keeps the latest self-play games
     teacher_share: float = 0.5    # of each batch, from teacher games (when there are both)
+    policy_power: float = 1.0     # policy target: the visits to this power, normalised
     teacher_dir: str | None = None  # where <game>-<size>.jsonl teacher games are read
     teacher_games: int = 0        # teacher games to generate per size first (into OUT/teacher)
     teacher_iterations: int = 800  # classic MCTS iterations per teacher move
@@ -92,6 +93,8 @@ class Settings:
         for name in ("games", "simulations", "teacher_games", "teacher_iterations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        if not 0.0 < self.policy_power <= 8.0:
+            raise ValueError(f"policy_power must be in (0, 8], not {self.policy_power}")
         if not 0.0 <= self.teacher_share <= 1.0:
             raise ValueError(f"teacher_share must be in [0, 1], not {self.teacher_share}")
         if self.device.startswith("cuda") and not torch.cuda.is_available():
@@ -306,7 +309,12 @@ class Trainer:
              for name in ("features", "policy", "policy_weight", "value", "score", "ownership")}
         logits, value, score, ownership = self.model(t["features"], self._index(size))
         weight = t["policy_weight"]
-        policy = -(t["policy"] * F.log_softmax(logits, dim=1)).sum(1)
+        target = policy_target(t["policy"], self.s.policy_power)
+        # Over the legal moves only, as the search reads the policy: no capacity is spent
+        # on pushing occupied points down.
+        legal = legal_mask(t["features"]) | (target > 0)
+        log_p = F.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
+        policy = -(target * log_p).sum(1)
         out = {"policy": (policy * weight).sum() / weight.sum().clamp(min=1),
                "value": F.mse_loss(value, t["value"])}
         if score is not None:
@@ -413,6 +421,21 @@ class Trainer:
             self.write_outputs()
             self.save()
         return self.network()
+
+
+def legal_mask(features: torch.Tensor) -> torch.Tensor:
+    """``bool[B, P+1]``: the legal actions of each position, read from its features."""
+    return torch.cat([features[:, :, F_LEGAL], features[:, :1, F_SPECIAL_LEGAL]], dim=1) > 0
+
+
+def policy_target(visits: torch.Tensor, power: float) -> torch.Tensor:
+    """The policy target from visit shares (rows sum to 1, or are all 0): the shares to
+    ``power``, normalised (1: as they are; above 1: sharper, the searcher's exploration
+    of poor moves counts less)."""
+    if power == 1.0:
+        return visits
+    sharp = visits.clamp(min=0) ** power
+    return sharp / sharp.sum(1, keepdim=True).clamp(min=1e-12)
 
 
 def learning_rate(top: float, step: int, steps: int) -> float:
