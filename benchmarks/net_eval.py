@@ -3,11 +3,16 @@ and PyTorch (when installed), at batch 1 and a larger batch, in the same run.
 
     python benchmarks/net_eval.py [--game keil] [--sizes 5,7,9] [--batch 32] [--seconds 2]
                                   [--weights shipped|random]
+    python benchmarks/net_eval.py --shapes 4x32,6x48 [--sizes 5] [--batch 8]
 
 Every evaluator is held to one thread (the search runs one per core); rates are per
 second of the process's own CPU time. Compiling and
 torch's first call happen first and are not timed. Also times ``write_features`` (the
 encoding of one position from a core state), which a search pays per leaf too.
+
+``--shapes BLOCKSxCHANNELS,...`` instead compares networks of those shapes (random
+weights: the same arithmetic as trained ones) through ``Network.evaluate``, what the
+search calls, at batch 1 and ``--batch`` (the search's is 8), each against the first.
 """
 
 from __future__ import annotations
@@ -64,7 +69,11 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--weights", choices=("shipped", "random"), default="shipped")
+    ap.add_argument("--shapes", help="compare network shapes, e.g. 4x32,6x48")
     a = ap.parse_args()
+    if a.shapes:
+        compare_shapes(a.game, [int(s) for s in a.sizes.split(",")], a.shapes, a.batch, a.seconds)
+        return
     net = load_network(a.game) if a.weights == "shipped" else None
     net = net or random_network(a.game)
     print(f"{net}; one thread; positions/s (higher is better)")
@@ -106,6 +115,29 @@ def measure(net, tnet, torch, name: str, size: int, batch_size: int, seconds: fl
         parts = [f"{k} {row[(k, label)]:8,.0f}/s ({row[(k, label)] / base:4.2f}x numpy)"
                  for k in ("numpy", "numba", "torch") if (k, label) in row]
         print(f"  {label:>9}: " + "   ".join(parts))
+
+
+def compare_shapes(name: str, sizes: list[int], shapes: str, batch_size: int, seconds: float) -> None:
+    nets = []
+    for shape in shapes.split(","):
+        blocks, channels = (int(x) for x in shape.lower().split("x"))
+        nets.append(random_network(name, blocks=blocks, channels=channels))
+    print("one thread; positions/s of Network.evaluate (higher is better)")
+    for size in sizes:
+        game = hexstones.new_game(name, size=size)
+        nbr = geometry_of(game)
+        feats = positions(name, size, batch_size)
+        print(f"\nside {size}")
+        base: dict[int, float] = {}
+        for net in nets:
+            parts = []
+            for batch in (feats[:1], feats):
+                got = len(batch) * rate(lambda b=batch, n=net, g=nbr: n.evaluate(b, g), seconds)
+                base.setdefault(len(batch), got)
+                parts.append(f"batch {len(batch)}: {got:8,.0f}/s ({got / base[len(batch)]:4.2f}x)")
+            print(f"  {net.config['blocks']} x {net.config['channels']:<3} "
+                  f"({sum(p.size for p in net.params.values()):,} parameters)  " + "   ".join(parts))
+
 
 if __name__ == "__main__":
     main()
