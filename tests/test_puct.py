@@ -284,7 +284,7 @@ def test_shipped_weights_play_by_default_only_after_a_won_match():
         puct.restore_shipped(name)
         game = hexstones.new_game(name, size=4)
         shipped = load_network(name)
-        won = shipped is not None and shipped.meta.get(puct.DEFAULT_KEY) is True
+        won = shipped is not None and puct.default_on(shipped.meta, game.size)
         assert puct.plays_by_default(game) is won
         assert ai.engine_for(game, 10) == ("net" if won else "mcts")
         assert ai.search(game, iterations=20, seed=1).engine == ("net" if won else "compiled")
@@ -330,3 +330,23 @@ def test_bad_root_noise_is_refused():
     for bad in [(1.5, 10.0), (-0.1, 10.0), (0.25, 0.0)]:
         with pytest.raises(ValueError, match="root_noise"):
             puct.search(game, iterations=10, network=net, reuse=False, root_noise=bad)
+
+
+def test_the_default_can_hold_for_some_board_sides_only():
+    """``plays_by_default`` is true (every side) or the sides where the network won."""
+    assert puct.default_on({puct.DEFAULT_KEY: True}, 7)
+    assert puct.default_on({puct.DEFAULT_KEY: [5]}, 5)
+    assert not puct.default_on({puct.DEFAULT_KEY: [5]}, 7)
+    assert not puct.default_on({puct.DEFAULT_KEY: "yes"}, 5)
+    assert not puct.default_on({}, 5)
+    shipped = load_network("keil")
+    if shipped is None:
+        pytest.skip("no Keil weights ship")
+    from hexstones.ai.net import Network
+
+    five_only = Network(shipped.config, shipped.params, True, shipped.meta | {puct.DEFAULT_KEY: [5]})
+    puct.install_network("keil", five_only, chosen=False)  # as if it shipped
+    assert puct.plays_by_default(hexstones.new_game("keil", size=5))
+    assert not puct.plays_by_default(hexstones.new_game("keil", size=7))
+    assert ai.engine_for(hexstones.new_game("keil", size=5), 10) == "net"
+    assert ai.engine_for(hexstones.new_game("keil", size=7), 10) == "mcts"

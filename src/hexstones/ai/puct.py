@@ -72,10 +72,11 @@ def network_for(game_name: str):
         return _NETWORKS[game_name]
 
 
-def install_network(game_name: str, network) -> None:
+def install_network(game_name: str, network, chosen: bool = True) -> None:
     """Play ``game_name`` with ``network`` in this process from now on (None: with no
     network, so the classic search plays): for a network file of one's own, and for
-    tests of both engines whatever weights ship."""
+    tests of both engines whatever weights ship. ``chosen=False``: the network stands in
+    for the shipped weights, so its metadata decides where it plays by default."""
     from hexstones.games import game_class
 
     game_class(game_name)  # an unknown game is an error
@@ -83,7 +84,7 @@ def install_network(game_name: str, network) -> None:
         raise ValueError(f"that network plays {network.game}, not {game_name}")
     with _NET_LOCK:
         _NETWORKS[game_name] = network
-        if network is None:
+        if network is None or not chosen:
             _CHOSEN.discard(game_name)
         else:
             _CHOSEN.add(game_name)
@@ -108,18 +109,26 @@ def supports(game) -> bool:
 # weights only once the network search has beaten the classic search with them in a
 # match at equal time (benchmarks/net_match.py). Weights without it play only when asked
 # for (the net: players, engine="net"), so that no level gets weaker than the classic
-# search it replaces.
+# search it replaces. Its value: true (every board side), or the list of the sides where
+# the network won (a network trained on side 5 alone has not earned side 7).
 DEFAULT_KEY = "plays_by_default"
+
+
+def default_on(meta: dict, size: int) -> bool:
+    """Whether weights with metadata ``meta`` play side ``size`` by default."""
+    flag = meta.get(DEFAULT_KEY)
+    return flag is True or (isinstance(flag, list) and size in flag)
 
 
 def plays_by_default(game) -> bool:
     """Whether ``engine="auto"`` (the levels, ``ai.analyze``) plays ``game`` with the
     network: a network someone chose (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`),
-    or shipped weights whose metadata records a won match against the classic search."""
+    or shipped weights whose metadata records a won match against the classic search on
+    the game's board side."""
     if not supports(game):
         return False
     network = network_for(game.name)
-    return game.name in _CHOSEN or network.meta.get(DEFAULT_KEY) is True
+    return game.name in _CHOSEN or default_on(network.meta, game.size)
 
 
 def default_threads() -> int:
