@@ -103,15 +103,20 @@ class Tally:
 TLS = ssl.create_default_context()  # made once: httpx would build one per client (slow)
 
 
+BROWSER_KEEP_ALIVE_S = 300  # a browser keeps an idle connection open about this long (Chrome)
+
+
 def browser(base: str) -> httpx.AsyncClient:
-    """One bot's browser: its own cookies, one keep-alive connection."""
+    """One bot's browser: its own cookies, one keep-alive connection, kept while idle as a
+    browser keeps it (httpx alone closes it after 5 s: a new connection for every move)."""
     return httpx.AsyncClient(base_url=base, timeout=60, verify=TLS,
-                             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+                             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1,
+                                                 keepalive_expiry=BROWSER_KEEP_ALIVE_S))
 
 
 async def send(client: httpx.AsyncClient, method: str, path: str, body: dict | None = None) -> httpx.Response:
     """A request, sent again once if the server had closed the idle keep-alive connection
-    (uvicorn closes it after 5 s; a browser opens a new one then)."""
+    (a browser opens a new one then)."""
     for attempt in (1, 2):
         try:
             return await client.request(method, path, json=body)

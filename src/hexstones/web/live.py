@@ -130,6 +130,7 @@ class Tables:
                 warmup.exercise_rules(name)
         except Exception as exc:  # noqa: BLE001  (only time is lost: a page compiles what it needs)
             log.warning("warming the rules failed: %r", exc)
+        warmup.settle_memory()
 
     def close(self) -> None:
         self._ai.close()
