@@ -183,6 +183,27 @@ def test_a_second_store_on_one_database(target):
         first.close()
 
 
+def test_a_commit_does_not_wait_for_the_disk_unless_the_url_says_so(target):
+    """SQLite: WAL with synchronous=NORMAL; PostgreSQL: synchronous_commit off for the app's
+    connections, unless the URL gives the connection's options itself."""
+    def setting(store: Store) -> str:
+        with store.transaction() as tx:
+            sql = "SHOW synchronous_commit" if store.shared else "PRAGMA synchronous"
+            return str(tx.connection.exec_driver_sql(sql).scalar())
+
+    store = Store(target)
+    try:
+        assert setting(store) == ("off" if store.shared else "1")  # 1: NORMAL
+    finally:
+        store.close()
+    if target.startswith("postgresql"):
+        store = Store(target + "?options=-csynchronous_commit%3Don")
+        try:
+            assert setting(store) == "on"
+        finally:
+            store.close()
+
+
 def test_a_game_changed_by_another_process_is_read_again_as_stored(postgres_url):
     """A server process that holds a game another one changed serves what is stored: moves
     added there are played on a copy of its game (the copy it held stays as it was), and
