@@ -451,6 +451,11 @@ class Batch:
         raise ValueError(f"env {i}: action {action} is not legal in this position (legal: "
                          f"{legal})")
 
+    def is_legal(self, i: int, action: int) -> bool:
+        """Whether ``action`` (an action number) is legal in env ``i`` now (not for an env
+        being reset)."""
+        return bool(self.masks[i, action])
+
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action for every env (0 for envs being reset); the
         array is rewritten by the next call."""
