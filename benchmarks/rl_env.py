@@ -18,8 +18,8 @@ from the masks the environment returns:
   measured the vector envs play up to their move cap (at most SETTLE seconds), so that
   their games are at every stage, not all at the start;
 * ``floor``: a compiled loop that does nothing but write the observation planes of N
-  boards (no rules, no masks, no actions), the way a step writes them, on every core
-  from 256 envs as the vector env: what a step cannot go below.
+  boards (no rules, no masks, no actions), the way a step writes them, on one thread
+  (and on every core at the largest count): what a step cannot go below.
 
 Rates are steps per wall-clock second (the vector env runs on all cores at once) after a
 warm-up that compiles and loads the kernels; ``cpu_per_step_us`` is the process's CPU
@@ -90,7 +90,7 @@ def vector_burst(env, steps: int):
     return run
 
 
-def floor_burst(size: int, num_envs: int, steps: int):
+def floor_burst(size: int, num_envs: int, steps: int, parallel: bool = False):
     """``steps`` calls of a compiled loop that writes the 10 planes of ``num_envs`` boards
     of side ``size`` (each cell as a step writes it) and nothing else."""
     from numba import njit, prange
@@ -125,7 +125,7 @@ def floor_burst(size: int, num_envs: int, steps: int):
         for i in prange(boards.shape[0]):
             inner(boards, cell, obs, i)
 
-    kernel = njit(parallel=num_envs >= 256)(loop)
+    kernel = njit(parallel=parallel)(loop)
 
     def run() -> int:
         for _ in range(steps):
@@ -189,6 +189,9 @@ def main(argv=None) -> int:
             for n in counts:
                 lines.append(Line(f"{name} {size} floor x{n}",
                                   floor_burst(size, n, max(1, 256 // n))))
+            n = max(counts)
+            lines.append(Line(f"{name} {size} floor x{n} all threads",
+                              floor_burst(size, n, max(1, 256 // n), parallel=True)))
     for line in lines:  # warm-up: compile or load every kernel
         line.run_slice()
     for vec in settling:

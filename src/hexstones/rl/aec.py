@@ -115,8 +115,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        self._games.step_one(action)  # ValueError on an illegal action
+        self._after_move(agent)
+
+    def _after_move(self, agent: str) -> None:
+        """The rewards, ends and next agent once ``agent``'s move is played."""
         g = self._games
-        g.step_one(action)  # ValueError on an illegal action
         self._cumulative_rewards[agent] = 0.0
         other = AGENTS[1 - AGENTS.index(agent)]
         if g.terminated[0]:
@@ -221,7 +225,8 @@ class CheckedEnv(raw_env):  # noqa: N801
         if dead:
             self._was_dead_step(action)
         elif self._games.is_legal(0, action):
-            super().step(action)
+            self._games.step_legal(action)
+            self._after_move(agent)
         else:
             self._end_by_illegal(agent)
 

@@ -485,6 +485,13 @@ class Batch:
         if self._step(self._arena) >= 0:
             self._illegal(0, int(action))
 
+    def step_legal(self, action: int) -> None:
+        """:meth:`step_one` for a caller that has checked that ``action`` is legal (the
+        kernel checks it again)."""
+        self._actions[0] = action
+        if self._step(self._arena) >= 0:
+            self._illegal(0, int(action))
+
     def _illegal(self, i: int, action: int):
         if not 0 <= action < self.num_actions:
             raise ValueError(f"env {i}: action {action} is not an action: actions run from 0 "
