@@ -12,11 +12,10 @@ from the masks the environment returns:
   ``aec raw``: ``hexstones.rl.raw_env``; ``aec pz-wrapped`` (Keil): ``raw_env`` in
   PettingZoo's three wrappers, as ``env()`` was built before;
 * ``vector``: ``hexstones.rl.VectorEnv`` with 1, 64 and 1024 envs, ``env.step(
-  env.sample_legal_actions())`` (a step of N envs counts N steps), serial or parallel
-  as the env chooses (from 256 envs, by timing both); for Keil also ``1 thread`` and
-  ``all threads`` (``parallel=False`` / ``True``) at the largest count. Before they are
-  measured the vector envs play up to their move cap (at most SETTLE seconds), so that
-  their games are at every stage, not all at the start;
+  env.sample_legal_actions())`` (a step of N envs counts N steps), on one thread (the
+  default); for Keil also ``all threads`` (``parallel=True``) at the largest count.
+  Before they are measured the vector envs play up to their move cap (at most SETTLE
+  seconds), so that their games are at every stage, not all at the start;
 * ``floor``: a compiled loop that does nothing but write the observation planes of N
   boards (no rules, no masks, no actions), the way a step writes them, on one thread
   (and on every core at the largest count): what a step cannot go below.
@@ -176,9 +175,9 @@ def main(argv=None) -> int:
                 wrappers.TerminateIllegalWrapper(rl.raw_env(name, size=size), -1)))
             wrapped.reset(seed=0)
             lines.append(Line(f"{name} {size} aec pz-wrapped", aec_burst(wrapped, rng)))
-        variants = [(n, None, "") for n in counts]
+        variants = [(n, False, "") for n in counts]
         if name == GAMES[0][0]:
-            variants += [(max(counts), False, " 1 thread"), (max(counts), True, " all threads")]
+            variants.append((max(counts), True, " all threads"))
         for n, parallel, label in variants:
             vec = rl.VectorEnv(name, size, n, parallel=parallel)
             vec.reset(seed=0)

@@ -9,7 +9,6 @@ a batch of one.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import gymnasium
@@ -35,14 +34,6 @@ from hexstones.rl.planes import (
     grid_side,
     observation_bounds,
 )
-
-# Batches of at least this many envs may be stepped on every core: which of the serial
-# and the parallel step runs is chosen by timing them (see Batch._chosen_step).
-PARALLEL_FROM = 256
-# The choice: PROBE_STEPS steps each way, taking turns, then the faster runs for
-# RECHOOSE_AFTER steps, and again.
-PROBE_STEPS = 3
-RECHOOSE_AFTER = 250
 
 
 def default_max_moves(num_points: int) -> int:
@@ -342,10 +333,9 @@ class Batch:
 
     def __init__(self, game: str | Game, size: int | None, num_envs: int,
                  max_moves: int | None, options: dict[str, Any],
-                 parallel: bool | None = None):
-        if parallel not in (None, True, False):
-            raise ValueError(f"parallel is None (chosen by timing), True or False, "
-                             f"not {parallel!r}")
+                 parallel: bool = False):
+        if parallel not in (True, False):
+            raise ValueError(f"parallel is True or False, not {parallel!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs is a whole number of at least 1, not {num_envs!r}")
@@ -413,43 +403,12 @@ class Batch:
         self._actions = layout.part(_ACTIONS)
         self._sampled = layout.part(_SAMPLED)
         # A parallel step wakes the threads and waits for the last one every step: small
-        # batches do not repay it (on the shared 2-core machine, 64 envs ran 7x faster
-        # serially), and large ones only where the cores are free (on that machine, busy
-        # with other jobs, 1024 envs ran as fast or faster on one thread): unless told,
-        # a large batch times both and runs the faster. The results are the same.
-        self._kinds = (_step_serial, _step_parallel)
-        self.steps_of_kind = [0, 0]  # steps the serial and the parallel step have run
-        self._probe_time = [0.0, 0.0]
-        self._probed = 0
-        self._choose_in = 0
-        if parallel is None and N >= PARALLEL_FROM:
-            self._step = self._chosen_step
-        else:
-            self._step = _step_parallel if parallel else _step_serial
+        # batches never repay it (64 envs ran 7x faster serially), large ones only where
+        # the cores are free: on the shared 2-core machine two threads lost to one at
+        # every batch size (docs/rl.md), hence one thread unless asked.
+        self._step = _step_parallel if parallel else _step_serial
         self.observation_low, self.observation_high = observation_bounds(self.game_class,
                                                                          self.size)
-
-    def _chosen_step(self, arena) -> int:
-        """The step, serial or parallel, whichever ran faster when last timed."""
-        if self._choose_in > 0:
-            self._choose_in -= 1
-            kind = self._kind
-            self.steps_of_kind[kind] += 1
-            return self._kinds[kind](arena)
-        kind = self._probed % 2
-        started = time.perf_counter()
-        bad = self._kinds[kind](arena)
-        if bad >= 0:
-            return bad  # nothing was stepped: not a timing
-        self._probe_time[kind] += time.perf_counter() - started
-        self.steps_of_kind[kind] += 1
-        self._probed += 1
-        if self._probed == 2 * PROBE_STEPS:
-            self._kind = int(self._probe_time[1] < self._probe_time[0])
-            self._probe_time = [0.0, 0.0]
-            self._probed = 0
-            self._choose_in = RECHOOSE_AFTER
-        return bad
 
     def seed(self, seed: int | None) -> None:
         """Seed the random-action generators (env ``i`` from ``seed`` and ``i``)."""
@@ -543,17 +502,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     and ``infos["action_mask"]``, ``int8 [num_envs, num_actions]`` (also ``.action_masks``).
     An illegal action raises ValueError and changes nothing.
 
-    ``parallel``: ``False`` steps the envs on one thread, ``True`` on every core (numba's
-    threads); ``None`` (the default) on one thread below ``PARALLEL_FROM`` envs, and from
-    there whichever of the two ran faster when last timed (they are timed a few steps
-    each every few hundred steps: on a machine whose cores are busy with other work, one
-    thread is often faster). The results are the same either way.
+    ``parallel=True`` steps the envs on every core (numba's threads, 32 envs at a time),
+    for large batches on a machine whose cores are free; by default they step on one
+    thread. The results are the same either way.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str | Game = "keil", size: int | None = None, num_envs: int = 1,
-                 *, max_moves: int | None = None, parallel: bool | None = None, **options):
+                 *, max_moves: int | None = None, parallel: bool = False, **options):
         self._games = Batch(game, size, num_envs, max_moves, options, parallel)
         g = self._games
         self.num_envs = g.num_envs
