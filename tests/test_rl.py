@@ -224,7 +224,8 @@ def test_env_behaves_as_pettingzoos_three_wrappers_around_the_raw_env(name, opti
     assert not isinstance(checked.unwrapped, type(wrapped))
     before_reset = [lambda e: e.agents, lambda e: e.agent_selection, lambda e: e.rewards,
                     lambda e: e.num_agents, lambda e: e.observe("black"), lambda e: e.step(0),
-                    lambda e: next(iter(e.agent_iter()))]
+                    lambda e: next(iter(e.agent_iter())), lambda e: e.render(),
+                    lambda e: e.state()]
     for call in before_reset:
         assert _outcome_of(checked, call) == _outcome_of(wrapped, call)
     results, illegal_ends = [], 0

@@ -168,8 +168,8 @@ class CheckedEnv(raw_env):  # noqa: N801
     * ``AssertOutOfBoundsWrapper``: an action that is not in the action space (not a
       whole number from 0 to ``num_actions - 1``; ``None`` only from a finished agent)
       raises AssertionError (bools are not actions);
-    * ``OrderEnforcingWrapper``: ``step``, ``observe``, ``render`` and ``agent_iter``
-      before the first ``reset`` raise AssertionError, reading ``agents``,
+    * ``OrderEnforcingWrapper``: ``step``, ``observe``, ``render``, ``state`` and
+      ``agent_iter`` before the first ``reset`` raise AssertionError, reading ``agents``,
       ``agent_selection``, ``rewards``, ``terminations``, ``truncations``, ``infos`` or
       ``num_agents`` before it raises AttributeError; ``step`` once every agent is done
       warns and does nothing; a loop over ``agent_iter`` must step or reset each time.
@@ -204,6 +204,11 @@ class CheckedEnv(raw_env):  # noqa: N801
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return super().render()
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if not self._has_reset:
