@@ -32,6 +32,8 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import expect  # noqa: E402
 
+from test_browser import squeezing_move  # noqa: E402
+
 expect.set_options(timeout=WAIT_MS)
 
 
@@ -90,16 +92,7 @@ def click_for(page, game: str, moves: list[str], stones_first: int) -> None:
     """One action of the side to move: a few stones first, then the game's special moves
     (the button, passes) that end it; in Droched the action that leaves the fewest replies."""
     if game == "droched":
-        engine = hexstones.new_game(game, **state_options(page))
-        for m in moves:
-            engine.play(m)
-
-        def replies(move: str) -> int:
-            trial = engine.copy()
-            trial.play(move)
-            return len(trial.legal_moves())
-
-        move = min(engine.legal_moves(), key=replies)
+        move = squeezing_move(game, moves, **state_options(page))
         page.click("#release" if move == "release" else f'[data-point="{move}"]')
         return
     if len(moves) >= stones_first:
