@@ -253,6 +253,31 @@ def test_a_cross_site_request_is_refused_and_changes_nothing(people, db):
     assert same.status_code == 200
 
 
+def test_a_game_link_opened_from_another_site_asks_before_it_creates(people, db):
+    """``GET /new`` from another site, or as an image, frame or fetch, creates nothing: it
+    answers a page whose one link (of this site) starts the game."""
+    a, _, _ = people
+    a.get("/")  # a session, so that the database exists
+    before = stored(db)
+    link = "/new?game=keil&size=5&opponent=friend&color=black"
+    for headers in ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "document"},
+                    {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Dest": "document"},
+                    {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "image"},
+                    {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "iframe"},
+                    {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Dest": "empty"}):
+        r = a.get(link, headers=headers, follow_redirects=False)
+        assert r.status_code == 200 and "Start a new game?" in r.text, headers
+        assert "href='/new?game=keil&amp;size=5&amp;opponent=friend&amp;color=black'" in r.text
+    bad = a.get("/new?game=chess&x=<b>", headers={"Sec-Fetch-Site": "cross-site"})
+    assert bad.status_code == 400 and "<b>" not in bad.text
+    assert stored(db) == before
+    # The page's own link, followed (same origin, a page of its own), creates the game.
+    r = a.get(link, headers={"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "document"},
+              follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/game/")
+    assert len(stored(db)[0]) == len(before[0]) + 1
+
+
 def test_security_headers_and_the_session_cookie(people):
     a, _, _ = people
     r = a.get("/new?game=keil&size=5&opponent=friend&color=black", follow_redirects=False)
