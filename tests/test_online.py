@@ -236,6 +236,26 @@ def test_repeated_failed_sign_ins_are_slowed_down(people):
     assert "correct horse" not in r.text
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_failed_sign_ins_count_for_every_server_on_the_database(kind, tmp_path, request):
+    """The counts live in the database: a second server on a PostgreSQL database (or the
+    same SQLite file after a restart) slows the guesser down as the first did."""
+    target = request.getfixturevalue("postgres_url") if kind == "postgresql" else str(tmp_path / "g.db")
+    first = create_app(target)
+    with TestClient(first) as a:
+        assert a.post("/api/account/signup", json={"name": "Ann", "password": "correct horse"}).status_code == 201
+        for _ in range(FREE_FAILURES):
+            assert a.post("/api/account/signin", json={"name": "Ann", "password": "guess"}).status_code == 401
+        if kind == "postgresql":  # two servers at once
+            with TestClient(create_app(target)) as b:
+                r = b.post("/api/account/signin", json={"name": "ann", "password": "correct horse"})
+                assert r.status_code == 429 and "try again in" in r.json()["detail"]
+    if kind == "sqlite":  # the one server of the file, started again
+        with TestClient(create_app(target)) as b:
+            r = b.post("/api/account/signin", json={"name": "ann", "password": "correct horse"})
+            assert r.status_code == 429 and "try again in" in r.json()["detail"]
+
+
 def test_a_cross_site_request_is_refused_and_changes_nothing(people, db):
     a, _, _ = people
     gid = a.post("/api/games", json={"game": "keil", "size": 4, "opponent": "human"}).json()["id"]
