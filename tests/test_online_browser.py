@@ -324,3 +324,22 @@ def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, p
     c = person()
     c.goto(game_servers.url(2) + "/")
     expect(c.locator("#games")).to_contain_text("No games yet.")
+    # A game that begins after A's list connected: B invites A (in other tabs); A's list,
+    # still open, shows it, and hears its moves.
+    b2 = b.context.new_page()
+    b2.goto(f"{game_servers.url(1)}/new?game=dehil&size=3&opponent=friend&color=white")
+    invite = b2.get_by_test_id("invite-link").get_attribute("href")
+    a2 = a.context.new_page()
+    a2.goto(game_servers.url(2) + "/invite/" + invite.split("/invite/", 1)[1])
+    a2.get_by_test_id("join").click()
+    a2.wait_for_url(re.compile(r"/game/"))
+    second = a2.url.rsplit("/", 1)[1]
+    row2 = a.locator(f'tr[data-game-id="{second}"]')
+    expect(row2).to_contain_text("your turn")
+    expect(a.get_by_test_id("turn-badge")).to_have_text("2")
+    a2.locator("[data-point][data-legal]").first.click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("1")
+    expect(b2.get_by_test_id("status")).to_contain_text("(you)")
+    b2.locator("[data-point][data-legal]").first.click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("2")
+    assert a.evaluate("window.__notes")[-1] == "hexstones: your turn: Dehil: Black to move"

@@ -163,6 +163,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             parse_setup(params)  # a bad link says what is wrong here too
             return _start_page(params)  # another site's link, image or frame creates nothing
         answer = tables.create(params, claim=people.claim(request))
+        people.seated(request, answer["id"])
         return RedirectResponse(f"/game/{answer['id']}", status_code=303)
 
     @app.get("/game/{game_id}", include_in_schema=False)
@@ -226,6 +227,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
         def work():
             live_answer = tables.create(data, claim=people.claim(request))
+            people.seated(request, live_answer["id"])
             return people.personal(request, tables.get(live_answer["id"]), live_answer)
         return await run_in_threadpool(work)
 
@@ -402,6 +404,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
                                               names, claim=people.claim(request))
             analyses.put_record(answer["id"], record.analysis)
+            people.seated(request, answer["id"])
             return answer
         return await run_in_threadpool(work)
 
