@@ -63,11 +63,14 @@ def settle_memory() -> None:
 
 def exercise_search(name: str) -> None:
     """Compile the AI's searches (both playout kinds: levels 1-2 play without knowledge;
-    and the network search where the game has weights)."""
+    and the network search where the levels play it: not for weights that do not play by
+    default, which the app never uses)."""
     from hexstones.ai import mcts, puct
 
-    mcts.warm_up(hexstones.new_game(name, size=WARM_SIZE))
-    puct.warm_up(hexstones.new_game(name, size=WARM_SIZE))
+    game = hexstones.new_game(name, size=WARM_SIZE)
+    mcts.warm_up(game)
+    if puct.plays_by_default(game):
+        puct.warm_up(game)
 
 
 def compile_all(report: Callable[[int, int], None]) -> None:
