@@ -433,7 +433,9 @@ def read_events(proc: subprocess.Popen) -> list[dict]:
 
 
 def test_a_write_in_one_process_is_announced_in_another(postgres_url):
-    listener = start_listener(postgres_url, 2)
+    # The listener's URL gives connection options with a space: its LISTEN connection must
+    # decode them as the engine does.
+    listener = start_listener(postgres_url + "?options=-c%20synchronous_commit%3Don", 2)
     try:
         store = Store(postgres_url)
         try:

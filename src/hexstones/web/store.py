@@ -337,10 +337,13 @@ class Store:
             engine.dispose()
             raise ValueError(f"cannot open the games database {self.path!r}: "
                              f"{_first_line(exc.orig)}") from None
-        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        # The listener connects as the engine does (the URL's query decoded: a rendered URL
+        # would send "+" for a space in ``options``).
+        connect_args, connect_params = engine.dialect.create_connect_args(engine.url)
         self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
-            self.broker = PostgresBroker(lambda: psycopg.connect(conninfo, autocommit=True), engine)
+            self.broker = PostgresBroker(
+                lambda: psycopg.connect(*connect_args, **connect_params, autocommit=True), engine)
         except BaseException:
             engine.dispose()
             raise
