@@ -7,19 +7,25 @@ from the masks the environment returns:
 
 * ``go_v5``: PettingZoo's ``classic.go_v5`` at 9x9 (it imports pygame: the ``bench`` extra),
   an AEC loop: ``env.last()``, a random action among the mask's ones, ``env.step``;
-* ``aec``: ``hexstones.rl.env`` for Keil 7, Dehil 9, Droched 9, the same loop (the same
-  three PettingZoo wrappers as go_v5); ``aec raw``: ``hexstones.rl.raw_env``, unwrapped;
+* ``aec``: ``hexstones.rl.env`` for Keil 7, Dehil 9, Droched 9, the same loop (the env
+  that behaves as go_v5's three PettingZoo wrappers make it, the checks built in);
+  ``aec raw``: ``hexstones.rl.raw_env``; ``aec pz-wrapped`` (Keil): ``raw_env`` in
+  PettingZoo's three wrappers, as ``env()`` was built before;
 * ``vector``: ``hexstones.rl.VectorEnv`` with 1, 64 and 1024 envs, ``env.step(
-  env.sample_legal_actions())`` (a step of N envs counts N steps), on every core;
+  env.sample_legal_actions())`` (a step of N envs counts N steps), on one thread (the
+  default); for Keil also ``all threads`` (``parallel=True``) at the largest count.
+  Before they are measured the vector envs play up to their move cap (at most SETTLE
+  seconds), so that their games are at every stage, not all at the start;
 * ``floor``: a compiled loop that does nothing but write the observation planes of N
-  boards (no rules, no masks, no actions), the way a step writes them, on every core
-  from 256 envs as the vector env: what a step cannot go below.
+  boards (no rules, no masks, no actions), the way a step writes them, on one thread
+  (and on every core at the largest count): what a step cannot go below.
 
-Rates are steps per wall-clock second (the vector env runs on all cores at once) after a
-warm-up that compiles and loads the kernels; ``cpu_per_step_us`` is the process's CPU
-time a step. The lines are measured in turns, a slice of at least SLICE seconds each, so
-load that comes and goes on a shared machine weighs on every line alike; each line's best
-slice is printed too. Prints one JSON line per line, then the ratios to go_v5.
+Rates are steps per wall-clock second after a warm-up that compiles and loads the
+kernels; ``cpu_per_step_us`` is the process's CPU time a step (every thread's). The
+lines are measured in turns, a slice of at least SLICE seconds each, so load that comes
+and goes on a shared machine weighs on every line alike; each line's best slice is
+printed too. Prints one JSON line per line, then the ratios to go_v5: of the rates, and
+of the CPU time a step (on a shared machine the steadier figure), with the load average.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import time
 import numpy as np
 
 SLICE = 0.25
+SETTLE = 5.0
 GAMES = [("keil", 7), ("dehil", 9), ("droched", 9)]
 
 
@@ -83,7 +90,7 @@ def vector_burst(env, steps: int):
     return run
 
 
-def floor_burst(size: int, num_envs: int, steps: int):
+def floor_burst(size: int, num_envs: int, steps: int, parallel: bool = False):
     """``steps`` calls of a compiled loop that writes the 10 planes of ``num_envs`` boards
     of side ``size`` (each cell as a step writes it) and nothing else."""
     from numba import njit, prange
@@ -118,7 +125,7 @@ def floor_burst(size: int, num_envs: int, steps: int):
         for i in prange(boards.shape[0]):
             inner(boards, cell, obs, i)
 
-    kernel = njit(parallel=num_envs >= 256)(loop)
+    kernel = njit(parallel=parallel)(loop)
 
     def run() -> int:
         for _ in range(steps):
@@ -155,6 +162,7 @@ def main(argv=None) -> int:
             go = go_v5.env(board_size=9)
             go.reset(seed=0)
             lines.append(Line("go_v5 9x9 aec", aec_burst(go, rng, 16)))
+    settling = []
     for name, size in GAMES:
         aec = rl.env(name, size=size)
         aec.reset(seed=0)
@@ -162,19 +170,40 @@ def main(argv=None) -> int:
         raw = rl.raw_env(name, size=size)
         raw.reset(seed=0)
         lines.append(Line(f"{name} {size} aec raw", aec_burst(raw, rng)))
-        for n in counts:
-            vec = rl.VectorEnv(name, size, n)
+        if name == GAMES[0][0]:
+            from pettingzoo.utils import wrappers
+            wrapped = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+                wrappers.TerminateIllegalWrapper(rl.raw_env(name, size=size), -1)))
+            wrapped.reset(seed=0)
+            lines.append(Line(f"{name} {size} aec pz-wrapped", aec_burst(wrapped, rng)))
+        variants = [(n, False, "") for n in counts]
+        if name == GAMES[0][0]:
+            variants.append((max(counts), True, " all threads"))
+        for n, parallel, label in variants:
+            vec = rl.VectorEnv(name, size, n, parallel=parallel)
             vec.reset(seed=0)
-            lines.append(Line(f"{name} {size} vector x{n}", vector_burst(vec, max(1, 256 // n))))
+            settling.append(vec)
+            lines.append(Line(f"{name} {size} vector x{n}{label}",
+                              vector_burst(vec, max(1, 256 // n))))
         if name == GAMES[0][0]:
             for n in counts:
                 lines.append(Line(f"{name} {size} floor x{n}",
                                   floor_burst(size, n, max(1, 256 // n))))
+            n = max(counts)
+            lines.append(Line(f"{name} {size} floor x{n} all threads",
+                              floor_burst(size, n, max(1, 256 // n), parallel=True)))
     for line in lines:  # warm-up: compile or load every kernel
         line.run_slice()
+    for vec in settling:
+        settle_until = time.perf_counter() + SETTLE
+        for _ in range(vec.max_moves):
+            if time.perf_counter() > settle_until:
+                break
+            vec.step(vec.sample_legal_actions())
     print(json.dumps({"setup_seconds": round(time.perf_counter() - started, 1),
                       "cores": len(os.sched_getaffinity(0)),
                       "numba_threads": numba.get_num_threads(),
+                      "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
                       "load_average": [round(x, 2) for x in os.getloadavg()]}))
     rounds = max(1, round(args.seconds / SLICE))
     for _ in range(rounds):
@@ -183,11 +212,16 @@ def main(argv=None) -> int:
     results = {line.label: line.result() for line in lines}
     for found in results.values():
         print(json.dumps(found))
-    go_rate = results.get("go_v5 9x9 aec", {}).get("steps_per_s")
-    if go_rate:
-        ratios = {label: round(r["steps_per_s"] / go_rate, 1)
+    go = results.get("go_v5 9x9 aec")
+    if go:
+        ratios = {label: round(r["steps_per_s"] / go["steps_per_s"], 1)
                   for label, r in results.items() if not label.startswith("go_v5")}
         print(json.dumps({"ratio_to_go_v5": ratios}))
+        # On a shared machine the CPU time a step says more than the wall-clock rate.
+        ratios = {label: round(go["cpu_per_step_us"] / r["cpu_per_step_us"], 1)
+                  for label, r in results.items() if not label.startswith("go_v5")}
+        print(json.dumps({"cpu_ratio_to_go_v5": ratios,
+                          "load_average": [round(x, 2) for x in os.getloadavg()]}))
     return 0
 
 

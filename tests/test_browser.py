@@ -79,10 +79,11 @@ def shown_moves(page) -> list[str]:
         "#movelist button[data-at]", "els => els.slice(1).map(e => e.textContent.split('. ')[1])")
 
 
-def squeezing_move(game: str, moves: list[str]) -> str:
+def squeezing_move(game: str, moves: list[str], **options) -> str:
     """The legal action that leaves the opponent the fewest legal actions (a player who
-    wants the game over: random Droched games on side 3 last hundreds of moves)."""
-    engine = hexstones.new_game(game, size=3)
+    wants the game over: random Droched games on side 3 last hundreds of moves).
+    ``options``: the game's (side 3 unless they say otherwise)."""
+    engine = hexstones.new_game(game, **{"size": 3, **options})
     for m in moves:
         engine.play(m)
 

@@ -236,6 +236,26 @@ def test_repeated_failed_sign_ins_are_slowed_down(people):
     assert "correct horse" not in r.text
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_failed_sign_ins_count_for_every_server_on_the_database(kind, tmp_path, request):
+    """The counts live in the database: a second server on a PostgreSQL database (or the
+    same SQLite file after a restart) slows the guesser down as the first did."""
+    target = request.getfixturevalue("postgres_url") if kind == "postgresql" else str(tmp_path / "g.db")
+    first = create_app(target)
+    with TestClient(first) as a:
+        assert a.post("/api/account/signup", json={"name": "Ann", "password": "correct horse"}).status_code == 201
+        for _ in range(FREE_FAILURES):
+            assert a.post("/api/account/signin", json={"name": "Ann", "password": "guess"}).status_code == 401
+        if kind == "postgresql":  # two servers at once
+            with TestClient(create_app(target)) as b:
+                r = b.post("/api/account/signin", json={"name": "ann", "password": "correct horse"})
+                assert r.status_code == 429 and "try again in" in r.json()["detail"]
+    if kind == "sqlite":  # the one server of the file, started again
+        with TestClient(create_app(target)) as b:
+            r = b.post("/api/account/signin", json={"name": "ann", "password": "correct horse"})
+            assert r.status_code == 429 and "try again in" in r.json()["detail"]
+
+
 def test_a_cross_site_request_is_refused_and_changes_nothing(people, db):
     a, _, _ = people
     gid = a.post("/api/games", json={"game": "keil", "size": 4, "opponent": "human"}).json()["id"]
@@ -251,6 +271,31 @@ def test_a_cross_site_request_is_refused_and_changes_nothing(people, db):
     assert stored(db) == before
     same = a.post(f"/api/games/{gid}/moves", json={"move": "d4"}, headers={"Origin": "http://testserver"})
     assert same.status_code == 200
+
+
+def test_a_game_link_opened_from_another_site_asks_before_it_creates(people, db):
+    """``GET /new`` from another site, or as an image, frame or fetch, creates nothing: it
+    answers a page whose one link (of this site) starts the game."""
+    a, _, _ = people
+    a.get("/")  # a session, so that the database exists
+    before = stored(db)
+    link = "/new?game=keil&size=5&opponent=friend&color=black"
+    for headers in ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "document"},
+                    {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Dest": "document"},
+                    {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "image"},
+                    {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "iframe"},
+                    {"Sec-Fetch-Site": "same-site", "Sec-Fetch-Dest": "empty"}):
+        r = a.get(link, headers=headers, follow_redirects=False)
+        assert r.status_code == 200 and "Start a new game?" in r.text, headers
+        assert "href='/new?game=keil&amp;size=5&amp;opponent=friend&amp;color=black'" in r.text
+    bad = a.get("/new?game=chess&x=<b>", headers={"Sec-Fetch-Site": "cross-site"})
+    assert bad.status_code == 400 and "<b>" not in bad.text
+    assert stored(db) == before
+    # The page's own link, followed (same origin, a page of its own), creates the game.
+    r = a.get(link, headers={"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "document"},
+              follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/game/")
+    assert len(stored(db)[0]) == len(before[0]) + 1
 
 
 def test_security_headers_and_the_session_cookie(people):

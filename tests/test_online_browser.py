@@ -32,6 +32,8 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import expect  # noqa: E402
 
+from test_browser import squeezing_move  # noqa: E402
+
 expect.set_options(timeout=WAIT_MS)
 
 
@@ -90,16 +92,7 @@ def click_for(page, game: str, moves: list[str], stones_first: int) -> None:
     """One action of the side to move: a few stones first, then the game's special moves
     (the button, passes) that end it; in Droched the action that leaves the fewest replies."""
     if game == "droched":
-        engine = hexstones.new_game(game, **state_options(page))
-        for m in moves:
-            engine.play(m)
-
-        def replies(move: str) -> int:
-            trial = engine.copy()
-            trial.play(move)
-            return len(trial.legal_moves())
-
-        move = min(engine.legal_moves(), key=replies)
+        move = squeezing_move(game, moves, **state_options(page))
         page.click("#release" if move == "release" else f'[data-point="{move}"]')
         return
     if len(moves) >= stones_first:
@@ -215,7 +208,8 @@ def test_the_server_restarts_mid_game_and_every_page_goes_on(game_servers, perso
     assert c.evaluate("window.neverReloaded") is True
 
 
-ATTACK = """<!doctype html><html><body><h1>Free prizes</h1>
+ATTACK = """<!doctype html><html><body><h1>Free prizes</h1><a id="play" href="NEWGAME">Play me</a>
+<iframe src="NEWGAME" style="display:none"></iframe>
 <iframe name="sink" style="display:none"></iframe>
 <form id="f" method="POST" action="TARGET/resign" target="sink" enctype="text/plain">
 <input name='{"color": "black", "x": "' value='"}'></form>
@@ -229,6 +223,9 @@ const tries = [
                              headers: {"Content-Type": "application/json"}, body: "{}"}).catch(() => null),
   new Promise((done) => { const ws = new WebSocket(target.replace("http", "ws") + "/live");
                           ws.onclose = ws.onerror = () => done(); }),
+  new Promise((done) => { const img = new Image(); img.onload = img.onerror = () => done();
+                          img.src = "NEWGAME"; }),
+  fetch("NEWGAME", {mode: "no-cors", credentials: "include"}).catch(() => null),
 ];
 document.getElementById("f").submit();
 Promise.allSettled(tries).then(() => { document.title = "sent"; });
@@ -242,11 +239,18 @@ def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, per
     expect(victim.locator("#movelist button")).to_have_count(2)
     gid = victim.url.rsplit("/", 1)[1]
     before = api_state(game_servers, gid)
+
+    def victims_games() -> list[str]:
+        answer = victim.context.request.get(f"{game_servers.url(0)}/api/games")
+        return [row["id"] for row in answer.json()["games"]]
+
     # The attacker's page: another origin on the same machine (same site as far as cookies
     # go, so SameSite alone would not stop it: the Origin check must).
     folder = tmp_path / "attacker"
     folder.mkdir()
-    (folder / "index.html").write_text(ATTACK.replace("TARGET", f"{game_servers.url(0)}/api/games/{gid}"))
+    new_game = f"{game_servers.url(0)}/new?game=dehil&size=3&opponent=friend"
+    (folder / "index.html").write_text(ATTACK.replace("TARGET", f"{game_servers.url(0)}/api/games/{gid}")
+                                       .replace("NEWGAME", new_game))
     port = free_port()
     handler = lambda *args: http.server.SimpleHTTPRequestHandler(*args, directory=str(folder))  # noqa: E731
     attacker = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
@@ -256,6 +260,13 @@ def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, per
         tab.goto(f"http://127.0.0.1:{port}/index.html")
         expect(tab).to_have_title("sent")
         tab.wait_for_load_state("networkidle")
+        assert victims_games() == [gid]  # its image, frame and fetch of a game link made none
+        tab.click("#play")  # a link of another site to a new game: the app asks first
+        expect(tab.get_by_test_id("start")).to_be_visible()
+        assert victims_games() == [gid]
+        tab.get_by_test_id("start").click()
+        tab.wait_for_url(re.compile(r"/game/"))
+        assert len(victims_games()) == 2
     finally:
         attacker.shutdown()
     after = api_state(game_servers, gid)
@@ -313,3 +324,22 @@ def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, p
     c = person()
     c.goto(game_servers.url(2) + "/")
     expect(c.locator("#games")).to_contain_text("No games yet.")
+    # A game that begins after A's list connected: B invites A (in other tabs); A's list,
+    # still open, shows it, and hears its moves.
+    b2 = b.context.new_page()
+    b2.goto(f"{game_servers.url(1)}/new?game=dehil&size=3&opponent=friend&color=white")
+    invite = b2.get_by_test_id("invite-link").get_attribute("href")
+    a2 = a.context.new_page()
+    a2.goto(game_servers.url(2) + "/invite/" + invite.split("/invite/", 1)[1])
+    a2.get_by_test_id("join").click()
+    a2.wait_for_url(re.compile(r"/game/"))
+    second = a2.url.rsplit("/", 1)[1]
+    row2 = a.locator(f'tr[data-game-id="{second}"]')
+    expect(row2).to_contain_text("your turn")
+    expect(a.get_by_test_id("turn-badge")).to_have_text("2")
+    a2.locator("[data-point][data-legal]").first.click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("1")
+    expect(b2.get_by_test_id("status")).to_contain_text("(you)")
+    b2.locator("[data-point][data-legal]").first.click()
+    expect(a.get_by_test_id("turn-badge")).to_have_text("2")
+    assert a.evaluate("window.__notes")[-1] == "hexstones: your turn: Dehil: Black to move"

@@ -186,6 +186,86 @@ def test_illegal_action_ends_the_game_as_terminate_illegal_wrapper_does(caplog):
     assert raw.agent_selection == "white" and not any(raw.terminations.values())
 
 
+def _wrapped_as_pettingzoo_does(name, **options):
+    from pettingzoo.utils import wrappers
+
+    found = wrappers.TerminateIllegalWrapper(rl.raw_env(name, **options), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(found))
+
+
+def _outcome_of(env, call):
+    """What ``call(env)`` does: its result or the type of error it raises, then the
+    env's state as PettingZoo exposes it."""
+    try:
+        result = call(env)
+    except (AssertionError, AttributeError, ValueError) as exc:
+        result = type(exc).__name__
+    if isinstance(result, dict):  # an observation
+        result = {k: v.tolist() for k, v in result.items()}
+    elif isinstance(result, tuple):  # last()
+        result = ({k: v.tolist() for k, v in result[0].items()},) + result[1:]
+    try:
+        seen = (env.agents, env.agent_selection, env.rewards, env._cumulative_rewards,
+                env.terminations, env.truncations)
+    except AttributeError as exc:
+        seen = str(exc)
+    return result, seen
+
+
+@pytest.mark.parametrize("name,options", [("keil", {"size": 3}), ("dehil", {"size": 3}),
+                                          ("droched", {"size": 3})])
+def test_env_behaves_as_pettingzoos_three_wrappers_around_the_raw_env(name, options):
+    # env() builds the wrappers' checks into the env class: the same results, errors and
+    # states as raw_env wrapped in PettingZoo's wrappers, call for call, through games
+    # with legal, illegal and out-of-range actions, None, and calls out of order.
+    rng = np.random.default_rng(5)
+    checked, wrapped = rl.env(name, **options), _wrapped_as_pettingzoo_does(name, **options)
+    A = checked.action_space("black").n
+    assert not isinstance(checked.unwrapped, type(wrapped))
+    before_reset = [lambda e: e.agents, lambda e: e.agent_selection, lambda e: e.rewards,
+                    lambda e: e.num_agents, lambda e: e.observe("black"), lambda e: e.step(0),
+                    lambda e: next(iter(e.agent_iter())), lambda e: e.render(),
+                    lambda e: e.state()]
+    for call in before_reset:
+        assert _outcome_of(checked, call) == _outcome_of(wrapped, call)
+    results, illegal_ends = [], 0
+    for _ in range(12):  # games
+        for e in (checked, wrapped):
+            e.reset()
+        for _ in range(200):
+            obs = checked.observe(checked.agent_selection) if checked.agents else None
+            legal = [] if obs is None else np.flatnonzero(obs["action_mask"]).tolist()
+            r = rng.random()
+            if legal and r < 0.9:
+                action = int(rng.choice(legal))
+            elif r < 0.94:
+                action = int(rng.integers(A))  # maybe illegal
+            elif r < 0.96:
+                action = None
+            elif r < 0.98:
+                action = A + int(rng.integers(3))  # out of range
+            else:
+                action = -1
+            call = (lambda e, a=action: e.step(a)) if rng.random() < 0.95 else \
+                (lambda e: e.last())
+            found = _outcome_of(checked, call)
+            assert found == _outcome_of(wrapped, call), action
+            results.append(found[0])
+            illegal_ends += bool(checked.agents) and checked.rewards.get(
+                checked.agent_selection) == -1.0 and all(checked.truncations.values())
+            if not checked.agents:
+                break
+    # Every case came up: errors of both kinds, games ended by an illegal action.
+    assert {"AssertionError", "ValueError"} <= set(map(str, results)) and illegal_ends >= 2
+    # agent_iter: each agent must be stepped before the next.
+    for e in (checked, wrapped):
+        e.reset()
+        loop = iter(e.agent_iter())
+        next(loop)
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(loop)
+
+
 def test_droched_handicap_game_starts_with_white():
     env = rl.env("droched", size=5, handicap=["c3", "g5"], prison=2)
     env.reset()
@@ -504,9 +584,11 @@ def test_the_documented_example_learns_to_beat_random_play():
 
 
 def test_a_parallel_batch_agrees_with_the_game_api():
-    num_envs = rl.vector.PARALLEL_FROM
-    env = rl.VectorEnv("keil", size=3, num_envs=num_envs)
+    num_envs = 256  # eight chunks of 32 envs for the threads
+    env = rl.VectorEnv("keil", size=3, num_envs=num_envs, parallel=True)
     assert env._games._step is rl.vector._step_parallel
+    assert rl.VectorEnv("keil", size=3, num_envs=num_envs)._games._step \
+        is rl.vector._step_serial  # one thread unless asked
     obs, infos = env.reset(seed=4)
     for _ in range(25):
         obs, _, terminated, truncated, infos = env.step(env.sample_legal_actions())
@@ -518,3 +600,8 @@ def test_a_parallel_batch_agrees_with_the_game_api():
             assert game.is_over or len(game.moves) >= env.max_moves
         np.testing.assert_array_equal(obs[i], rl.observe(game))
         np.testing.assert_array_equal(infos["action_mask"][i], rl.action_mask(game))
+
+
+def test_parallel_is_true_or_false():
+    with pytest.raises(ValueError, match="parallel is True or False"):
+        rl.VectorEnv("keil", size=3, num_envs=2, parallel="yes")

@@ -183,6 +183,58 @@ def test_a_second_store_on_one_database(target):
         first.close()
 
 
+def test_a_commit_does_not_wait_for_the_disk_unless_the_url_says_so(target):
+    """SQLite: WAL with synchronous=NORMAL; PostgreSQL: synchronous_commit off for the app's
+    connections, unless the URL gives the connection's options itself."""
+    def setting(store: Store) -> str:
+        with store.transaction() as tx:
+            sql = "SHOW synchronous_commit" if store.shared else "PRAGMA synchronous"
+            return str(tx.connection.exec_driver_sql(sql).scalar())
+
+    store = Store(target)
+    try:
+        assert setting(store) == ("off" if store.shared else "1")  # 1: NORMAL
+    finally:
+        store.close()
+    if target.startswith("postgresql"):
+        store = Store(target + "?options=-csynchronous_commit%3Don")
+        try:
+            assert setting(store) == "on"
+        finally:
+            store.close()
+
+
+def test_a_game_changed_by_another_process_is_read_again_as_stored(postgres_url):
+    """A server process that holds a game another one changed serves what is stored: moves
+    added there are played on a copy of its game (the copy it held stays as it was), and
+    after an undo there the game is replayed from the record."""
+    from hexstones.web import view
+    from hexstones.web.live import Tables, replay
+
+    show = view.ViewRequest(None, ())
+    first, second = Tables(Store(postgres_url), ai_processes=1), Tables(Store(postgres_url), ai_processes=1)
+    try:
+        game_id = first.create({"game": "keil", "size": 5, "opponent": "friend"})["id"]
+        held, played = second.get(game_id), []
+        for move in ("c3", "b2", "d4"):
+            first.play(first.get(game_id), move, None, show)
+            seen = second.get(game_id)
+            assert seen is not held and held.game.moves == played  # the copy it held is unchanged
+            played.append(move)
+            stored = replay(second.store.get(game_id))
+            assert (seen.game.moves, seen.game.stones(), seen.game.to_move, seen.game.legal_moves()) == \
+                (stored.moves, stored.stones(), stored.to_move, stored.legal_moves()) and stored.moves == played
+            held = seen
+        first.undo(first.get(game_id), show)
+        seen = second.get(game_id)
+        assert seen.game.moves == ["c3", "b2"] and held.game.moves == ["c3", "b2", "d4"]
+        assert seen.game.stones() == replay(second.store.get(game_id)).stones()
+    finally:
+        for tables in (first, second):
+            tables.close()
+            tables.store.close()
+
+
 def alembic_version(target: str) -> list[str]:
     engine = behind_the_back(target)
     try:
@@ -381,7 +433,9 @@ def read_events(proc: subprocess.Popen) -> list[dict]:
 
 
 def test_a_write_in_one_process_is_announced_in_another(postgres_url):
-    listener = start_listener(postgres_url, 2)
+    # The listener's URL gives connection options with a space: its LISTEN connection must
+    # decode them as the engine does.
+    listener = start_listener(postgres_url + "?options=-c%20synchronous_commit%3Don", 2)
     try:
         store = Store(postgres_url)
         try:

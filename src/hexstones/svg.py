@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from html import escape
 
 from hexstones.games.base import BLACK, WHITE, Game
@@ -82,37 +83,45 @@ def _undone(game: Game, count: int) -> Game:
     return g
 
 
-def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | None = None,
-              coordinates: bool = True) -> str:
-    """The position of ``game`` after ``move_number`` moves (default: now) as an SVG string.
+@dataclass(frozen=True)
+class _Frame:
+    """What every picture of one board shares, drawn once: the opening tag up to the move
+    number, the background (board, lattice lines, coordinates), and each point as it
+    looks empty, with a black stone and with a white one."""
 
-    ``overlays`` is a subset of :data:`OVERLAYS`; an overlay that means nothing in this game
-    (territory in Droched, say) draws nothing. The last move is marked, and stones that the
-    last move removed (captured, imprisoned) are marked where they stood.
-    """
-    overlays = tuple(overlays)
-    unknown = [o for o in overlays if o not in OVERLAYS]
-    if unknown:
-        raise ValueError(f"unknown overlay {', '.join(map(repr, unknown))}: choose from {', '.join(OVERLAYS)}")
-    at, before = _position(game, move_number)
+    layout: _Layout
+    opening: str
+    label: str
+    background: str
+    points: tuple[dict[str | None, str], ...]  # by point index: {None, BLACK, WHITE} -> its <g>
+
+
+_FRAMES: dict[tuple[str, int, bool], _Frame] = {}
+
+
+def _frame(game: Game, coordinates: bool) -> _Frame:
+    """The board's frame (made on first use; the same for every position of the board)."""
+    key = (game.name, game.size, coordinates)
+    frame = _FRAMES.get(key)
+    if frame is None:
+        frame = _FRAMES[key] = _draw_frame(game, coordinates)  # a race draws it twice: same result
+    return frame
+
+
+def _draw_frame(game: Game, coordinates: bool) -> _Frame:
     name = game.name
     kind = game.board_kind
     board = game.board
     layout = _Layout(game, coordinates)
-    stones = at.stones()
     radius = STONE_RADIUS[kind] * SPACING
-    wanted = set(overlays) & {o.name for o in game.overlays}
-
-    out: list[str] = []
-    add = out.append
-    add(
+    opening = (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="hexboard game-{name}" '
         f'viewBox="0 0 {_fmt(layout.width)} {_fmt(layout.height)}" '
         f'width="{_fmt(layout.width)}" height="{_fmt(layout.height)}" '
-        f'data-game="{name}" data-size="{game.size}" data-move-number="{len(at.moves)}" '
-        f'data-to-move="{"" if at.is_over else at.to_move}" role="img" '
-        f'aria-label="{escape(game.title)} board, side {game.size}, after {len(at.moves)} moves">'
+        f'data-game="{name}" data-size="{game.size}"'
     )
+    out: list[str] = []
+    add = out.append
     add(
         "<defs>"
         '<radialGradient id="hs-black" cx="35%" cy="30%" r="70%">'
@@ -140,6 +149,62 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
     if coordinates:
         out.extend(_coordinate_labels(game, layout))
 
+    hex_r = SPACING / math.sqrt(3)
+    points = []
+    for pname in board.names:
+        x, y = layout.at(pname)
+        if kind == "cells":
+            corners = " ".join(
+                f"{_fmt(x + hex_r * math.cos(math.radians(90 + 60 * k)))},"
+                f"{_fmt(y + hex_r * math.sin(math.radians(90 + 60 * k)))}"
+                for k in range(6)
+            )
+            ground = f'<polygon class="cell" points="{corners}" fill="#efe3c6" stroke="#7a6544" stroke-width="1.2"/>'
+        else:
+            ground = f'<circle class="hit" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(SPACING / 2)}" fill="transparent"/>'
+        drawn: dict[str | None, str] = {
+            None: (f'<g class="pt empty" data-point="{pname}"><title>{pname}</title>{ground}'
+                   f'<circle class="ghost" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius)}" fill="none" '
+                   f'stroke="none"/></g>')}
+        for color in (BLACK, WHITE):
+            drawn[color] = (
+                f'<g class="pt" data-point="{pname}" data-stone="{color}"><title>{pname}</title>{ground}'
+                f'<circle class="stone stone-{color}" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius)}" '
+                f'fill="url(#hs-{color})" stroke="{"#000" if color == BLACK else "#777"}" stroke-width="1"/></g>')
+        points.append(drawn)
+    return _Frame(layout, opening, escape(game.title), "".join(out), tuple(points))
+
+
+def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | None = None,
+              coordinates: bool = True) -> str:
+    """The position of ``game`` after ``move_number`` moves (default: now) as an SVG string.
+
+    ``overlays`` is a subset of :data:`OVERLAYS`; an overlay that means nothing in this game
+    (territory in Droched, say) draws nothing. The last move is marked, and stones that the
+    last move removed (captured, imprisoned) are marked where they stood.
+    """
+    overlays = tuple(overlays)
+    unknown = [o for o in overlays if o not in OVERLAYS]
+    if unknown:
+        raise ValueError(f"unknown overlay {', '.join(map(repr, unknown))}: choose from {', '.join(OVERLAYS)}")
+    at, before = _position(game, move_number)
+    kind = game.board_kind
+    board = game.board
+    frame = _frame(game, coordinates)
+    layout = frame.layout
+    stones = at.stones()
+    radius = STONE_RADIUS[kind] * SPACING
+    wanted = set(overlays) & {o.name for o in game.overlays}
+
+    out: list[str] = []
+    add = out.append
+    add(
+        f'{frame.opening} data-move-number="{len(at.moves)}" '
+        f'data-to-move="{"" if at.is_over else at.to_move}" role="img" '
+        f'aria-label="{frame.label} board, side {game.size}, after {len(at.moves)} moves">'
+    )
+    add(frame.background)
+
     if "territory" in wanted:
         add('<g class="overlay overlay-territory" pointer-events="none">')
         side = SPACING * 0.26
@@ -157,29 +222,7 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
 
     # The points: hexagonal cells (Droched) or hit areas on the lattice, each with its stone.
     add('<g class="points">')
-    hex_r = SPACING / math.sqrt(3)
-    for pname in board.names:
-        x, y = layout.at(pname)
-        color = stones.get(pname)
-        attrs = f'class="pt{"" if color else " empty"}" data-point="{pname}"'
-        if color:
-            attrs += f' data-stone="{color}"'
-        add(f"<g {attrs}><title>{pname}</title>")
-        if kind == "cells":
-            corners = " ".join(
-                f"{_fmt(x + hex_r * math.cos(math.radians(90 + 60 * k)))},"
-                f"{_fmt(y + hex_r * math.sin(math.radians(90 + 60 * k)))}"
-                for k in range(6)
-            )
-            add(f'<polygon class="cell" points="{corners}" fill="#efe3c6" stroke="#7a6544" stroke-width="1.2"/>')
-        else:
-            add(f'<circle class="hit" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(SPACING / 2)}" fill="transparent"/>')
-        if color:
-            add(f'<circle class="stone stone-{color}" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius)}" '
-                f'fill="url(#hs-{color})" stroke="{"#000" if color == BLACK else "#777"}" stroke-width="1"/>')
-        else:
-            add(f'<circle class="ghost" cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius)}" fill="none" stroke="none"/>')
-        add("</g>")
+    out.extend(drawn[stones.get(pname)] for pname, drawn in zip(board.names, frame.points))
     add("</g>")
 
     # Marks: stones the last move removed, and the last move itself.

@@ -6,6 +6,8 @@ import argparse
 import socket
 import sys
 
+KEEP_ALIVE_S = 120  # seconds an idle HTTP connection is kept open (nginx: 75, Chrome: 300)
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("serve", help="play in the browser (starts a local web server)",
@@ -76,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
             if self.started:  # listening and the app started: only now say where
                 print(announcement, flush=True)
 
-    config = uvicorn.Config(app, log_level="warning")
+    # Idle connections stay open as long as a browser keeps them (uvicorn's 5 s would close
+    # them between two moves of a game, and every move would pay for a new connection).
+    config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
     Server(config).run(sockets=[sock])
     return 0

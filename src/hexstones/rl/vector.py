@@ -35,9 +35,6 @@ from hexstones.rl.planes import (
     observation_bounds,
 )
 
-# Batches of at least this many envs are stepped on every core.
-PARALLEL_FROM = 256
-
 
 def default_max_moves(num_points: int) -> int:
     """The default move cap: 4 moves a point. Nearly every uniformly random Keil and Dehil
@@ -335,7 +332,10 @@ class Batch:
     """
 
     def __init__(self, game: str | Game, size: int | None, num_envs: int,
-                 max_moves: int | None, options: dict[str, Any]):
+                 max_moves: int | None, options: dict[str, Any],
+                 parallel: bool = False):
+        if parallel not in (True, False):
+            raise ValueError(f"parallel is True or False, not {parallel!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs is a whole number of at least 1, not {num_envs!r}")
@@ -403,9 +403,10 @@ class Batch:
         self._actions = layout.part(_ACTIONS)
         self._sampled = layout.part(_SAMPLED)
         # A parallel step wakes the threads and waits for the last one every step: small
-        # batches do not repay it (on the shared 2-core machine, 64 envs ran 7x faster
-        # serially).
-        self._step = _step_parallel if N >= PARALLEL_FROM else _step_serial
+        # batches never repay it (64 envs ran 7x faster serially), large ones only where
+        # the cores are free: on the shared 2-core machine two threads lost to one at
+        # every batch size (docs/rl.md), hence one thread unless asked.
+        self._step = _step_parallel if parallel else _step_serial
         self.observation_low, self.observation_high = observation_bounds(self.game_class,
                                                                          self.size)
 
@@ -443,6 +444,13 @@ class Batch:
         if self._step(self._arena) >= 0:
             self._illegal(0, int(action))
 
+    def step_legal(self, action: int) -> None:
+        """:meth:`step_one` for a caller that has checked that ``action`` is legal (the
+        kernel checks it again)."""
+        self._actions[0] = action
+        if self._step(self._arena) >= 0:
+            self._illegal(0, int(action))
+
     def _illegal(self, i: int, action: int):
         if not 0 <= action < self.num_actions:
             raise ValueError(f"env {i}: action {action} is not an action: actions run from 0 "
@@ -450,6 +458,11 @@ class Batch:
         legal = self._legal[i, :self._counts[i]].tolist()
         raise ValueError(f"env {i}: action {action} is not legal in this position (legal: "
                          f"{legal})")
+
+    def is_legal(self, i: int, action: int) -> bool:
+        """Whether ``action`` (an action number) is legal in env ``i`` now (not for an env
+        being reset)."""
+        return bool(self.masks[i, action])
 
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action for every env (0 for envs being reset); the
@@ -488,13 +501,17 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     place (copy what you keep): observations ``float32 [num_envs, 2n-1, 2n-1, planes]``,
     and ``infos["action_mask"]``, ``int8 [num_envs, num_actions]`` (also ``.action_masks``).
     An illegal action raises ValueError and changes nothing.
+
+    ``parallel=True`` steps the envs on every core (numba's threads, 32 envs at a time),
+    for large batches on a machine whose cores are free; by default they step on one
+    thread. The results are the same either way.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str | Game = "keil", size: int | None = None, num_envs: int = 1,
-                 *, max_moves: int | None = None, **options):
-        self._games = Batch(game, size, num_envs, max_moves, options)
+                 *, max_moves: int | None = None, parallel: bool = False, **options):
+        self._games = Batch(game, size, num_envs, max_moves, options, parallel)
         g = self._games
         self.num_envs = g.num_envs
         self.size = g.size

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -86,32 +85,41 @@ def check_password(password: Any) -> str:
 class Throttle:
     """Failed sign-ins by key (a name, an address): after FREE_FAILURES, each further try
     must wait twice as long as the last (up to MAX_DELAY); a success forgets the name's
-    failures. Kept in memory: a restart forgets them (a wait of minutes at most is lost)."""
+    failures. Kept in the database (``db``: a :class:`~hexstones.web.rows.Rows`), so every
+    server process on it counts the same failures and a restart forgets none; a key with
+    no failure for a day is forgotten."""
 
-    def __init__(self) -> None:
-        self._failures: dict[str, tuple[int, float]] = {}  # key -> (failures, next try allowed)
-        self._lock = threading.Lock()
+    FORGET_AFTER = 86400  # seconds without a failure
+
+    def __init__(self, db) -> None:
+        self.db = db
+
+    @staticmethod
+    def delay(failures: int) -> float:
+        return 0.0 if failures < FREE_FAILURES else min(2.0 ** (failures - FREE_FAILURES), MAX_DELAY)
 
     def check(self, keys: list[str]) -> None:
-        now = time.monotonic()
-        with self._lock:
-            wait = max((self._failures.get(k, (0, 0.0))[1] - now for k in keys), default=0.0)
+        now = time.time()
+        rows = self.db.query(
+            "SELECT failures, last_failed FROM sign_in_failures WHERE key IN ("
+            + ", ".join(f":k{i}" for i in range(len(keys))) + ")",
+            {f"k{i}": k for i, k in enumerate(keys)})
+        wait = max((float(last) + self.delay(int(n)) - now for n, last in rows), default=0.0)
         if wait > 0:
             raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
 
     def failed(self, keys: list[str]) -> None:
-        now = time.monotonic()
-        with self._lock:
-            if len(self._failures) > 100_000:  # bounded memory: forget the oldest
-                self._failures.clear()
-            for k in keys:
-                count = self._failures.get(k, (0, 0.0))[0] + 1
-                delay = 0.0 if count < FREE_FAILURES else min(2.0 ** (count - FREE_FAILURES), MAX_DELAY)
-                self._failures[k] = (count, now + delay)
+        now = time.time()
+        self.db.execute("DELETE FROM sign_in_failures WHERE last_failed < :old",
+                        {"old": now - self.FORGET_AFTER})
+        for k in keys:  # one statement each: a count no other process can lose
+            self.db.execute(
+                "INSERT INTO sign_in_failures (key, failures, last_failed) VALUES (:key, 1, :now) "
+                "ON CONFLICT (key) DO UPDATE SET failures = sign_in_failures.failures + 1, "
+                "last_failed = :now", {"key": k, "now": now})
 
     def succeeded(self, key: str) -> None:
-        with self._lock:
-            self._failures.pop(key, None)
+        self.db.execute("DELETE FROM sign_in_failures WHERE key = :key", {"key": key})
 
 
 class Accounts:
@@ -119,7 +127,7 @@ class Accounts:
 
     def __init__(self, db) -> None:
         self.db = db
-        self.throttle = Throttle()
+        self.throttle = Throttle(db)
 
     # -- sessions ---------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
 """The browser app: FastAPI routes over :mod:`hexstones.web.live` and the static front end.
 
 Pages: ``/`` (new game, stored games, load SGF), ``/new?...`` (a link that creates a game
-and redirects to it), ``/game/<id>`` (the game), ``/rules`` and ``/rules/<game>`` (the
-rules with boards to try; their examples are ``static/rules/<game>.json``, judged by
-``POST /api/position``). JSON API under ``/api``; every refusal is an HTTP error whose
-``detail`` (a string) says what and why, and changes nothing: a request is checked whole
-(body, parameters, overlays) before anything is done.
+and redirects to it; opened from another site, a page that asks first), ``/game/<id>`` (the
+game), ``/rules`` and ``/rules/<game>`` (the rules with boards to try; their examples are
+``static/rules/<game>.json``, judged by ``POST /api/position``). JSON API under ``/api``;
+every refusal is an HTTP error whose ``detail`` (a string) says what and why, and changes
+nothing: a request is checked whole (body, parameters, overlays) before anything is done.
 
 A request body is at most :data:`MAX_BODY` bytes (413 beyond, refused while it is being
 read); the work of a request (replays, SGF parsing, drawing) runs in worker threads, never
@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -34,7 +35,8 @@ from hexstones.web.errors import WebError, only_known, shown, whole
 from hexstones.web.live import Live, Tables
 from hexstones.web.online import People, install
 from hexstones.web.position import position
-from hexstones.web.security import Guard
+from hexstones.web.security import Guard, opened_here
+from hexstones.web.setup import parse_setup
 from hexstones.web.spec import game_specs, overlay_legends
 from hexstones.web.store import Store
 
@@ -156,7 +158,12 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     @app.get("/new", include_in_schema=False)
     def new(request: Request):
-        answer = tables.create(query(request, None), claim=people.claim(request))
+        params = query(request, None)
+        if not opened_here(request.headers):
+            parse_setup(params)  # a bad link says what is wrong here too
+            return _start_page(params)  # another site's link, image or frame creates nothing
+        answer = tables.create(params, claim=people.claim(request))
+        people.seated(request, answer["id"])
         return RedirectResponse(f"/game/{answer['id']}", status_code=303)
 
     @app.get("/game/{game_id}", include_in_schema=False)
@@ -220,6 +227,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
         def work():
             live_answer = tables.create(data, claim=people.claim(request))
+            people.seated(request, live_answer["id"])
             return people.personal(request, tables.get(live_answer["id"]), live_answer)
         return await run_in_threadpool(work)
 
@@ -272,7 +280,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                 return {"id": game_id, "version": live.version, "unchanged": True,
                         "ai_thinking": live.ai_busy,
                         "ai_warming": live.ai_readiness() if live.against_ai else None}
-            return people.personal(request, live, view.state(live, show))
+            answer = people.personal(request, live, view.state(live, show))
+        return plain_json(answer)
 
     @app.post("/api/games/{game_id}/moves")
     async def play(game_id: str, request: Request):
@@ -289,7 +298,8 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                     seats.require_color(setup, who(request), live.game.to_move, "play this move")
                 elif not seats.is_player(setup, who(request)):
                     seats.require_player(setup, who(request), "play")
-                return people.personal(request, live, tables.play(live, data["move"], data.get("ply"), show))
+                answer = people.personal(request, live, tables.play(live, data["move"], data.get("ply"), show))
+            return plain_json(answer)
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/undo")
@@ -396,6 +406,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,
                                               names, claim=people.claim(request))
             analyses.put_record(answer["id"], record.analysis)
+            people.seated(request, answer["id"])
             return answer
         return await run_in_threadpool(work)
 
@@ -414,6 +425,13 @@ def query(request: Request, known: tuple[str, ...] | None) -> dict[str, str]:
     if known is not None:
         only_known(params, known, "parameter")
     return params
+
+
+def plain_json(answer: dict[str, Any]) -> JSONResponse:
+    """The answer as FastAPI would send it, without its encoder's walk over every value
+    first (a game's state is plain JSON data already: that walk cost more than the rest
+    of a move's answer)."""
+    return JSONResponse(answer)
 
 
 def _no_constant(name: str):
@@ -438,6 +456,21 @@ def _refusal(request: Request, status: int, message: str) -> Response:
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status_code=status)
     return _error_page(status, message)
+
+
+def _start_page(params: dict[str, str]) -> HTMLResponse:
+    """The page a game link from another site opens: what the game would be, and one link
+    (of this site, so that following it creates the game) to start it."""
+    shown_params = "".join(f"<li>{escape(k)}: {escape(v)}</li>" for k, v in params.items())
+    page = (
+        "<!doctype html><html><head><meta charset='utf-8'><title>hexstones: start a game?</title>"
+        "<link rel='stylesheet' href='/static/app.css'></head><body class='error-page'>"
+        "<main><h1>Start a new game?</h1><p>A link from another site asks for a new game:</p>"
+        f"<ul>{shown_params}</ul>"
+        f"<p><a data-testid='start' href='/new?{escape(urlencode(params))}'>Start it</a> "
+        "or <a href='/'>go to the start page</a>.</p></main></body></html>"
+    )
+    return HTMLResponse(page)
 
 
 def _error_page(status: int, message: str) -> HTMLResponse:

@@ -87,14 +87,19 @@ class Live:
         return None
 
 
-def replay(record: StoredGame) -> Game:
-    """The engine's game for a stored record (its moves replayed and checked)."""
+def replay(record: StoredGame, cached: Live | None = None) -> Game:
+    """The engine's game for a stored record (its moves replayed and checked). With
+    ``cached``, this process's copy of the game, whose moves the record continues (another
+    server process stored a move): a copy of it plays only the new moves."""
     label = f"game {record.id}" if record.id else "the game"
-    try:
-        game = hexstones.new_game(record.game, **record.options)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise DamagedGame(f"{label} has bad options {shown(record.options)}: {exc}") from None
-    for ply, move in enumerate(record.moves):
+    game = _continued(cached, record) if cached is not None else None
+    if game is None:
+        try:
+            game = hexstones.new_game(record.game, **record.options)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise DamagedGame(f"{label} has bad options {shown(record.options)}: {exc}") from None
+    for ply in range(len(game.moves), len(record.moves)):
+        move = record.moves[ply]
         try:
             game.play(move)
         except IllegalMove as exc:
@@ -105,6 +110,17 @@ def replay(record: StoredGame) -> Game:
     except (KeyError, TypeError, ValueError) as exc:
         raise DamagedGame(f"{label} has a bad komi pie in its setup: {exc}") from None
     return game
+
+
+def _continued(cached: Live, record: StoredGame) -> Game | None:
+    """A copy of ``cached``'s game if ``record`` continues it (same game and options, its
+    moves first); None if not."""
+    with cached.lock:
+        played = cached.game.moves
+        if (cached.record.game != record.game or cached.record.options != record.options
+                or record.moves[:len(played)] != played):
+            return None
+        return cached.game.copy()
 
 
 class Tables:
@@ -130,6 +146,7 @@ class Tables:
                 warmup.exercise_rules(name)
         except Exception as exc:  # noqa: BLE001  (only time is lost: a page compiles what it needs)
             log.warning("warming the rules failed: %r", exc)
+        warmup.settle_memory()
 
     def close(self) -> None:
         self._ai.close()
@@ -142,7 +159,7 @@ class Tables:
 
     def get(self, game_id: str) -> Live:
         with self._lock:
-            live = self._games.get(game_id)
+            live = cached = self._games.get(game_id)
         if live is not None and self.store.stale(game_id):  # changed by another server process
             live = None
         if live is None:
@@ -150,7 +167,7 @@ class Tables:
                 record = self.store.get(game_id)
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
-                fresh = Live(record, replay(record), ai_readiness=self.ai_readiness)
+                fresh = Live(record, replay(record, cached), ai_readiness=self.ai_readiness)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:

@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from hexstones.games import other
 from hexstones.web import seats, view
 from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
-from hexstones.web.broker import game_topic
+from hexstones.web.broker import game_topic, user_topic
 from hexstones.web.errors import WebError, choice
 from hexstones.web.live import Live, Tables
 from hexstones.web.live_ws import serve_updates
@@ -51,6 +51,19 @@ class People:
             who, token = self.accounts.new_session()
             self.give(request, who, token)
         return who
+
+    @staticmethod
+    def topics(who: Identity) -> list[str]:
+        """What a person's open lists of games hear of games they newly play: their
+        session's topic, and their account's when signed in."""
+        return [user_topic(f"session-{who.session}")] + ([user_topic(who.user)] if who.user else [])
+
+    def seated(self, request: Request, game_id: str) -> None:
+        """Tell the person's open "My games" pages of a game they now play (created, joined)."""
+        who = self.who(request)
+        if who is not None:
+            topic = user_topic(who.user) if who.user else user_topic(f"session-{who.session}")
+            self.tables.store.broker.publish(topic, {"game": game_id, "change": "seated"})
 
     def give(self, request: Request, who: Identity, token: str | None) -> None:
         """The answer to ``request`` hands the browser ``token`` (None: keep its cookie)."""
@@ -207,6 +220,7 @@ def install(app: FastAPI, people: People, body, query) -> None:
                     raise WebError(409, "both seats of this game are taken: you can watch it")
                 seated = dict(setup["seats"], **{role: seats.holder(who)})
                 tables.change_setup(live, dict(setup, seats=seated))
+                people.seated(request, game_id)
                 return people.personal(request, live, view.state(live))
         return await run_in_threadpool(work)
 
@@ -271,11 +285,14 @@ def install(app: FastAPI, people: People, body, query) -> None:
 
     @app.websocket("/api/my-games/live")
     async def my_games_updates(websocket: WebSocket):
-        """Each change of the games the person plays (listed when the page connects)."""
+        """Each change of the games the person plays (listed when the page connects), and
+        ``{"change": "seated"}`` when they start or join another: the page then connects
+        again, to hear that game too."""
         who = await run_in_threadpool(accounts.identify, websocket.cookies.get(COOKIE))
         rows = await run_in_threadpool(tables.list)
         mine = [row["id"] for row in rows if seats.is_player(row["setup"], who)]
-        await serve_updates(websocket, tables.store.broker, [game_topic(g) for g in mine], {"games": len(mine)})
+        topics = [game_topic(g) for g in mine] + (People.topics(who) if who is not None else [])
+        await serve_updates(websocket, tables.store.broker, topics, {"games": len(mine)})
 
     app.state.people = people
 

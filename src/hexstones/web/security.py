@@ -10,6 +10,9 @@ cross-site check, the session cookie.
   proxy that rewrites the Host), or ``Sec-Fetch-Site: cross-site``. Browsers send
   ``Origin`` with every such request; a program without one (curl, a test) carries no
   victim's cookie. The session cookie is ``SameSite=Lax`` besides.
+* ``GET /new`` (a link that creates a game) creates one only when :func:`opened_here`:
+  opened from another site, or as an image, a frame or a fetch, it answers a page that
+  asks the person to start the game with one click.
 * A route that gives the browser a session puts ``(token, max_age)`` in
   ``request.state.cookie``; the answer then carries the ``Set-Cookie`` (HTTP-only).
 """
@@ -53,6 +56,17 @@ def cross_site(scope: dict[str, Any], origins: frozenset[str]) -> str | None:
     if headers.get(b"sec-fetch-site") == b"cross-site":
         return "a request from another site is refused"
     return None
+
+
+def opened_here(headers) -> bool:
+    """Whether a GET that would create something was opened by the person on this site:
+    typed, bookmarked, or a link of one of its pages, as a page of its own (never an image,
+    a frame or a fetch). Browsers say so in ``Sec-Fetch-Site`` and ``Sec-Fetch-Dest``;
+    a request without them (an old browser, curl) is taken as opened here, and its cookie
+    is ``SameSite=Lax`` besides."""
+    site = headers.get("sec-fetch-site")
+    dest = headers.get("sec-fetch-dest")
+    return site in (None, "same-origin", "none") and dest in (None, "document")
 
 
 def cookie_header(token: str, max_age: int, secure: bool) -> bytes:

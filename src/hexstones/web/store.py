@@ -101,6 +101,7 @@ TOUCH_GAME = games_table.update().where(games_table.c.id == _game_id).values(
     revision=games_table.c.revision + 1)
 
 DB_NAME = "games.db"
+ASYNC_COMMIT = "-c synchronous_commit=off"  # PostgreSQL: see Store._open_postgres
 
 
 def data_folder() -> str:
@@ -271,7 +272,8 @@ class Store:
     def __init__(self, target: str):
         target = str(target)
         self.shared = is_url(target)
-        self._lock = threading.Lock()  # SQLite: one connection, used by one thread at a time
+        self._lock = threading.Lock()  # SQLite: the writing connection, used by one thread at a time
+        self._read_lock = threading.Lock()  # SQLite: the reading connection, likewise
         self._seen: dict[str, int] = {}  # game id -> the revision this process last read or wrote
         self._lock_file = None
         self.broker: LocalBroker
@@ -304,6 +306,17 @@ class Store:
             raise
         if raw is not None:  # after the migrations, which read names as text
             raw.text_factory = bytes  # text is decoded row by row: one bad row spoils only its game
+            # Reads have a connection of their own: under WAL they see every commit made
+            # before they begin and never wait for a write (its commit, its disk) to end.
+            try:
+                reader = self._connect_sqlite()
+            except ValueError:
+                self._close_quietly()
+                raise
+            reader.execute("PRAGMA foreign_keys = ON")
+            reader.text_factory = bytes
+            self._reader = sa.create_engine("sqlite://", creator=lambda: reader, poolclass=StaticPool)
+            sa_event.listen(self._reader, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
 
     def _open_postgres(self, url: sa.URL) -> sa.Engine:
         import psycopg
@@ -311,7 +324,12 @@ class Store:
         # No ping before each use (a round trip each time): a connection the database
         # dropped (a restart) fails the one request using it, and the pool then replaces
         # every connection older than that failure.
-        engine = sa.create_engine(url, pool_size=8, max_overflow=8)
+        # The same durability as SQLite's (synchronous=NORMAL): a commit does not wait for
+        # the disk; a crash of the database server may lose the last commits (at most three
+        # times wal_writer_delay, 0.6 s by default), never corrupts anything. Options given
+        # in the URL (?options=-csynchronous_commit%3Don) are used instead.
+        connect_args = {} if "options" in url.query else {"options": ASYNC_COMMIT}
+        engine = sa.create_engine(url, pool_size=8, max_overflow=8, connect_args=connect_args)
         try:
             with engine.connect() as connection:
                 connection.execute(sa.text("SELECT 1"))
@@ -319,10 +337,13 @@ class Store:
             engine.dispose()
             raise ValueError(f"cannot open the games database {self.path!r}: "
                              f"{_first_line(exc.orig)}") from None
-        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        # The listener connects as the engine does (the URL's query decoded: a rendered URL
+        # would send "+" for a space in ``options``).
+        connect_args, connect_params = engine.dialect.create_connect_args(engine.url)
         self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
-            self.broker = PostgresBroker(lambda: psycopg.connect(conninfo, autocommit=True), engine)
+            self.broker = PostgresBroker(
+                lambda: psycopg.connect(*connect_args, **connect_params, autocommit=True), engine)
         except BaseException:
             engine.dispose()
             raise
@@ -360,11 +381,7 @@ class Store:
                 f"the games database {self.path!r} is an empty file (0 bytes): it holds no games, "
                 f"not even an empty table (a database this app made never is empty); if it held "
                 f"games they are gone, so restore a copy; to start a new database, delete the file")
-        try:
-            # isolation_level=None: the engine's "begin" listener says BEGIN IMMEDIATE itself
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise ValueError(f"cannot open the games database {self.path!r}: {exc}") from None
+        db = self._connect_sqlite()
         try:
             problems = [" ".join(p.replace("*** in database main ***", "").split())
                         for (p,) in db.execute("PRAGMA quick_check")]
@@ -375,6 +392,9 @@ class Store:
                     f"restore a copy, or save what can be saved with: sqlite3 {self.path} .recover")
             db.execute("PRAGMA foreign_keys = ON")
             db.execute("PRAGMA journal_mode = WAL")
+            # SQLite's recommendation under WAL: a commit does not wait for the disk (the
+            # checkpoints do); a power loss may lose the last commits, never corrupts the file.
+            db.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as exc:
             db.close()
             raise ValueError(f"the games database {self.path!r} is damaged or no SQLite file "
@@ -385,19 +405,30 @@ class Store:
             raise
         return db
 
+    def _connect_sqlite(self) -> sqlite3.Connection:
+        try:
+            # isolation_level=None: the engine's "begin" listener says BEGIN itself
+            return sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot open the games database {self.path!r}: {exc}") from None
+
     def _close_quietly(self) -> None:
         try:
             self.broker.close()
         except AttributeError:
             pass
         self.engine.dispose()
+        if not self.shared and hasattr(self, "_reader"):
+            self._reader.dispose()
         if self._lock_file is not None:
             self._lock_file.close()
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
             self.broker.close()
             self.engine.dispose()
+            if not self.shared:
+                self._reader.dispose()
             if self._lock_file is not None:
                 self._lock_file.close()  # releases the lock
 
@@ -421,13 +452,13 @@ class Store:
     def reading(self) -> Iterator[sa.Connection]:
         """A connection for reads only. PostgreSQL: no transaction around them (autocommit:
         each statement one round trip, each seeing what was committed when it ran); SQLite:
-        the store's one connection, in a transaction."""
+        the store's reading connection, in a transaction (its reads see one snapshot)."""
         if self.shared:
             with self._reader.connect() as connection:
                 yield connection
         else:
-            with self.transaction() as tx:
-                yield tx.connection
+            with self._read_lock, self._reader.begin() as connection:
+                yield connection
 
     # -- reading ----------------------------------------------------------------------
 

@@ -275,7 +275,10 @@ function watchMyGames() {
   const ws = new WebSocket(`${scheme}${location.host}/api/my-games/live`);
   ws.onopen = () => { myGamesRetry = 500; };
   ws.onmessage = (e) => {
-    if (!JSON.parse(e.data).ping) loadGames(); // a change, or (re)connected: catch up
+    const event = JSON.parse(e.data);
+    if (event.ping) return;
+    loadGames(); // a change, or (re)connected: catch up
+    if (event.change === "seated") ws.close(); // a game I now play: connect again to hear it
   };
   ws.onclose = () => { setTimeout(watchMyGames, myGamesRetry); myGamesRetry = Math.min(myGamesRetry * 2, 10000); };
 }
