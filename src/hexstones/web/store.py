@@ -339,11 +339,11 @@ class Store:
                              f"{_first_line(exc.orig)}") from None
         # The listener connects as the engine does (the URL's query decoded: a rendered URL
         # would send "+" for a space in ``options``).
-        connect_args, connect_params = engine.dialect.create_connect_args(engine.url)
+        listen_args, listen_params = engine.dialect.create_connect_args(engine.url)
         self._reader = engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
             self.broker = PostgresBroker(
-                lambda: psycopg.connect(*connect_args, **connect_params, autocommit=True), engine)
+                lambda: psycopg.connect(*listen_args, **listen_params, autocommit=True), engine)
         except BaseException:
             engine.dispose()
             raise
