@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -587,8 +588,11 @@ def test_a_parallel_batch_agrees_with_the_game_api():
     num_envs = 256  # eight chunks of 32 envs for the threads
     env = rl.VectorEnv("keil", size=3, num_envs=num_envs, parallel=True)
     assert env._games._step is rl.vector._step_parallel
-    assert rl.VectorEnv("keil", size=3, num_envs=num_envs)._games._step \
-        is rl.vector._step_serial  # one thread unless asked
+    assert rl.VectorEnv("keil", size=3, num_envs=num_envs, parallel=False)._games._step \
+        is rl.vector._step_serial
+    by_default = rl.VectorEnv("keil", size=3, num_envs=num_envs)._games
+    assert by_default.parallel is (numba.get_num_threads() > 1)  # every core from 64 envs
+    assert rl.VectorEnv("keil", size=3, num_envs=rl.vector.PARALLEL_FROM - 1)._games.parallel is False
     obs, infos = env.reset(seed=4)
     for _ in range(25):
         obs, _, terminated, truncated, infos = env.step(env.sample_legal_actions())
@@ -603,5 +607,5 @@ def test_a_parallel_batch_agrees_with_the_game_api():
 
 
 def test_parallel_is_true_or_false():
-    with pytest.raises(ValueError, match="parallel is True or False"):
+    with pytest.raises(ValueError, match="parallel is None .*, True or False"):
         rl.VectorEnv("keil", size=3, num_envs=2, parallel="yes")

@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from numba import njit, parallel_chunksize, prange
+from numba import get_num_threads, njit, parallel_chunksize, prange
 
 from hexstones.games import Game, game_class, new_game
 from hexstones.rl import _kernels as K
@@ -223,6 +223,8 @@ def _step_envs(arena, first, last):
         _step_env(i, gid, geo, batch, max_moves, envs)
 
 
+PARALLEL_FROM = 64  # envs from which a step runs on every core by default (measured: docs/rl.md)
+
 # Envs a parallel step hands a thread at a time: with numba's chunk size 1 (set around
 # the call: inside it the kernel could not be cached) the threads take chunks as they
 # come free, and on a shared machine one may lose its core for a while.
@@ -333,9 +335,9 @@ class Batch:
 
     def __init__(self, game: str | Game, size: int | None, num_envs: int,
                  max_moves: int | None, options: dict[str, Any],
-                 parallel: bool = False):
-        if parallel not in (True, False):
-            raise ValueError(f"parallel is True or False, not {parallel!r}")
+                 parallel: bool | None = None):
+        if parallel is not None and parallel not in (True, False):
+            raise ValueError(f"parallel is None (chosen by the batch size), True or False, not {parallel!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs is a whole number of at least 1, not {num_envs!r}")
@@ -402,10 +404,13 @@ class Batch:
         self._rngs[:] = 1
         self._actions = layout.part(_ACTIONS)
         self._sampled = layout.part(_SAMPLED)
-        # A parallel step wakes the threads and waits for the last one every step: small
-        # batches never repay it (64 envs ran 7x faster serially), large ones only where
-        # the cores are free: on the shared 2-core machine two threads lost to one at
-        # every batch size (docs/rl.md), hence one thread unless asked.
+        # A parallel step wakes the threads and waits for the last one every step: on free
+        # cores it repays that from PARALLEL_FROM envs (2 cores: 1.7-2.1x at 64-1024 envs);
+        # on cores other busy processes share, one thread can win (docs/rl.md), hence the
+        # choice stays the caller's.
+        if parallel is None:
+            parallel = self.num_envs >= PARALLEL_FROM and get_num_threads() > 1
+        self.parallel = bool(parallel)
         self._step = _step_parallel if parallel else _step_serial
         self.observation_low, self.observation_high = observation_bounds(self.game_class,
                                                                          self.size)
@@ -502,15 +507,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     and ``infos["action_mask"]``, ``int8 [num_envs, num_actions]`` (also ``.action_masks``).
     An illegal action raises ValueError and changes nothing.
 
-    ``parallel=True`` steps the envs on every core (numba's threads, 32 envs at a time),
-    for large batches on a machine whose cores are free; by default they step on one
-    thread. The results are the same either way.
+    ``parallel``: step the envs on every core (numba's threads, 32 envs at a time) or on
+    one thread; by default (None) on every core from :data:`PARALLEL_FROM` envs. On cores
+    that other busy processes share, one thread can be faster (``parallel=False``). The
+    results are the same either way.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str | Game = "keil", size: int | None = None, num_envs: int = 1,
-                 *, max_moves: int | None = None, parallel: bool = False, **options):
+                 *, max_moves: int | None = None, parallel: bool | None = None, **options):
         self._games = Batch(game, size, num_envs, max_moves, options, parallel)
         g = self._games
         self.num_envs = g.num_envs
