@@ -328,7 +328,9 @@ def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, p
     # still open, shows it, and hears its moves.
     b2 = b.context.new_page()
     b2.goto(f"{game_servers.url(1)}/new?game=dehil&size=3&opponent=friend&color=white")
-    invite = b2.get_by_test_id("invite-link").get_attribute("href")
+    invite_link = b2.get_by_test_id("invite-link")
+    expect(invite_link).to_have_attribute("href", re.compile(r"/invite/"))  # filled in by the page
+    invite = invite_link.get_attribute("href")
     a2 = a.context.new_page()
     a2.goto(game_servers.url(2) + "/invite/" + invite.split("/invite/", 1)[1])
     a2.get_by_test_id("join").click()
