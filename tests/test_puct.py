@@ -339,6 +339,9 @@ def test_the_default_can_hold_for_some_board_sides_only():
     assert not puct.default_on({puct.DEFAULT_KEY: [5]}, 7)
     assert not puct.default_on({puct.DEFAULT_KEY: "yes"}, 5)
     assert not puct.default_on({}, 5)
+    assert puct.default_on({puct.DEFAULT_KEY: [5]}, None)  # some side: what a warm-up asks
+    assert not puct.default_on({puct.DEFAULT_KEY: []}, None)
+    assert not puct.default_on({}, None)
     shipped = load_network("keil")
     if shipped is None:
         pytest.skip("no Keil weights ship")
@@ -348,5 +351,6 @@ def test_the_default_can_hold_for_some_board_sides_only():
     puct.install_network("keil", five_only, chosen=False)  # as if it shipped
     assert puct.plays_by_default(hexstones.new_game("keil", size=5))
     assert not puct.plays_by_default(hexstones.new_game("keil", size=7))
+    assert puct.plays_by_default(hexstones.new_game("keil", size=3), any_side=True)  # warmed up
     assert ai.engine_for(hexstones.new_game("keil", size=5), 10) == "net"
     assert ai.engine_for(hexstones.new_game("keil", size=7), 10) == "mcts"

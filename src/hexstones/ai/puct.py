@@ -114,21 +114,23 @@ def supports(game) -> bool:
 DEFAULT_KEY = "plays_by_default"
 
 
-def default_on(meta: dict, size: int) -> bool:
-    """Whether weights with metadata ``meta`` play side ``size`` by default."""
+def default_on(meta: dict, size: int | None) -> bool:
+    """Whether weights with metadata ``meta`` play side ``size`` by default (None: some side)."""
     flag = meta.get(DEFAULT_KEY)
-    return flag is True or (isinstance(flag, list) and size in flag)
+    if isinstance(flag, list):
+        return bool(flag) if size is None else size in flag
+    return flag is True
 
 
-def plays_by_default(game) -> bool:
+def plays_by_default(game, any_side: bool = False) -> bool:
     """Whether ``engine="auto"`` (the levels, ``ai.analyze``) plays ``game`` with the
     network: a network someone chose (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`),
     or shipped weights whose metadata records a won match against the classic search on
-    the game's board side."""
+    the game's board side (``any_side``: on some side of the game, as a warm-up asks)."""
     if not supports(game):
         return False
     network = network_for(game.name)
-    return game.name in _CHOSEN or default_on(network.meta, game.size)
+    return game.name in _CHOSEN or default_on(network.meta, None if any_side else game.size)
 
 
 def default_threads() -> int:

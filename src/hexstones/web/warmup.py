@@ -69,7 +69,7 @@ def exercise_search(name: str) -> None:
 
     game = hexstones.new_game(name, size=WARM_SIZE)
     mcts.warm_up(game)
-    if puct.plays_by_default(game):
+    if puct.plays_by_default(game, any_side=True):  # the warm-up board's side is not the one played
         puct.warm_up(game)
 
 
