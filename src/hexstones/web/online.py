@@ -55,15 +55,15 @@ class People:
     @staticmethod
     def topics(who: Identity) -> list[str]:
         """What a person's open lists of games hear of games they newly play: their
-        session's topic, and their account's when signed in."""
-        return [user_topic(f"session-{who.session}")] + ([user_topic(who.user)] if who.user else [])
+        account's topic when signed in (where :meth:`seated` tells), and their session's."""
+        session = user_topic(f"session-{who.session}")
+        return [user_topic(who.user), session] if who.user else [session]
 
     def seated(self, request: Request, game_id: str) -> None:
         """Tell the person's open "My games" pages of a game they now play (created, joined)."""
         who = self.who(request)
         if who is not None:
-            topic = user_topic(who.user) if who.user else user_topic(f"session-{who.session}")
-            self.tables.store.broker.publish(topic, {"game": game_id, "change": "seated"})
+            self.tables.store.broker.publish(self.topics(who)[0], {"game": game_id, "change": "seated"})
 
     def give(self, request: Request, who: Identity, token: str | None) -> None:
         """The answer to ``request`` hands the browser ``token`` (None: keep its cookie)."""
