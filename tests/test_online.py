@@ -392,3 +392,20 @@ def test_a_guest_who_names_themselves_is_shown_by_that_name(people):
     assert b.get(f"/api/games/{game['id']}").json()["seats"]["black"] == {"name": "Ann", "you": False}
     assert a.get(f"/api/games/{game['id']}").json()["me"] == {"kind": "guest", "name": "Ann"}
     assert a.post("/api/account/guest", json={"name": "x" * 41}).status_code == 400
+
+
+def test_each_copy_of_a_game_in_a_process_has_a_number_of_its_own():
+    """A page compares versions only within one copy of a game (``server``): a copy read
+    again after another process changed the game starts from version 0, so it must never
+    share the old copy's name, even where it takes the old one's memory."""
+    import hexstones
+    from hexstones.web.live import Live
+    from hexstones.web.store import StoredGame
+
+    record = StoredGame("g", "keil", {"size": 3}, {}, [])
+    seen = set()
+    for _ in range(50):
+        live = Live(record, hexstones.new_game("keil", size=3))
+        assert live.copy not in seen
+        seen.add(live.copy)
+        del live  # its address is free for the next

@@ -14,6 +14,7 @@ persistence in :mod:`~hexstones.web.store`.
 from __future__ import annotations
 
 import builtins
+import itertools
 import logging
 import threading
 from collections.abc import Callable
@@ -37,13 +38,20 @@ MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
 MAX_NAME = 80  # characters of a game's name in the list
 
 
+_COPIES = itertools.count()  # numbers each Live of this process: its versions' counter
+
+
 @dataclass
 class Live:
-    """One game in memory: the record, the engine's game, and the AI's bookkeeping."""
+    """One game in memory: the record, the engine's game, and the AI's bookkeeping.
+    ``copy``: this copy's number, unique in the process (an ``id()`` would not do: a copy
+    read again after another process changed the game may reuse the old one's address,
+    and its versions start again from 0)."""
 
     record: StoredGame
     game: Game
     version: int = 0
+    copy: int = field(default_factory=lambda: next(_COPIES))
     ai_busy: bool = False
     ai_error: str | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
