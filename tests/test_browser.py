@@ -269,6 +269,18 @@ def test_a_double_click_plays_one_move_and_says_nothing_wrong(page, server):
     assert [u for u in sent if u.endswith("/moves")] == [f"{server.url}/api/games/{page.url.rsplit('/', 1)[1]}/moves"]
 
 
+def test_a_double_click_on_undo_takes_back_one_move(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    click_points(page, ["d4", "e4", "e5"])
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    page.dblclick("#undo")
+    expect(page.locator('[data-point="e5"]')).not_to_have_attribute("data-stone", re.compile("."))
+    page.wait_for_load_state("networkidle")
+    assert stones(page) == {"d4": "black", "e4": "white"} and move_count(page) == 2
+    assert [u for u in sent if u.endswith("/undo")] == [f"{server.url}/api/games/{page.url.rsplit('/', 1)[1]}/undo"]
+
+
 def test_reviewing_a_move_shows_the_score_of_that_move(page, server):
     open_new(page, server, "game=keil&size=4&opponent=human")
     moves = ["d4", "e4", "e5", "c3", "d5"]

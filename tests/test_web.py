@@ -247,6 +247,51 @@ def test_undo_against_the_ai_takes_back_your_move_and_its_reply(client):
     assert r.json()["human_turn"]
 
 
+def test_an_undo_meant_for_an_earlier_position_is_refused_and_changes_nothing(db, plain_ai):
+    # Two clicks on Undo, or a second tab that played: the page's ``ply`` says what it saw.
+    with TestClient(create_app(db)) as client:
+        gid = new(client, "game=keil&size=4&opponent=human")
+        for m in ["d4", "e4", "c3"]:
+            move(client, gid, m)
+        r = client.post(f"/api/games/{gid}/undo", json={"ply": 3})
+        assert r.status_code == 200 and r.json()["undone"] == ["c3"]
+        again = client.post(f"/api/games/{gid}/undo", json={"ply": 3})  # the second click
+        assert again.status_code == 409 and "meant for the position at move 3" in again.json()["detail"]
+        move(client, gid, "b2", ply=2)  # played in another tab
+        stale = client.post(f"/api/games/{gid}/undo", json={"ply": 2})
+        assert stale.status_code == 409 and "game is at move 3" in stale.json()["detail"]
+        for bad in ["two", 2.5, True, [3]]:
+            r = client.post(f"/api/games/{gid}/undo", json={"ply": bad})
+            assert r.status_code == 400 and "ply" in r.json()["detail"], bad
+        assert state(client, gid)["moves"] == ["d4", "e4", "b2"]
+    with TestClient(create_app(db)) as restarted:
+        assert state(restarted, gid)["moves"] == ["d4", "e4", "b2"]
+
+
+def test_an_undo_against_the_ai_goes_past_replies_its_page_has_not_shown(client):
+    gid = new(client, "game=keil&size=4&opponent=ai&level=1&color=black")
+    assert move(client, gid, "d4", ply=0).status_code == 200
+    wait_until(client, gid, lambda s: s["human_turn"], "the AI's reply")
+    # The page still showed move 1 (the AI's reply had not reached it): the same undo.
+    r = client.post(f"/api/games/{gid}/undo", json={"ply": 1})
+    assert r.status_code == 200 and r.json()["moves"] == [] and r.json()["undone"][0] == "d4"
+
+
+def test_since_answers_unchanged_only_for_the_same_copy_of_the_game(postgres_url, plain_ai):
+    # Two servers on one database: a copy read again after the other one's move counts its
+    # versions from the start, so a version number alone may name another position.
+    with TestClient(create_app(postgres_url)) as one, TestClient(create_app(postgres_url)) as two:
+        gid = new(one, "game=keil&size=4&opponent=human")
+        seen = state(one, gid)
+        assert state(one, gid, since=seen["version"], server=seen["server"]).get("unchanged") is True
+        two.cookies.update(one.cookies)  # the same person, whose page reached the other server
+        assert move(two, gid, "d4", ply=0).status_code == 200
+        now = state(one, gid, since=seen["version"], server=seen["server"])
+        assert "unchanged" not in now and now["moves"] == ["d4"]
+        assert now["server"] != seen["server"]
+        assert state(one, gid, since=now["version"], server=now["server"]).get("unchanged") is True
+
+
 def test_a_move_during_the_ais_turn_is_refused(client):
     gid = new(client, "game=keil&size=4&opponent=ai&level=1&color=white")
     s = state(client, gid)

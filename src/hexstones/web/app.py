@@ -270,13 +270,16 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, request: Request):
-        params = query(request, ("at", "overlays", "since"))
+        params = query(request, ("at", "overlays", "since", "server"))
         live = tables.get(game_id)
         show = view.view_request(live.record.game, params.get("at"), params.get("overlays"))
         since_text = params.get("since")
         since = None if since_text in (None, "") else whole(since_text, "since")
+        server = params.get("server")
         with live.lock:
-            if since is not None and since == live.version:
+            # Versions count within one copy of the game (``server``): another process's copy,
+            # or this one's after a restart, may be at the same number with other moves.
+            if since is not None and since == live.version and server in (None, people.server(live)):
                 return {"id": game_id, "version": live.version, "unchanged": True,
                         "ai_thinking": live.ai_busy,
                         "ai_warming": live.ai_readiness() if live.against_ai else None}
@@ -304,7 +307,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     @app.post("/api/games/{game_id}/undo")
     async def undo(game_id: str, request: Request):
-        data = await body(request, ("overlays",))
+        data = await body(request, ("ply", "overlays"))
 
         def work():
             live = tables.get(game_id)
@@ -315,7 +318,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                 raise WebError(409, "between two people a move is taken back when the opponent "
                                     "agrees: ask for a takeback")
             seats.require_owner(setup, who(request), "take a move back")
-            return people.personal(request, live, tables.undo(live, show))
+            return people.personal(request, live, tables.undo(live, show, ply=data.get("ply")))
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/resign")

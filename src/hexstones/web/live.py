@@ -338,12 +338,20 @@ class Tables:
         live.record.moves = list(game.moves)
         live.version += 1
 
-    def undo(self, live: Live, show: view.ViewRequest, until: str | None = None) -> dict[str, Any]:
+    def undo(self, live: Live, show: view.ViewRequest, until: str | None = None,
+             ply: Any = None) -> dict[str, Any]:
         """Take back the last move (against the AI: the person's last move and the AI's replies;
-        with ``until``, a colour: the moves back to that colour's last one)."""
+        with ``until``, a colour: the moves back to that colour's last one). With ``ply``, the
+        move count the page showed: refused if a person's move was played since (another tab,
+        a second click), so that an undo never takes back a move its sender has not seen; the
+        AI's replies since take nothing more back (the undo goes past them anyway)."""
+        if ply is not None:
+            ply = whole(ply, "ply")
         with live.lock:
             if live.record.resigned is not None:
                 raise WebError(409, f"the game is over: {live.record.resigned} resigned; nothing can be taken back")
+            if ply is not None:
+                self._check_seen(live, ply)
             if not live.game.moves:
                 raise WebError(409, "there is no move to take back")
             trial = live.game.copy()
@@ -371,6 +379,20 @@ class Tables:
             answer = dict(view.state(live, show), undone=list(reversed(taken)))
         self._schedule_ai(live)
         return answer
+
+    @staticmethod
+    def _check_seen(live: Live, ply: int) -> None:
+        """Refuse an undo meant for the position after ``ply`` moves where a person has
+        played since (or moves were taken back since)."""
+        now = len(live.game.moves)
+        later = live.game.copy()
+        seen = ply <= now
+        while seen and len(later.moves) > ply:
+            later.undo()  # the mover of the move taken back is now to move
+            seen = live.player(later.to_move) != "human"
+        if not seen:
+            raise WebError(409, f"this undo was meant for the position at move {ply}, but the "
+                                f"game is at move {now} now: look at it again first")
 
     def resign(self, live: Live, color: Any, show: view.ViewRequest) -> dict[str, Any]:
         """``color`` (default: the person against the AI, else the side to move) resigns."""

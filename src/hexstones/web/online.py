@@ -88,7 +88,11 @@ class People:
         """The state as the person asking sees it; ``server`` names the counter of its
         ``version`` (this process's copy of the game: a restart, or a reload after another
         process changed the game, starts a new one from 0)."""
-        return dict(seats.personal(answer, live.setup, self.who(request)), server=f"{self.epoch}-{live.copy:x}")
+        return dict(seats.personal(answer, live.setup, self.who(request)), server=self.server(live))
+
+    def server(self, live: Live) -> str:
+        """The name of ``live``'s versions' counter: this process and its copy of the game."""
+        return f"{self.epoch}-{live.copy:x}"
 
 
 def install(app: FastAPI, people: People, body, query) -> None:

@@ -39,10 +39,14 @@ function say(text, kind = "error") {
 function overlayParam() { return overlays ? Array.from(overlays).join(",") : ""; }
 
 function stateUrl(at, since) {
+  // ``since``: a state shown (its version, counted by its ``server``'s copy of the game).
   const q = new URLSearchParams();
   if (at !== null && at !== undefined) q.set("at", String(at));
   if (overlayParam()) q.set("overlays", overlayParam());
-  if (since !== undefined) q.set("since", String(since));
+  if (since !== undefined) {
+    q.set("since", String(since.version));
+    if (since.server) q.set("server", since.server);
+  }
   return `/api/games/${encodeURIComponent(gameId)}?${q}`;
 }
 
@@ -351,7 +355,7 @@ function schedulePoll() {
 
 async function poll() {
   const at = viewing();
-  const r = await api(stateUrl(at, state.version));
+  const r = await api(stateUrl(at, state));
   if (r.ok && r.data.unchanged) { renderWarming(r.data.ai_warming); schedulePoll(); return; }
   if (r.ok) { render(r.data); return; }
   say(r.data.detail);
@@ -388,7 +392,8 @@ board.addEventListener("click", (e) => {
 });
 for (const id of ["pass", "button", "release"]) $("#" + id).addEventListener("click", () => play(id));
 
-$("#undo").addEventListener("click", async () => {
+$("#undo").addEventListener("click", async (e) => {
+  if (e.detail > 1) return; // the second click of a double click takes back nothing more
   // A finished game is reopened by undo: ask with a second click, as resign does.
   if (state && state.over && undoArmed === null) {
     $("#undo").textContent = "Reopen the finished game? Click again";
@@ -397,7 +402,13 @@ $("#undo").addEventListener("click", async () => {
   }
   clearTimeout(undoArmed);
   undoArmed = null;
-  const r = await api(`/api/games/${encodeURIComponent(gameId)}/undo`, { overlays: overlayParam() });
+  const r = await api(`/api/games/${encodeURIComponent(gameId)}/undo`, { ply: state.move_count, overlays: overlayParam() });
+  if (r.status === 409 && r.data.detail.startsWith("this undo was meant")) {
+    // A move this page has not shown yet (another tab, a second click): show the game as it is.
+    say(r.data.detail);
+    load(null);
+    return;
+  }
   if (!r.ok) { say(r.data.detail); return; }
   say(`Took back ${r.data.undone.join(", ")}.`, "info");
   finalShown = false;
