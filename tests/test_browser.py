@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -377,6 +378,34 @@ def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server)
     expect(page.locator("tr[data-game-id]")).to_have_count(1)
     page.click(f'tr[data-game-id="{kept["id"]}"] a')
     expect(page.locator("#title")).to_contain_text("Sunday with Ann")
+
+
+def test_the_list_drawn_again_keeps_a_name_being_typed_and_a_delete_half_clicked(page, server):
+    # The list is drawn again whenever a game changes (a friend's move): what the person is
+    # doing in it must not be lost.
+    first, _ = api(server, "/api/games", {"game": "keil", "size": 4, "opponent": "human"})
+    second, _ = api(server, "/api/games", {"game": "dehil", "size": 4, "opponent": "human"})
+    same_person(page.context, server)
+    page.goto(server.url + "/")
+    expect(page.locator("tr[data-game-id]")).to_have_count(2)
+    page.locator(f'tr[data-game-id="{first["id"]}"] [data-action=name]').click()
+    page.get_by_test_id("game-name").fill("Half typed")
+    api(server, f"/api/games/{second['id']}/moves", {"move": "d4"})
+    page.evaluate("loadGames()")  # as the live update of that move does
+    expect(page.get_by_test_id("game-name")).to_have_value("Half typed")
+    page.get_by_test_id("game-name").press("Escape")  # Escape names nothing
+    row = page.locator(f'tr[data-game-id="{first["id"]}"]')
+    expect(row.locator("td.name")).to_have_text("Keil")
+    expect(page.locator(f'tr[data-game-id="{second["id"]}"] td').nth(3)).to_have_text("1")
+    delete = row.locator("[data-action=delete]")
+    delete.click()
+    page.evaluate("loadGames()")
+    expect(delete).to_have_text("Really delete?")
+    delete.click()
+    expect(row).to_have_count(0)
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        api(server, f"/api/games/{first['id']}")
+    assert gone.value.code == 404
 
 
 def test_help_on_the_special_moves_legends_and_a_link_to_the_rules(page, server):

@@ -394,6 +394,22 @@ def test_viewing_earlier_positions_and_overlays(client):
     assert state(client, gid, since=s["version"])["unchanged"] is True
 
 
+def test_answers_are_compressed_for_browsers_that_accept_it(client):
+    gid = new(client, "game=keil&size=7&opponent=human")
+    move(client, gid, "d4")
+    plain = client.get(f"/api/games/{gid}", headers={"Accept-Encoding": "identity"})
+    packed = client.get(f"/api/games/{gid}", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip" and "Accept-Encoding" in packed.headers["vary"]
+    assert packed.json() == plain.json()  # httpx undoes the gzip
+    assert int(packed.headers["content-length"]) * 4 < len(plain.content)
+    assert packed.headers["cache-control"] == plain.headers["cache-control"] == "no-store"
+    script = client.get("/static/game.js", headers={"Accept-Encoding": "gzip"})
+    assert script.headers["content-encoding"] == "gzip"
+    small = client.get("/api/ai", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in small.headers  # under GZIP_FROM: sent as it is
+
+
 def test_sgf_download_and_load(client):
     from hexstones.records import read_sgf
 

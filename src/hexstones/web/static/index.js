@@ -119,13 +119,18 @@ function players(g) {
 }
 
 let listAsked = 0; // the list asked for last: an older answer arriving later is not drawn
+// The list is redrawn whenever one of the games changes (a friend's move): what a person is
+// doing in it must outlive a redraw.
+let armedDelete = null; // the game whose Delete was clicked once: {id, timer}
+let naming = null; // the game whose name is being typed: no redraw until it is saved
 async function loadGames() {
+  if (naming !== null) return; // saving the name draws the list again
   const box = $("#games");
   const asked = ++listAsked;
   try {
     const res = await fetch("/api/games");
     const data = await res.json();
-    if (asked !== listAsked) return;
+    if (asked !== listAsked || naming !== null) return;
     myTurns(data.games);
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {
@@ -149,7 +154,8 @@ async function loadGames() {
       const rename = Object.assign(document.createElement("button"), { type: "button", textContent: "Name", title: "give this game a name" });
       rename.dataset.action = "name";
       rename.addEventListener("click", () => nameGame(g, tr));
-      const del = Object.assign(document.createElement("button"), { type: "button", textContent: "Delete", title: "delete this game (click twice)" });
+      const armed = armedDelete !== null && armedDelete.id === g.id;
+      const del = Object.assign(document.createElement("button"), { type: "button", textContent: armed ? "Really delete?" : "Delete", title: "delete this game (click twice)" });
       del.dataset.action = "delete";
       del.addEventListener("click", () => deleteGame(g, del));
       td.append(a, " ", rename, " ", del);
@@ -196,25 +202,41 @@ function nameGame(g, tr) {
   const input = Object.assign(document.createElement("input"), { type: "text", value: g.setup.name || "", maxLength: 80, placeholder: "a name for this game" });
   input.dataset.testid = "game-name";
   cell.replaceChildren(input);
+  naming = g.id;
   input.focus();
-  const save = async () => {
-    const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/name`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: input.value }) });
-    if (!r.ok) { listMessage((await r.json()).detail); return; }
-    listMessage("");
+  let done = false; // Enter, then the blur of the input the redraw removes: one save
+  const finish = async (keep) => {
+    if (done) return;
+    done = true;
+    if (keep) {
+      const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/name`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: input.value }) });
+      listMessage(r.ok ? "" : (await r.json()).detail);
+    }
+    if (naming === g.id) naming = null;
     loadGames();
   };
-  input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); save(); } if (e.key === "Escape") loadGames(); });
-  input.addEventListener("blur", save, { once: true });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); finish(true); }
+    if (e.key === "Escape") finish(false);
+  });
+  input.addEventListener("blur", () => finish(true));
+}
+
+function disarmDelete() {
+  if (armedDelete !== null) clearTimeout(armedDelete.timer);
+  armedDelete = null;
+  for (const b of document.querySelectorAll("[data-action=delete]")) b.textContent = "Delete";
 }
 
 async function deleteGame(g, button) {
   // Two clicks: a deleted game cannot be brought back.
-  if (!button.dataset.armed) {
-    button.dataset.armed = "1";
+  if (armedDelete === null || armedDelete.id !== g.id) {
+    disarmDelete();
+    armedDelete = { id: g.id, timer: setTimeout(disarmDelete, 4000) };
     button.textContent = "Really delete?";
-    setTimeout(() => { delete button.dataset.armed; button.textContent = "Delete"; }, 4000);
     return;
   }
+  disarmDelete();
   const r = await fetch(`/api/games/${encodeURIComponent(g.id)}`, { method: "DELETE" });
   if (!r.ok) { listMessage((await r.json()).detail); return; }
   listMessage("");
