@@ -238,3 +238,31 @@ def test_value_curve_rates_are_probabilities():
     curve = komi_net.value_curve("keil", size, [-2, 6, 14])
     assert all(0.0 <= r["black_win_rate"] <= 1.0 and math.isfinite(r["black_margin"])
                for r in curve["rows"])
+
+
+def test_command_shows_a_records_files_games_beside_the_curve(tmp_path, capsys):
+    size = trained_game_and_size("keil")
+    records, js, svg = tmp_path / "g.jsonl", tmp_path / "k.json", tmp_path / "k.svg"
+    assert main(["komi", "keil", "--size", str(size), "--komi", "5,6", "--games", "1",
+                 "--player", "random", "--workers", "1", "--no-progress",
+                 "--records", str(records)]) == 0
+    capsys.readouterr()
+    assert main(["komi", "keil", "--size", str(size), "--from-net", "--komi", "3:8",
+                 "--records", str(records), "--json", str(js), "--plot", str(svg)]) == 0
+    assert "random self-play" in capsys.readouterr().out
+    data = json.loads(js.read_text())
+    assert [(r["komi"], r["games"]) for r in data["selfplay"]["rows"]] == [(5, 1), (6, 1)]
+    played = {json.loads(line)["komi"]: json.loads(line)["winner"]
+              for line in records.read_text().splitlines()}
+    assert [r["black_wins"] for r in data["selfplay"]["rows"]] == [
+        1.0 if played[k] == "black" else 0.0 for k in (5, 6)]
+    root = ET.fromstring(svg.read_text())
+    assert len([e for e in root.iter() if e.tag.endswith("circle")]) == 6  # the curve
+    squares = [e for e in root.iter() if e.tag.endswith("rect") and e.get("width") == "8"]
+    assert len(squares) == 2 + 2  # the games' two komi values, and the legend's two keys
+    # a records file without games of this game and side is an error, nothing written
+    js.unlink()
+    assert main(["komi", "keil", "--size", "3", "--from-net", "--force", "--records",
+                 str(records), "--json", str(js)]) == 2
+    assert "no keil game of side 3" in capsys.readouterr().err
+    assert not js.exists()

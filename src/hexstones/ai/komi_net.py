@@ -113,6 +113,7 @@ def value_curve(game_name: str, size: int, komis: list[int], *, network=None,
     sizes = trained_sizes(net)
     curve: dict[str, Any] = {
         "game": game_name, "size": size, "balance": game_class(game_name).balance.label,
+        "balance_short": game_class(game_name).balance.short,
         "method": ("the network search's root value" if simulations is not None else
                    "the network's value head" + (", 12 symmetries averaged" if symmetries else "")),
         "simulations": simulations, "seed": seed if simulations is not None else None,
@@ -153,7 +154,8 @@ def format_curve(curve: dict[str, Any]) -> str:
              f"balance: {curve['balance']}"]
     if not curve["network"]["trained_on_this_size"]:
         lines.append(f"  (forced: the network was trained on sides {curve['network']['trained_sizes']})")
-    head = f"  {'komi':>5} {'Black wins':>10}" + (f" {'Black margin':>12}" if has_margin else "")
+    short = curve.get("balance_short", "komi")
+    head = f"  {short:>5} {'Black wins':>10}" + (f" {'Black margin':>12}" if has_margin else "")
     lines.append(head)
     for row in curve["rows"]:
         line = f"  {row['komi']:>5} {100 * row['black_win_rate']:>9.1f}%"
@@ -161,10 +163,10 @@ def format_curve(curve: dict[str, Any]) -> str:
             line += f" {row['black_margin']:>+12.1f}"
         lines.append(line)
     if curve["fair_komi"] is None:
-        lines.append("fair komi: Black's win chance does not cross 50% in this range")
+        lines.append(f"fair {short}: none in this range: {no_crossing(curve['rows'])}")
     else:
         low, high = curve["between"]
-        lines.append(f"fair komi: {curve['fair_komi']:.2f} (50% crossed between {low} and {high}; "
+        lines.append(f"fair {short}: {curve['fair_komi']:.2f} (50% crossed between {low} and {high}; "
                      f"nearest whole value {curve['rounded']})")
     if has_margin:
         m = curve["margin_fair_komi"]
@@ -173,9 +175,27 @@ def format_curve(curve: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_curve(curve: dict[str, Any]) -> str:
+def no_crossing(rows: list[dict[str, Any]]) -> str:
+    """Why a curve gives no estimate, for a person."""
+    rates = [r["black_win_rate"] for r in rows]
+    if all(x >= 0.5 for x in rates):
+        return "Black's win chance is 50% or more at every value (the fair value lies above it)"
+    if all(x < 0.5 for x in rates):
+        return "Black's win chance is under 50% at every value (the fair value lies below it)"
+    return "Black's win chance rises through 50% but never falls through it (not monotone)"
+
+
+def plot_curve(curve: dict[str, Any], selfplay: dict[str, Any] | None = None) -> str:
+    """The curve as SVG; ``selfplay`` (a summary of :mod:`hexstones.ai.komi_study`): its
+    win rates with their 95% intervals on the same axes."""
     xs = [r["komi"] for r in curve["rows"]]
     ys = [r["black_win_rate"] for r in curve["rows"]]
-    title = f"{curve['game'].capitalize()} side {curve['size']}: Black's win chance, {curve['method']}"
+    title = f"{curve['game'].capitalize()} side {curve['size']}: Black's win chance"
+    marks = legend = None
+    if selfplay is not None:
+        rows = selfplay["rows"]
+        marks = ([r["komi"] for r in rows], [r["black_win_rate"] for r in rows],
+                  [r["ci95"][0] for r in rows], [r["ci95"][1] for r in rows])
+        legend = (curve["method"].removeprefix("the "), f"self-play, {selfplay['player']} (95%)")
     return line_plot(xs, ys, ys, ys, title=title, x_label=curve["balance"],
-                     y_label="Black wins (network's estimate)")
+                     y_label="Black wins", marks=marks, legend=legend)

@@ -74,26 +74,36 @@ def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]
     """The games of ``tasks`` already played in the records file ``path`` (JSON lines;
     no file yet: none). Games of other tasks there are left out; a torn last line (a
     study killed while writing) is ignored."""
-    if not os.path.exists(path):
-        return []
     wanted = {task_key(task) for task in tasks}
     found: dict[tuple, dict[str, Any]] = {}
+    for record in load_records(path):
+        key = task_key(record)
+        if key in wanted:
+            found.setdefault(key, record)
+    return list(found.values())
+
+
+def load_records(path: str) -> list[dict[str, Any]]:
+    """Every game record in the records file ``path`` (none if there is no file yet);
+    ValueError naming the line that is not one, but for a torn last line."""
+    if not os.path.exists(path):
+        return []
     with open(path, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
+    records = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            key = task_key(record)
+            task_key(record)
             record["winner"]  # noqa: B018 (a finished game's record has one)
         except (ValueError, KeyError, TypeError):
             if number == len(lines):
                 continue
             raise ValueError(f"{path}:{number} is not a game record of hexstones komi") from None
-        if key in wanted:
-            found.setdefault(key, record)
-    return list(found.values())
+        records.append(record)
+    return records
 
 
 def drop_torn_line(path: str) -> None:

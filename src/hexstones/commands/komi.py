@@ -56,7 +56,8 @@ def add_parser(sub) -> None:
     p.add_argument("--records", metavar="FILE.jsonl",
                    help="append each finished game to this file as it ends, and skip the games "
                         "already there (same game, size, komi, player and seed): a stopped "
-                        "study resumes where it stopped")
+                        "study resumes where it stopped; with --from-net: show that file's "
+                        "games (a self-play study's) beside the curve")
     net = p.add_argument_group(
         "the value head's fair komi (--from-net)",
         "Ask the game's network for Black's win chance at each komi of the range instead of "
@@ -102,9 +103,8 @@ def run(args: argparse.Namespace) -> int:
               f"{len(left)} left to play", file=sys.stderr)
     records, interrupted = list(earlier), None
     if left:
-        progress = None if args.no_progress else t.Progress(len(left), [left[0]["black"]], black_wins=True)
-        if args.records:
-            progress = ks.RecordWriter(args.records, progress)
+        bar = None if args.no_progress else t.Progress(len(left), [left[0]["black"]], black_wins=True)
+        progress = ks.RecordWriter(args.records, bar) if args.records else bar
         played = play_tasks("komi", args, left, progress)
         if isinstance(played, int):
             if not earlier:
@@ -128,23 +128,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
-    from hexstones.ai import komi_net
+    """The value head's curve; with ``--records``, a self-play study's games beside it."""
+    from hexstones.ai import komi_net, komi_study as ks
 
     try:
+        selfplay = None
+        if args.records:
+            games = [r for r in ks.load_records(args.records)
+                     if r["game"] == args.game and r["options"].get("size") == size]
+            if not games:
+                raise ValueError(f"{args.records} holds no {args.game} game of side {size}")
+            selfplay = ks.summarise(args.game, size, games)
         curve = komi_net.value_curve(args.game, size, komis, symmetries=args.symmetries,
                                      simulations=args.simulations, seed=args.seed,
                                      force=args.force)
-    except komi_net.NotTrained as exc:
-        print(f"hexstones komi: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:  # NotTrained included
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
     print(komi_net.format_curve(curve), end="")
+    if selfplay is not None:
+        print(ks.format_table(selfplay), end="")
+        curve["selfplay"] = {k: v for k, v in selfplay.items() if k != "fair_row"}
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(curve, fh, indent=1)
     if args.plot:
         with open(args.plot, "w", encoding="utf-8") as fh:
-            fh.write(komi_net.plot_curve(curve))
+            fh.write(komi_net.plot_curve(curve, selfplay))
     return 0
