@@ -58,15 +58,11 @@ def black_view(game, value: float, margin: float | None) -> tuple[float, float |
     return (sign * value + 1.0) / 2.0, None if margin is None else sign * margin
 
 
-def evaluate_start(game, network, *, symmetries: bool = False) -> tuple[float, float | None]:
+def evaluate_start(game, network) -> tuple[float, float | None]:
     """Black's win chance and expected margin at ``game``'s position by one evaluation of
-    ``network`` (``symmetries``: averaged over the board's 12 symmetries)."""
-    features = features_of(game)[None]
-    nbr = geometry_of(game)
-    if symmetries:
-        out = network.evaluate_symmetrized(features, nbr, game.action_symmetries())
-    else:
-        out = network.evaluate(features, nbr)
+    ``network``. (Averaging over the 12 symmetries would change nothing at the start: an
+    empty board's features are their own image under each of them.)"""
+    out = network.evaluate(features_of(game)[None], geometry_of(game))
     return black_view(game, float(out.value[0]),
                       None if out.score is None else float(out.score[0]))
 
@@ -83,13 +79,13 @@ def search_start(game, network, simulations: int, seed: int = 0) -> tuple[float,
 
 
 def value_curve(game_name: str, size: int, komis: list[int], *, network=None,
-                symmetries: bool = False, simulations: int | None = None, seed: int = 0,
+                simulations: int | None = None, seed: int = 0,
                 force: bool = False) -> dict[str, Any]:
     """Black's win chance (and margin, where the game has a score) at the start of a game
     of side ``size`` at each balance value of ``komis``, and the fair komi they give.
 
-    By default one evaluation of the network per value (``symmetries``: averaged over the
-    12 symmetries); ``simulations``: the root value of the network search instead."""
+    By default one evaluation of the network per value; ``simulations``: the root value
+    of the network search with that many simulations instead (a deeper look)."""
     if not komis:
         raise ValueError("the curve needs at least one komi value")
     if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int)
@@ -101,7 +97,7 @@ def value_curve(game_name: str, size: int, komis: list[int], *, network=None,
     rows: list[dict[str, Any]] = []
     for komi, game in zip(komis, games):
         if simulations is None:
-            rate, margin = evaluate_start(game, net, symmetries=symmetries)
+            rate, margin = evaluate_start(game, net)
         else:
             rate, margin = search_start(game, net, simulations, seed)
         row: dict[str, Any] = {"komi": komi, "black_win_rate": rate}
@@ -115,7 +111,7 @@ def value_curve(game_name: str, size: int, komis: list[int], *, network=None,
         "game": game_name, "size": size, "balance": game_class(game_name).balance.label,
         "balance_short": game_class(game_name).balance.short,
         "method": ("the network search's root value" if simulations is not None else
-                   "the network's value head" + (", 12 symmetries averaged" if symmetries else "")),
+                   "the network's value head"),
         "simulations": simulations, "seed": seed if simulations is not None else None,
         "network": {"trained_sizes": sizes, "command": net.meta.get("command"),
                     "trained_on_this_size": sizes is not None and size in sizes},

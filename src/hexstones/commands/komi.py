@@ -67,8 +67,6 @@ def add_parser(sub) -> None:
     net.add_argument("--simulations", type=int,
                      help="with --from-net: the network search's root value after this many "
                           "simulations (reproducible) instead of one evaluation")
-    net.add_argument("--symmetries", action="store_true",
-                     help="with --from-net: average the value over the board's 12 symmetries")
     net.add_argument("--force", action="store_true",
                      help="with --from-net: ask the network even on a side it was not trained on")
 
@@ -82,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
     komis = args.komis or ks.default_komis(args.game)
     if args.from_net:
         return _from_net(args, size, komis)
-    if args.simulations is not None or args.symmetries or args.force:
-        print("hexstones komi: --simulations, --symmetries and --force go with --from-net",
+    if args.simulations is not None or args.force:
+        print("hexstones komi: --simulations and --force go with --from-net",
               file=sys.stderr)
         return 2
     try:
@@ -139,9 +137,8 @@ def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
             if not games:
                 raise ValueError(f"{args.records} holds no {args.game} game of side {size}")
             selfplay = ks.summarise(args.game, size, games)
-        curve = komi_net.value_curve(args.game, size, komis, symmetries=args.symmetries,
-                                     simulations=args.simulations, seed=args.seed,
-                                     force=args.force)
+        curve = komi_net.value_curve(args.game, size, komis, simulations=args.simulations,
+                                     seed=args.seed, force=args.force)
     except (ValueError, OSError) as exc:  # NotTrained included
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
