@@ -188,7 +188,9 @@ def plot_curve(curve: dict[str, Any], selfplay: dict[str, Any] | None = None) ->
     ys = [r["black_win_rate"] for r in curve["rows"]]
     title = f"{curve['game'].capitalize()} side {curve['size']}: Black's win chance"
     marks = legend = None
-    if selfplay is not None:
+    if selfplay is None:
+        title += f", {curve['method'].removeprefix('the ')}"
+    else:
         rows = selfplay["rows"]
         marks = ([r["komi"] for r in rows], [r["black_win_rate"] for r in rows],
                   [r["ci95"][0] for r in rows], [r["ci95"][1] for r in rows])
