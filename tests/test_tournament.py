@@ -210,8 +210,12 @@ def test_progress_bar_shows_games_done_and_leaders():
 
 def test_komi_study_tasks_and_summary():
     tasks = ks.study_tasks("droched", 3, [0, 1], games_per_komi=3, player="random")
-    assert [x["options"] for x in tasks[::3]] == [{"size": 3, "prison": 0}, {"size": 3, "prison": 1}]
-    recs = [dict(x, winner=w) for x, w in zip(tasks, ["black"] * 3 + ["black", "white", "white"])]
+    # played in turns across the komi values, each game with a seed of its own
+    assert [x["options"] for x in tasks[:2]] == [{"size": 3, "prison": 0}, {"size": 3, "prison": 1}]
+    assert [x["komi"] for x in tasks] == [0, 1, 0, 1, 0, 1]
+    assert len({x["seed"] for x in tasks}) == 6
+    winners = {0: ["black"] * 3, 1: ["black", "white", "white"]}
+    recs = [dict(x, winner=winners[x["komi"]].pop()) for x in tasks]
     summary = ks.summarise("droched", 3, recs)
     assert [r["black_wins"] for r in summary["rows"]] == [3, 1]
     assert summary["fair_komi"] == 1  # 33% is nearer 50% than 100%

@@ -7,6 +7,8 @@ komi is the value whose win rate is nearest 50%. Games run on any tournament bac
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 from hexstones.ai.elo import wilson_interval
@@ -30,10 +32,18 @@ def balance_label(game_name: str) -> str:
 
 
 def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: int,
-                player: str, seed: int = 0) -> list[dict[str, Any]]:
+                player: str, seed: int = 0, sample_plies: int = 0) -> list[dict[str, Any]]:
+    """The games of a study. ``sample_plies``: each game's first moves are drawn in
+    proportion to the search's visits, so that a player whose search draws no random
+    numbers (``net:SIMULATIONS``) plays different games."""
     if game_name not in GAME_NAMES:
         raise ValueError(f"unknown game {game_name!r}: choose from {', '.join(GAME_NAMES)}")
-    spec = parse_player(player).spec
+    parsed = parse_player(player)
+    spec = parsed.spec
+    if isinstance(sample_plies, bool) or not isinstance(sample_plies, int) or sample_plies < 0:
+        raise ValueError(f"sampled plies must be a whole number of at least 0, not {sample_plies!r}")
+    if sample_plies and parsed.kind == "level":
+        raise ValueError("sampled opening moves need an mcts:, uct: or net: player, not a level")
     if not komis:
         raise ValueError("the study needs at least one komi value")
     if isinstance(games_per_komi, bool) or not isinstance(games_per_komi, int) or games_per_komi < 1:
@@ -43,9 +53,86 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         options = {"size": size, balance_option(game_name): komi}
         new_game(game_name, **options)  # a bad size or komi fails before any game
         for _ in range(games_per_komi):
-            tasks.append({"game": game_name, "options": options, "black": spec, "white": spec,
-                          "komi": komi, "seed": seed * 1_000_003 + len(tasks)})
-    return tasks
+            task = {"game": game_name, "options": options, "black": spec, "white": spec,
+                    "komi": komi, "seed": seed * 1_000_003 + len(tasks)}
+            if sample_plies:
+                task["sample_plies"] = sample_plies
+            tasks.append(task)
+    # Played in turns across the komi values (each keeps its seeds), so that a study
+    # stopped early has about as many games at every value.
+    order = {id(task): (i % games_per_komi, i // games_per_komi) for i, task in enumerate(tasks)}
+    return sorted(tasks, key=lambda task: order[id(task)])
+
+
+def task_key(task: dict[str, Any]) -> tuple:
+    """What makes a study's game the same game again (a record carries its task's fields)."""
+    return (task["game"], json.dumps(task["options"], sort_keys=True), task["komi"],
+            task["black"], task["white"], task["seed"], task.get("sample_plies", 0))
+
+
+def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The games of ``tasks`` already played in the records file ``path`` (JSON lines;
+    no file yet: none). Games of other tasks there are left out; a torn last line (a
+    study killed while writing) is ignored."""
+    wanted = {task_key(task) for task in tasks}
+    found: dict[tuple, dict[str, Any]] = {}
+    for record in load_records(path):
+        key = task_key(record)
+        if key in wanted:
+            found.setdefault(key, record)
+    return list(found.values())
+
+
+def load_records(path: str) -> list[dict[str, Any]]:
+    """Every game record in the records file ``path`` (none if there is no file yet);
+    ValueError naming the line that is not one, but for a torn last line."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            task_key(record)
+            record["winner"]  # noqa: B018 (a finished game's record has one)
+        except (ValueError, KeyError, TypeError):
+            if number == len(lines):
+                continue
+            raise ValueError(f"{path}:{number} is not a game record of hexstones komi") from None
+        records.append(record)
+    return records
+
+
+def drop_torn_line(path: str) -> None:
+    """Cut an unfinished last line (a study killed while writing it) off the file, so
+    that the next record starts a line of its own."""
+    if not os.path.exists(path):
+        return
+    with open(path, "rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
+class RecordWriter:
+    """Appends each finished game to a JSON-lines file as it ends (then tells
+    ``progress``), so that a study stopped in any way keeps every game it finished."""
+
+    def __init__(self, path: str, progress=None):
+        self.path = path
+        self.progress = progress
+        drop_torn_line(path)
+
+    def update(self, record: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if self.progress is not None:
+            self.progress.update(record)
 
 
 def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -63,7 +150,8 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
     fair = min(rows, key=lambda row: (abs(row["black_win_rate"] - 0.5), abs(row["komi"])))
     return {"game": game_name, "size": size, "balance": balance_label(game_name),
             "rows": rows, "fair_komi": fair["komi"], "fair_row": fair,
-            "player": records[0]["black"] if records else None}
+            "player": records[0]["black"] if records else None,
+            "sample_plies": records[0].get("sample_plies", 0) if records else 0}
 
 
 def format_table(summary: dict[str, Any]) -> str:

@@ -7,14 +7,20 @@ from html import escape
 
 
 def line_plot(xs, ys, lows, highs, *, title: str, x_label: str, y_label: str,
-              reference_y: float | None = 0.5, width: int = 560, height: int = 360) -> str:
+              reference_y: float | None = 0.5, width: int = 560, height: int = 360,
+              marks=None, legend: tuple[str, str] | None = None) -> str:
     """An SVG document: points (xs, ys) joined by a line, vertical bars lows..highs,
-    and a dashed horizontal line at ``reference_y``. y runs from 0 to 1."""
+    and a dashed horizontal line at ``reference_y``. y runs from 0 to 1.
+    ``marks``: a second series ``(xs, ys, lows, highs)`` drawn as unjoined squares with
+    their bars; ``legend``: the two series' names."""
     if not xs or not (len(xs) == len(ys) == len(lows) == len(highs)):
         raise ValueError("a plot needs at least one point and equal-length series")
+    if marks is not None and not (len(marks) == 4 and len({len(a) for a in marks}) == 1):
+        raise ValueError("marks are four equal-length series: xs, ys, lows, highs")
     left, right, top, bottom = 60, 20, 40, 50
     pw, ph = width - left - right, height - top - bottom
-    x0, x1 = min(xs), max(xs)
+    all_xs = list(xs) + (list(marks[0]) if marks is not None else [])
+    x0, x1 = min(all_xs), max(all_xs)
     if x0 == x1:
         x0, x1 = x0 - 1, x1 + 1
 
@@ -54,5 +60,16 @@ def line_plot(xs, ys, lows, highs, *, title: str, x_label: str, y_label: str,
     out.append(f'<polyline points="{points}" fill="none" stroke="#236" stroke-width="2"/>')
     for x, y in zip(xs, ys):
         out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.5" fill="#236"/>')
+    if marks is not None:
+        for x, y, lo, hi in zip(*marks):
+            out.append(f'<line x1="{px(x):.1f}" y1="{py(lo):.1f}" x2="{px(x):.1f}" '
+                       f'y2="{py(hi):.1f}" stroke="#c60" stroke-width="1.5"/>')
+            out.append(f'<rect x="{px(x) - 4:.1f}" y="{py(y) - 4:.1f}" width="8" height="8" '
+                       'fill="#c60"/>')
+    if legend is not None:
+        for i, (name, colour) in enumerate(zip(legend, ("#236", "#c60"))):
+            y = top + 16 + 16 * i
+            out.append(f'<rect x="{left + pw - 190}" y="{y - 8}" width="8" height="8" fill="{colour}"/>')
+            out.append(f'<text x="{left + pw - 176}" y="{y}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

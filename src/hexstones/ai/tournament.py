@@ -73,12 +73,17 @@ def parse_player(text: str) -> PlayerSpec:
     return PlayerSpec(spec, "random")
 
 
-def player_move(player: PlayerSpec, game, seed: int) -> str:
+def player_move(player: PlayerSpec, game, seed: int, sample: bool = False) -> str:
+    """``player``'s move in ``game``: its search's most visited move, or with ``sample``
+    one drawn in proportion to the visits (seeded), to vary the openings of players whose
+    search draws no random numbers (``net:SIMULATIONS``)."""
     from hexstones import ai
 
     if player.kind == "random":
         return random.Random(seed).choice(game.legal_moves())
     if player.kind == "level":
+        if sample:
+            raise ValueError("sampled opening moves need an mcts:, uct: or net: player")
         return ai.choose_move(game, level=player.level, seed=seed)
     legal = game.legal_moves()
     if len(legal) == 1:
@@ -86,17 +91,25 @@ def player_move(player: PlayerSpec, game, seed: int) -> str:
     result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
                        knowledge=player.kind != "uct", reuse_key=player.spec,
                        analysis=False, engine="net" if player.kind == "net" else "mcts")
-    return result.children[0][0] if result.children else legal[0]
+    if not result.children:
+        return legal[0]
+    if sample:
+        moves, visits = zip(*[(m, v) for m, v, _ in result.children])
+        return random.Random(seed).choices(moves, weights=visits)[0]
+    return result.children[0][0]
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
     """Play one game described by ``task`` and return its record (a plain dict).
 
-    ``task``: game, options (new_game's), black, white (player specs), seed.
+    ``task``: game, options (new_game's), black, white (player specs), seed, and
+    optionally sample_plies: the game's first moves drawn in proportion to the search's
+    visits (:func:`player_move`).
     """
     game = new_game(task["game"], **task.get("options", {}))
     players = {BLACK: parse_player(task["black"]), WHITE: parse_player(task["white"])}
     rng = random.Random(task["seed"])
+    sample_plies = int(task.get("sample_plies", 0))
     limit = MAX_MOVES_PER_POINT * game.board.num_points
     start = time.perf_counter()
     adjudicated = False
@@ -106,7 +119,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         if len(game.moves) >= limit:
             adjudicated = True
             break
-        game.play(player_move(players[game.to_move], game, rng.randrange(2**31)))
+        game.play(player_move(players[game.to_move], game, rng.randrange(2**31),
+                              sample=len(game.moves) < sample_plies))
     result = game.result()
     if result is None:  # stopped by the move limit: decided by the score as it stands,
         score = game.score()  # a draw (winner None) in a game without one (Droched)

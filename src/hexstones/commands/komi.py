@@ -42,6 +42,10 @@ def add_parser(sub) -> None:
                         "write negative ones as --komi=-4:4")
     p.add_argument("--games", type=int, default=20, help="games per komi value (default 20)")
     p.add_argument("--player", default="level:5", help="the AI playing both sides (default level:5)")
+    p.add_argument("--sample-plies", type=int, default=0, metavar="K",
+                   help="draw each game's first K moves in proportion to the search's visits "
+                        "(varies the games of a player whose search draws no random numbers, "
+                        "such as net:SIMULATIONS; default 0)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--workers", type=int)
     p.add_argument("--ray-address")
@@ -49,6 +53,22 @@ def add_parser(sub) -> None:
     p.add_argument("--json", metavar="FILE", help="write the table as JSON")
     p.add_argument("--plot", metavar="FILE.svg", help="write win rate against komi as SVG")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--records", metavar="FILE.jsonl",
+                   help="append each finished game to this file as it ends, and skip the games "
+                        "already there (same game, size, komi, player and seed): a stopped "
+                        "study resumes where it stopped; with --from-net: show that file's "
+                        "games (a self-play study's) beside the curve")
+    net = p.add_argument_group(
+        "the value head's fair komi (--from-net)",
+        "Ask the game's network for Black's win chance at each komi of the range instead of "
+        "playing games, and interpolate where it crosses 50%.")
+    net.add_argument("--from-net", action="store_true",
+                     help="the network's value at the start of a game at each komi")
+    net.add_argument("--simulations", type=int,
+                     help="with --from-net: the network search's root value after this many "
+                          "simulations (reproducible) instead of one evaluation")
+    net.add_argument("--force", action="store_true",
+                     help="with --from-net: ask the network even on a side it was not trained on")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,19 +78,39 @@ def run(args: argparse.Namespace) -> int:
 
     size = args.size if args.size is not None else game_class(args.game).default_size
     komis = args.komis or ks.default_komis(args.game)
+    if args.from_net:
+        return _from_net(args, size, komis)
+    if args.simulations is not None or args.force:
+        print("hexstones komi: --simulations and --force go with --from-net",
+              file=sys.stderr)
+        return 2
     try:
         tasks = ks.study_tasks(args.game, size, komis, games_per_komi=args.games,
-                               player=args.player, seed=args.seed)
+                               player=args.player, seed=args.seed,
+                               sample_plies=args.sample_plies)
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    except ValueError as exc:
+        earlier = ks.read_records(args.records, tasks) if args.records else []
+    except (ValueError, OSError) as exc:
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
-    progress = None if args.no_progress else t.Progress(len(tasks), [tasks[0]["black"]], black_wins=True)
-    played = play_tasks("komi", args, tasks, progress)
-    if isinstance(played, int):
-        return played
-    records, interrupted = played
+    done = {ks.task_key(r) for r in earlier}
+    left = [task for task in tasks if ks.task_key(task) not in done]
+    if earlier:
+        print(f"hexstones komi: {len(earlier)} games read from {args.records}, "
+              f"{len(left)} left to play", file=sys.stderr)
+    records, interrupted = list(earlier), None
+    if left:
+        bar = None if args.no_progress else t.Progress(len(left), [left[0]["black"]], black_wins=True)
+        progress = ks.RecordWriter(args.records, bar) if args.records else bar
+        played = play_tasks("komi", args, left, progress)
+        if isinstance(played, int):
+            if not earlier:
+                return played
+            played = ([], {"games_finished": 0, "games_scheduled": len(left)})
+        records += played[0]
+        if played[1]:
+            interrupted = {"games_finished": len(records), "games_scheduled": len(tasks)}
     summary = ks.summarise(args.game, size, records)
     print(ks.format_table(summary), end="")
     if args.json:
@@ -83,3 +123,33 @@ def run(args: argparse.Namespace) -> int:
         with open(args.plot, "w", encoding="utf-8") as fh:
             fh.write(ks.plot(summary))
     return INTERRUPTED if interrupted else 0
+
+
+def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
+    """The value head's curve; with ``--records``, a self-play study's games beside it."""
+    from hexstones.ai import komi_net, komi_study as ks
+
+    try:
+        selfplay = None
+        if args.records:
+            games = [r for r in ks.load_records(args.records)
+                     if r["game"] == args.game and r["options"].get("size") == size]
+            if not games:
+                raise ValueError(f"{args.records} holds no {args.game} game of side {size}")
+            selfplay = ks.summarise(args.game, size, games)
+        curve = komi_net.value_curve(args.game, size, komis, simulations=args.simulations,
+                                     seed=args.seed, force=args.force)
+    except (ValueError, OSError) as exc:  # NotTrained included
+        print(f"hexstones komi: {exc}", file=sys.stderr)
+        return 2
+    print(komi_net.format_curve(curve), end="")
+    if selfplay is not None:
+        print(ks.format_table(selfplay), end="")
+        curve["selfplay"] = {k: v for k, v in selfplay.items() if k != "fair_row"}
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(curve, fh, indent=1)
+    if args.plot:
+        with open(args.plot, "w", encoding="utf-8") as fh:
+            fh.write(komi_net.plot_curve(curve, selfplay))
+    return 0
