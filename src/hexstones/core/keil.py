@@ -393,8 +393,26 @@ def _legal_moves(geo, st, out, rings, left, tracked):
         low = ring & 0x555
         high = (ring >> 1) & 0x555
         enemies = (low & ~high) if X == 2 else (high & ~low)
-        if quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
-                                                       stamp, buf, p, X)):
+        if tracked and quick and left[mine + p] == 0:
+            # No earlier position can come back (see ``legal_moves_tracked``; captures or
+            # not, the new position has X on ``p`` and the position now has not), so the
+            # placement is legal iff the stone's group has a liberty once the captures are
+            # off. A liberty it has before them it keeps: a capture only turns Y stones
+            # into empty points, and a link of an X stone to an X stone or an empty point
+            # rests on a common neighbour that holds X or is empty, never on a Y stone. So
+            # what captures is asked only of a stone whose group has no liberty before
+            # them (the capture test costs more than the ring lookup and the walk).
+            legal = (table[X, ring] & RING_LIB) != 0
+            if not legal:
+                ring_add(rings, nbr, p, X)
+                legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
+                                          buf, p, X)
+                ring_add(rings, nbr, p, -X)
+                if not legal and enemies != 0 and not captures_nothing(
+                        nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
+                    legal = place(geo, st, p, rings, False, True) == OK
+        elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
+                                                         stamp, buf, p, X)):
             legal = True
             if (table[X, ring] & RING_LIB) == 0:
                 ring_add(rings, nbr, p, X)

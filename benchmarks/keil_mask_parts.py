@@ -1,0 +1,226 @@
+"""Where a Keil vector step's time goes: compiled loops over settled random games.
+
+    python benchmarks/keil_mask_parts.py [--size 7] [--envs 1,64,1024] [--seconds 1]
+
+For each batch size, a ``VectorEnv`` (one thread) is played with random legal actions up
+to its move cap (at most SETTLE seconds), so that its games are at every stage, as
+``rl_env.py`` settles them. Then, on snapshots of that batch (a few hundred steps apart),
+compiled loops that take every env in turn, as a step does, time in CPU µs a call:
+
+* ``step``: the whole vector step (random action, move, tracking, mask, planes);
+* ``mask``: ``legal_moves_tracked`` alone, on the snapshot's positions;
+* ``mask-*``: the same mask with one part left out (its answer wrong, its time the
+  mask's less that part's): ``no-probe`` (no position-table probe), ``no-trial`` (no full
+  ``place`` trial: such points taken as legal), ``no-walk`` (no own-group liberty walk),
+  ``no-capture-test`` (``captures_nothing`` taken as True);
+
+and counts a position: empty points, points decided by the ring table alone, by
+``captures_nothing``, own-group walks, table probes, full ``place`` trials, and the share
+of positions where ``_quick`` is false (the opponent left a liberty-less group).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+from hexstones import rl
+from hexstones.core import keil
+from hexstones.core.common import next_stamp, repeats
+from hexstones.core.keil import RING_LIB, RING_TABLE, captures_nothing, group_has_liberty, ring_add
+from hexstones.core.layout import M_DEAD, M_PASSES, M_PLY, M_SPECIAL, M_TO_MOVE, OK, W_BUF, W_MARKS
+from hexstones.rl import _kernels as K
+from hexstones.rl import vector as V
+
+SETTLE = 5.0
+
+# counters
+(C_POS, C_SLOW, C_EMPTY, C_NO_ENEMY, C_CAPTEST, C_CAPTEST_DEEP, C_WALK, C_PROBE,
+ C_TRIAL, C_LEGAL) = range(10)
+COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour",
+            "captures_nothing_calls", "captures_nothing_deep", "own_walks", "table_probes",
+            "full_trials", "legal"]
+
+
+def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
+    @njit(inline="always")
+    def mask(geo, st, out, rings, left, counts):
+        nbr, ring_nbr, zob = geo.nbr, geo.ring_nbr, geo.zobrist
+        board, meta = st.board, st.meta
+        P = board.shape[0]
+        if meta[M_PASSES] >= 2:
+            return 0
+        X = meta[M_TO_MOVE]
+        quick = keil._quick(st)
+        if count:
+            counts[C_POS] += 1
+            if not quick:
+                counts[C_SLOW] += 1
+        table = RING_TABLE
+        work = st.work
+        marks, buf, stamp = work[W_MARKS], work[W_BUF], st.stamp
+        h = st.hist_hash[meta[M_PLY]]
+        mine = (X - 1) * P
+        n = 0
+        for p in range(P):
+            if board[p] != 0:
+                continue
+            if count:
+                counts[C_EMPTY] += 1
+            ring = rings[p]
+            low = ring & 0x555
+            high = (ring >> 1) & 0x555
+            enemies = (low & ~high) if X == 2 else (high & ~low)
+            if count and quick:
+                if enemies == 0:
+                    counts[C_NO_ENEMY] += 1
+                else:
+                    counts[C_CAPTEST] += 1
+            nothing = True
+            if quick and enemies != 0:
+                if captest:
+                    nothing = captures_nothing(nbr, ring_nbr, table, rings, marks, stamp,
+                                               buf, p, X)
+                if count and not nothing:
+                    counts[C_CAPTEST_DEEP] += 1
+            if quick and nothing:
+                legal = True
+                if (table[X, ring] & RING_LIB) == 0:
+                    if count:
+                        counts[C_WALK] += 1
+                    if walk:
+                        ring_add(rings, nbr, p, X)
+                        legal = group_has_liberty(nbr, table, rings, marks,
+                                                  next_stamp(stamp, marks), buf, p, X)
+                        ring_add(rings, nbr, p, -X)
+                if legal and left[mine + p] != 0:
+                    if count:
+                        counts[C_PROBE] += 1
+                    if probe:
+                        board[p] = X
+                        legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)
+                        board[p] = 0
+            else:
+                if count:
+                    counts[C_TRIAL] += 1
+                legal = True
+                if trial:
+                    legal = keil.place(geo, st, p, rings, False, True) == OK
+            if legal:
+                out[n] = p
+                n += 1
+        if count:
+            counts[C_LEGAL] += n
+        out[n] = P
+        return n + 1
+
+    @njit
+    def loop(arena, repeats_, counts):
+        head, geo, batch, envs = V._unpack(arena)
+        legal, rings, left = envs[2], envs[12], envs[14]
+        pending = envs[1]
+        N = head[V._NUM_ENVS]
+        total = 0
+        for _ in range(repeats_):
+            for i in range(N):
+                if pending[i]:
+                    continue
+                st = K.state_at(batch, i)
+                total += mask(geo, st, legal[i], rings[i], left[i], counts)
+        return total
+
+    return loop
+
+
+VARIANTS = {
+    "mask": make_mask(),
+    "mask-no-probe": make_mask(probe=False),
+    "mask-no-trial": make_mask(trial=False),
+    "mask-no-walk": make_mask(walk=False),
+    "mask-no-capture-test": make_mask(captest=False),
+}
+COUNT = make_mask(count=True)
+
+
+@njit
+def tracked_mask_loop(arena, repeats_):
+    """The real kernel (through the dispatcher), for comparison with the copy above."""
+    head, geo, batch, envs = V._unpack(arena)
+    legal, rings, left, pending = envs[2], envs[12], envs[14], envs[1]
+    gid = head[V._GID]
+    N = head[V._NUM_ENVS]
+    total = 0
+    for _ in range(repeats_):
+        for i in range(N):
+            if pending[i]:
+                continue
+            st = K.state_at(batch, i)
+            total += K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
+    return total
+
+
+def cpu_per_call(fn, calls_per_run, seconds):
+    fn()
+    runs, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        fn()
+        runs += 1
+    return 1e6 * (time.process_time() - t0) / (runs * calls_per_run)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=7)
+    parser.add_argument("--envs", default="1,64,1024")
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds a figure")
+    parser.add_argument("--snapshots", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()]}))
+    for n in [int(x) for x in args.envs.split(",")]:
+        env = rl.VectorEnv("keil", args.size, n, parallel=False)
+        env.reset(seed=0)
+        arena = env._games._arena
+        until = time.perf_counter() + SETTLE
+        for _ in range(env.max_moves):
+            if time.perf_counter() > until:
+                break
+            env.step(env.sample_legal_actions())
+        reps = max(1, 256 // n)
+        sums: dict[str, float] = {}
+        counts = np.zeros(len(COUNTERS), np.int64)
+        scratch = np.zeros(len(COUNTERS), np.int64)
+        for _ in range(args.snapshots):
+            for _ in range(max(50, 2000 // n)):
+                env.step(env.sample_legal_actions())
+            live = int((~env._games.pending).sum())
+            COUNT(arena, 1, counts)
+            figures = {"tracked": cpu_per_call(lambda: tracked_mask_loop(arena, reps),
+                                               reps * live, args.seconds)}
+            for name, fn in VARIANTS.items():
+                figures[name] = cpu_per_call(lambda fn=fn: fn(arena, reps, scratch),
+                                             reps * live, args.seconds)
+            steps = max(1, 256 // n)
+
+            def run_steps():
+                for _ in range(steps):
+                    env.step(env.sample_legal_actions())
+            figures["step"] = cpu_per_call(run_steps, steps * n, args.seconds)
+            for k, v in figures.items():
+                sums[k] = sums.get(k, 0.0) + v / args.snapshots
+        per_pos = {name: round(int(counts[k]) / max(1, int(counts[C_POS])), 3)
+                   for k, name in enumerate(COUNTERS) if k != C_POS}
+        per_pos["positions"] = int(counts[C_POS])
+        print(json.dumps({"envs": n, "cpu_us": {k: round(v, 3) for k, v in sums.items()},
+                          "per_position": per_pos}))
+    print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
