@@ -43,7 +43,7 @@ SETTLE = 5.0
 # counters
 (C_POS, C_SLOW, C_EMPTY, C_NO_ENEMY, C_CAPTEST, C_CAPTEST_DEEP, C_WALK, C_PROBE,
  C_TRIAL, C_LEGAL) = range(10)
-COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour",
+COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour_left",
             "captures_nothing_calls", "captures_nothing_deep", "own_walks", "table_probes",
             "full_trials", "legal"]
 
@@ -77,12 +77,39 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
             low = ring & 0x555
             high = (ring >> 1) & 0x555
             enemies = (low & ~high) if X == 2 else (high & ~low)
+            nothing = True
+            if quick and left[mine + p] == 0:
+                # legal_moves_tracked's order: the own group's liberty first.
+                legal = (table[X, ring] & RING_LIB) != 0
+                if not legal:
+                    if count:
+                        counts[C_WALK] += 1
+                    if walk:
+                        ring_add(rings, nbr, p, X)
+                        legal = group_has_liberty(nbr, table, rings, marks,
+                                                  next_stamp(stamp, marks), buf, p, X)
+                        ring_add(rings, nbr, p, -X)
+                    if not legal and enemies != 0:
+                        if count:
+                            counts[C_CAPTEST] += 1
+                        if captest:
+                            nothing = captures_nothing(nbr, ring_nbr, table, rings, marks,
+                                                       stamp, buf, p, X)
+                        if not nothing:
+                            if count:
+                                counts[C_CAPTEST_DEEP] += 1
+                                counts[C_TRIAL] += 1
+                            if trial:
+                                legal = keil.place(geo, st, p, rings, False, True) == OK
+                if legal:
+                    out[n] = p
+                    n += 1
+                continue
             if count and quick:
                 if enemies == 0:
                     counts[C_NO_ENEMY] += 1
                 else:
                     counts[C_CAPTEST] += 1
-            nothing = True
             if quick and enemies != 0:
                 if captest:
                     nothing = captures_nothing(nbr, ring_nbr, table, rings, marks, stamp,
@@ -99,7 +126,7 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
                         legal = group_has_liberty(nbr, table, rings, marks,
                                                   next_stamp(stamp, marks), buf, p, X)
                         ring_add(rings, nbr, p, -X)
-                if legal and left[mine + p] != 0:
+                if legal:
                     if count:
                         counts[C_PROBE] += 1
                     if probe:
@@ -144,6 +171,7 @@ VARIANTS = {
     "mask-no-trial": make_mask(trial=False),
     "mask-no-walk": make_mask(walk=False),
     "mask-no-capture-test": make_mask(captest=False),
+    "mask-ring-table-only": make_mask(probe=False, trial=False, walk=False, captest=False),
 }
 COUNT = make_mask(count=True)
 
@@ -165,6 +193,47 @@ def tracked_mask_loop(arena, repeats_):
     return total
 
 
+def make_step(mask=0, planes=1, track=1, sample=1):
+    """The vector step's work per env (no autoreset: envs whose games ended are skipped):
+    a random legal action (``sample`` draws), the move, ``track`` board trackings, the
+    mask and planes (``planes`` 1) or the mask alone (0), and ``mask`` more masks (the
+    in-place cost of a part is the difference a second one makes)."""
+    @njit
+    def loop(arena, steps):
+        head, geo, batch, envs = V._unpack(arena)
+        actions, pending, legal, counts, rngs = envs[0], envs[1], envs[2], envs[3], envs[10]
+        rings, seen, left = envs[12], envs[13], envs[14]
+        gid = head[V._GID]
+        N = head[V._NUM_ENVS]
+        done = 0
+        for _ in range(steps):
+            for i in range(N):
+                if pending[i] or counts[i] <= 1:
+                    continue
+                for _ in range(sample):
+                    actions[i] = legal[i, K.rand_below(rngs[i], counts[i] - 1)]
+                st = K.state_at(batch, i)
+                K.play(gid, geo, st, actions[i])
+                for _ in range(track):
+                    K.track_board(geo, seen[i], K.board_of(st), rings[i], left[i])
+                for _ in range(mask):
+                    K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
+                if planes:
+                    V._observe_env(gid, geo, st, i, envs)
+                else:
+                    counts[i] = K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
+                if K.is_over(gid, geo, st) or K.ply(st) >= head[V._MAX_MOVES]:
+                    pending[i] = True
+                done += 1
+        return done
+    return loop
+
+
+STEPS = {"steps": make_step(), "steps+mask": make_step(mask=1),
+         "steps+track": make_step(track=2), "steps+sample": make_step(sample=2),
+         "steps-no-planes": make_step(planes=0)}
+
+
 def cpu_per_call(fn, calls_per_run, seconds):
     fn()
     runs, t0 = 0, time.process_time()
@@ -180,6 +249,7 @@ def main(argv=None) -> int:
     parser.add_argument("--envs", default="1,64,1024")
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds a figure")
     parser.add_argument("--snapshots", type=int, default=3)
+    parser.add_argument("--parts", action="store_true", help="the step's parts too")
     args = parser.parse_args(argv)
     print(json.dumps({"load_average": [round(x, 2) for x in os.getloadavg()]}))
     for n in [int(x) for x in args.envs.split(",")]:
@@ -211,6 +281,22 @@ def main(argv=None) -> int:
                 for _ in range(steps):
                     env.step(env.sample_legal_actions())
             figures["step"] = cpu_per_call(run_steps, steps * n, args.seconds)
+            if args.parts:
+                pending = env._games.pending
+                for name, fn in STEPS.items():
+                    # On a copy of the arena: the snapshot stays for the next figures.
+                    saved = arena.copy()
+                    cpu, done = 0.0, 0
+                    fn(arena, 1)
+                    arena[:] = saved
+                    while cpu < args.seconds:
+                        t0 = time.process_time()
+                        done += fn(arena, 1)
+                        cpu += time.process_time() - t0
+                        if pending.mean() > 0.5:
+                            arena[:] = saved
+                    figures[name] = 1e6 * cpu / max(1, done)
+                    arena[:] = saved
             for k, v in figures.items():
                 sums[k] = sums.get(k, 0.0) + v / args.snapshots
         per_pos = {name: round(int(counts[k]) / max(1, int(counts[C_POS])), 3)
