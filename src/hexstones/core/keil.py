@@ -72,6 +72,7 @@ def linked(board, nbr, p, d):
 # direction: the playout refuses most suicides and eye-fills with it without playing.
 RING_LIB = 0x3F        # centre a stone: directions linked to an empty neighbour (bits 0-5)
 RING_SAME_0 = 1 << 6   # ... RING_SAME_0 << d: linked to a stone of its colour in direction d
+RING_SAME = RING_SAME_0 * 0x3F  # ... linked to a stone of its colour in some direction
 RING_EYE = 1 << 12     # centre empty: RING_EYE << (X - 1) iff filling it fills X's own eye
 
 
@@ -165,6 +166,23 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
             break
     ring_add(rings, nbr, p, -X)
     return none
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X):
+    """Whether a stone of ``X`` on empty ``p`` would be in a group with a liberty, before
+    any capture (``rings``: the ring codes of the board as it is; ``stamp``: the state's
+    counter). The ring table answers for a stone linked to an empty point, and for one
+    linked to no stone of its colour (a group of its own: none); else a walk."""
+    links = table[X, rings[p]]
+    if links & RING_LIB:
+        return True
+    if (links & RING_SAME) == 0:
+        return False
+    ring_add(rings, nbr, p, X)
+    found = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks), buf, p, X)
+    ring_add(rings, nbr, p, -X)
+    return found
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -402,23 +420,13 @@ def _legal_moves(geo, st, out, rings, left, tracked):
             # rests on a common neighbour that holds X or is empty, never on a Y stone. So
             # what captures is asked only of a stone whose group has no liberty before
             # them (the capture test costs more than the ring lookup and the walk).
-            legal = (table[X, ring] & RING_LIB) != 0
-            if not legal:
-                ring_add(rings, nbr, p, X)
-                legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
-                                          buf, p, X)
-                ring_add(rings, nbr, p, -X)
-                if not legal and enemies != 0 and not captures_nothing(
-                        nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
-                    legal = place(geo, st, p, rings, False, True) == OK
+            legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
+            if not legal and enemies != 0 and not captures_nothing(
+                    nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
+                legal = place(geo, st, p, rings, False, True) == OK
         elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
                                                          stamp, buf, p, X)):
-            legal = True
-            if (table[X, ring] & RING_LIB) == 0:
-                ring_add(rings, nbr, p, X)
-                legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
-                                          buf, p, X)
-                ring_add(rings, nbr, p, -X)
+            legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
             if legal and (not tracked or left[mine + p] != 0):
                 board[p] = X
                 legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)
