@@ -146,6 +146,14 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
     liberty (``rings``: the ring codes of the board as it is). The playout's suicide test:
     with ``table[X, rings[p]] == 0`` the stone is linked to no empty point and no own
     stone, so the placement is refused as suicide unless it captures."""
+    return captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X, True) == 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X, first):
+    """The directions (bit d) in which a stone of ``X`` on empty ``p`` would capture the
+    enemy neighbour: its group left with no liberty (``rings``: the ring codes of the
+    board as it is). With ``first`` (a constant where inlined), only the first such."""
     Y = 3 - X
     ring = rings[p]
     # First without a branch per direction: which enemy neighbours have no liberty of
@@ -156,16 +164,17 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
         r = rings[ring_nbr[p, d]] + (X << (2 * ((d + 3) % 6)))
         bare |= (enemy & ((table[Y, r & 4095] & RING_LIB) == 0)) << d
     if bare == 0:
-        return True
+        return 0
     ring_add(rings, nbr, p, X)
-    none = True
+    captured = 0
     for d in range(6):
         if bare & (1 << d) and not group_has_liberty(
                 nbr, table, rings, marks, next_stamp(stamp, marks), buf, nbr[p, d], Y):
-            none = False
-            break
+            captured |= 1 << d
+            if first:
+                break
     ring_add(rings, nbr, p, -X)
-    return none
+    return captured
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -421,9 +430,19 @@ def _legal_moves(geo, st, out, rings, left, tracked):
             # what captures is asked only of a stone whose group has no liberty before
             # them (the capture test costs more than the ring lookup and the walk).
             legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
-            if not legal and enemies != 0 and not captures_nothing(
-                    nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
-                legal = place(geo, st, p, rings, False, True) == OK
+            if not legal and enemies != 0:
+                captured = captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf,
+                                           p, X, False)
+                if captured:
+                    # The ring ``p`` has once the captures are off: the captured
+                    # neighbours' fields emptied (every captured group is next to ``p``).
+                    # Linked to an empty point there, the stone has a liberty; else play.
+                    after = np.int64(ring)
+                    for d in range(6):
+                        if captured & (1 << d):
+                            after &= ~(3 << (2 * d))
+                    legal = (table[X, after] & RING_LIB) != 0 \
+                        or place(geo, st, p, rings, False, True) == OK
         elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
                                                          stamp, buf, p, X)):
             legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
