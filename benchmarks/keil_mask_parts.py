@@ -33,7 +33,16 @@ from numba import njit
 from hexstones import rl
 from hexstones.core import keil
 from hexstones.core.common import next_stamp, repeats
-from hexstones.core.keil import RING_LIB, RING_TABLE, captures_nothing, group_has_liberty, ring_add
+from hexstones.core.keil import (
+    RING_LIB,
+    RING_SAME,
+    RING_TABLE,
+    captured_around,
+    captures_nothing,
+    group_has_liberty,
+    ring_add,
+    stone_has_liberty,
+)
 from hexstones.core.layout import M_DEAD, M_PASSES, M_PLY, M_SPECIAL, M_TO_MOVE, OK, W_BUF, W_MARKS
 from hexstones.rl import _kernels as K
 from hexstones.rl import vector as V
@@ -44,7 +53,7 @@ SETTLE = 5.0
 (C_POS, C_SLOW, C_EMPTY, C_NO_ENEMY, C_CAPTEST, C_CAPTEST_DEEP, C_WALK, C_PROBE,
  C_TRIAL, C_LEGAL) = range(10)
 COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour_left",
-            "captures_nothing_calls", "captures_nothing_deep", "own_walks", "table_probes",
+            "capture_tests", "captures", "own_walks", "table_probes",
             "full_trials", "legal"]
 
 
@@ -80,24 +89,30 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
             nothing = True
             if quick and left[mine + p] == 0:
                 # legal_moves_tracked's order: the own group's liberty first.
-                legal = (table[X, ring] & RING_LIB) != 0
-                if not legal:
+                links = table[X, ring]
+                legal = (links & RING_LIB) != 0
+                if not legal and links & RING_SAME:
                     if count:
                         counts[C_WALK] += 1
                     if walk:
-                        ring_add(rings, nbr, p, X)
-                        legal = group_has_liberty(nbr, table, rings, marks,
-                                                  next_stamp(stamp, marks), buf, p, X)
-                        ring_add(rings, nbr, p, -X)
-                    if not legal and enemies != 0:
+                        legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
+                if not legal and enemies != 0:
+                    if count:
+                        counts[C_CAPTEST] += 1
+                    captured = 0
+                    if captest:
+                        captured = captured_around(nbr, ring_nbr, table, rings, marks,
+                                                   stamp, buf, p, X, False)
+                    if captured:
                         if count:
-                            counts[C_CAPTEST] += 1
-                        if captest:
-                            nothing = captures_nothing(nbr, ring_nbr, table, rings, marks,
-                                                       stamp, buf, p, X)
-                        if not nothing:
+                            counts[C_CAPTEST_DEEP] += 1
+                        after = np.int64(ring)
+                        for d in range(6):
+                            if captured & (1 << d):
+                                after &= ~(3 << (2 * d))
+                        legal = (table[X, after] & RING_LIB) != 0
+                        if not legal:
                             if count:
-                                counts[C_CAPTEST_DEEP] += 1
                                 counts[C_TRIAL] += 1
                             if trial:
                                 legal = keil.place(geo, st, p, rings, False, True) == OK
