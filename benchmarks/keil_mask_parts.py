@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -43,9 +44,8 @@ from hexstones.core.keil import (
     ring_add,
     stone_has_liberty,
 )
-from hexstones.core.layout import M_DEAD, M_PASSES, M_PLY, M_SPECIAL, M_TO_MOVE, OK, W_BUF, W_MARKS
-from hexstones.rl import _kernels as K
-from hexstones.rl import vector as V
+from hexstones.core.layout import M_PASSES, M_PLY, M_SPECIAL, M_TO_MOVE, OK, W_BUF, W_MARKS
+from hexstones.rl import _kernels as K, vector as V
 
 SETTLE = 5.0
 
@@ -249,6 +249,11 @@ STEPS = {"steps": make_step(), "steps+mask": make_step(mask=1),
          "steps-no-planes": make_step(planes=0)}
 
 
+def run_steps(env, steps):
+    for _ in range(steps):
+        env.step(env.sample_legal_actions())
+
+
 def cpu_per_call(fn, calls_per_run, seconds):
     fn()
     runs, t0 = 0, time.process_time()
@@ -285,17 +290,14 @@ def main(argv=None) -> int:
                 env.step(env.sample_legal_actions())
             live = int((~env._games.pending).sum())
             COUNT(arena, 1, counts)
-            figures = {"tracked": cpu_per_call(lambda: tracked_mask_loop(arena, reps),
+            figures = {"tracked": cpu_per_call(partial(tracked_mask_loop, arena, reps),
                                                reps * live, args.seconds)}
             for name, fn in VARIANTS.items():
-                figures[name] = cpu_per_call(lambda fn=fn: fn(arena, reps, scratch),
+                figures[name] = cpu_per_call(partial(fn, arena, reps, scratch),
                                              reps * live, args.seconds)
             steps = max(1, 256 // n)
-
-            def run_steps():
-                for _ in range(steps):
-                    env.step(env.sample_legal_actions())
-            figures["step"] = cpu_per_call(run_steps, steps * n, args.seconds)
+            figures["step"] = cpu_per_call(partial(run_steps, env, steps), steps * n,
+                                           args.seconds)
             if args.parts:
                 pending = env._games.pending
                 for name, fn in STEPS.items():
