@@ -379,7 +379,8 @@ def legal_moves_tracked(geo, st, out, rings, left):
     captures nothing can only repeat an earlier position if that position had the
     mover's stone on the point and it has left since, so only on points in ``left`` does
     it probe the position table (a probe per point was most of the cost: the table is
-    out of the cache)."""
+    out of the cache). Elsewhere only the stone's liberty counts, so the capture test is
+    asked only of a stone whose group would have none before captures."""
     return _legal_moves(geo, st, out, rings, left, True)
 
 
