@@ -8,15 +8,19 @@ to its move cap (at most SETTLE seconds), so that its games are at every stage, 
 compiled loops that take every env in turn, as a step does, time in CPU µs a call:
 
 * ``step``: the whole vector step (random action, move, tracking, mask, planes);
-* ``mask``: ``legal_moves_tracked`` alone, on the snapshot's positions;
-* ``mask-*``: the same mask with one part left out (its answer wrong, its time the
-  mask's less that part's): ``no-probe`` (no position-table probe), ``no-trial`` (no full
-  ``place`` trial: such points taken as legal), ``no-walk`` (no own-group liberty walk),
-  ``no-capture-test`` (``captures_nothing`` taken as True);
+* ``tracked``: ``legal_moves_tracked`` alone, on the snapshot's positions;
+* ``mask``: a copy of it in its order (on points no stone of the mover has left: the
+  ring lookup, the own walk, then for a stone without a liberty the capture test, the
+  ring once the captures are off, a full ``place`` trial; elsewhere the capture test,
+  the own test and a position-table probe);
+* ``mask-*``: the copy with one part left out (its answer wrong, its time the mask's
+  less that part's): ``no-probe``, ``no-trial`` (taken as legal), ``no-walk`` (own
+  walks), ``no-capture-test`` (taken as capturing nothing), ``ring-table-only`` (all);
 
-and counts a position: empty points, points decided by the ring table alone, by
-``captures_nothing``, own-group walks, table probes, full ``place`` trials, and the share
-of positions where ``_quick`` is false (the opponent left a liberty-less group).
+and counts a position: empty points, capture tests and the captures they find, own
+walks, table probes, full ``place`` trials, and the share of positions where ``_quick``
+is false (the opponent left a liberty-less group). With ``--parts``, the step's parts
+too: compiled steps with one part done twice.
 """
 
 from __future__ import annotations
@@ -57,9 +61,13 @@ COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour_l
             "full_trials", "legal"]
 
 
-def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
+def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real=False):
+    """A loop over a batch's envs computing each one's mask: with ``real``, the kernel
+    itself (through the dispatcher); else the copy below with the parts asked for."""
     @njit(inline="always")
-    def mask(geo, st, out, rings, left, counts):
+    def mask(gid, geo, st, out, rings, left, counts):
+        if real:
+            return K.legal_moves_tracked(gid, geo, st, out, rings, left)
         nbr, ring_nbr, zob = geo.nbr, geo.ring_nbr, geo.zobrist
         board, meta = st.board, st.meta
         P = board.shape[0]
@@ -167,6 +175,7 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
         head, geo, batch, envs = V._unpack(arena)
         legal, rings, left = envs[2], envs[12], envs[14]
         pending = envs[1]
+        gid = head[V._GID]
         N = head[V._NUM_ENVS]
         total = 0
         for _ in range(repeats_):
@@ -174,7 +183,7 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False):
                 if pending[i]:
                     continue
                 st = K.state_at(batch, i)
-                total += mask(geo, st, legal[i], rings[i], left[i], counts)
+                total += mask(gid, geo, st, legal[i], rings[i], left[i], counts)
         return total
 
     return loop
@@ -191,21 +200,7 @@ VARIANTS = {
 COUNT = make_mask(count=True)
 
 
-@njit
-def tracked_mask_loop(arena, repeats_):
-    """The real kernel (through the dispatcher), for comparison with the copy above."""
-    head, geo, batch, envs = V._unpack(arena)
-    legal, rings, left, pending = envs[2], envs[12], envs[14], envs[1]
-    gid = head[V._GID]
-    N = head[V._NUM_ENVS]
-    total = 0
-    for _ in range(repeats_):
-        for i in range(N):
-            if pending[i]:
-                continue
-            st = K.state_at(batch, i)
-            total += K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
-    return total
+tracked_mask_loop = make_mask(real=True)
 
 
 def make_step(mask=0, planes=1, track=1, sample=1):
@@ -290,7 +285,7 @@ def main(argv=None) -> int:
                 env.step(env.sample_legal_actions())
             live = int((~env._games.pending).sum())
             COUNT(arena, 1, counts)
-            figures = {"tracked": cpu_per_call(partial(tracked_mask_loop, arena, reps),
+            figures = {"tracked": cpu_per_call(partial(tracked_mask_loop, arena, reps, scratch),
                                                reps * live, args.seconds)}
             for name, fn in VARIANTS.items():
                 figures[name] = cpu_per_call(partial(fn, arena, reps, scratch),
