@@ -372,8 +372,8 @@ def legal_moves(geo, st, out):
 def legal_moves_tracked(geo, st, out, rings, left):
     """:func:`legal_moves` for a caller that follows the game move by move (the RL
     environments) and keeps two facts of the position up to date for it (see
-    ``common.track_board``): ``rings`` (int16 or int32 [P]) the ring code of every point, and
-    ``left`` (uint8[2P]) non-zero at ``(c - 1) * P + p`` if a stone of colour ``c`` has
+    ``common.track_board``): ``rings`` (int16 or int32 [P]) the ring code of every point,
+    and ``left`` (uint8[2P]) non-zero at ``(c - 1) * P + p`` if a stone of colour ``c`` has
     left ``p`` since the start of the history (a superset does no harm). The same moves as
     :func:`legal_moves`, with less work: no ring codes to compute, and a placement that
     captures nothing can only repeat an earlier position if that position had the
