@@ -365,6 +365,8 @@ class Batch:
         for k, (template, shape) in enumerate(
                 K.batch_parts(self.size, self.max_moves + 2, N + 1), _BOARD):
             layout.add(k, template.dtype, shape)
+        # Legal lists and ring codes (12 bits) as int16: actions number at most 470 (side
+        # 13, the largest board), and a step at 1024 envs reads and writes half the bytes.
         for k, dtype, shape in (
                 (_ACTIONS, np.int64, (N,)), (_PENDING, np.bool_, (N,)),
                 (_LEGAL, np.int16, (N, A)), (_COUNTS, np.int32, (N,)),
