@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from hexstones.core.common import (
     undo,
 )
 from hexstones.core.layout import (
+    M_DEAD,
     M_PLY,
     M_PRISON,
     M_REMOVED,
@@ -43,6 +45,7 @@ from hexstones.core.layout import (
     R_TRIANGLE,
     W_BUF,
     W_BUF2,
+    W_MARKS,
     capacity_of,
     default_capacity,
     geometry,
@@ -137,12 +140,14 @@ def legal_by_playing(kern, geo, st):
     return found
 
 
-def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
+def walk_comparing_legal_moves(name, size, seed, length, options, seen=None,
+                               ring_type=np.int32):
     """A random game of ``length`` moves (some taken back) whose every position's
     ``legal_moves`` is compared with :func:`legal_by_playing`, and so is
     ``legal_moves_tracked`` where the game has one (the walk followed by
-    ``track_board``, undos too). ``seen`` counts the placements that capture and those a
-    repetition refuses."""
+    ``track_board``, undos too; ring codes of ``ring_type``). ``seen`` counts the
+    placements that capture and those a repetition refuses, and in Keil the paths of the
+    tracked mask (:func:`keil_mask_paths`)."""
     kern, geo = KERNELS[name], geometry(size)
     r = random.Random(seed)
     # Room for the whole walk: with the history full, ``play`` refuses every move.
@@ -152,7 +157,7 @@ def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
     tracked = getattr(kern, "legal_moves_tracked", None)
     followed = st.board.copy()
     rings = np.array([ring_of(st.board, geo.ring_nbr, geo.ring_edge, p) for p in range(P)],
-                     np.int32)
+                     ring_type)
     left = np.zeros(2 * P, np.uint8)
     for _ in range(length):
         k = kern.legal_moves(geo, st, out)
@@ -163,6 +168,8 @@ def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
             k = tracked(geo, st, out, rings, left)
             assert out[:k].tolist() == legal, (name, size, seed, st.meta[M_PLY])
         if seen is not None:
+            if name == "keil":
+                keil_mask_paths(geo, st, rings, left, seen)
             for p in range(P):
                 code = kern.play(geo, st, p) if st.board[p] == 0 else None
                 if code == OK:
@@ -179,6 +186,43 @@ def walk_comparing_legal_moves(name, size, seed, length, options, seen=None):
         move = r.choice(placements) if placements and r.random() < 0.97 else r.choice(legal)
         assert kern.play(geo, st, move) == OK
     return seen
+
+
+def keil_mask_paths(geo, st, rings, left, seen):
+    """Count the placements of this Keil position by the path of the tracked mask that
+    decides them (``keil._legal_moves``, ``rings`` and ``left`` as it takes them): of the
+    empty points no stone of the mover has left, those whose stone has no liberty before
+    captures: "suicide" (it captures nothing), "capture, ring" (its ring with the
+    captured neighbours emptied gives it a liberty), "capture, played" (not: tried in
+    full), and of those "capture, played, refused". (Where the opponent left a
+    liberty-less group every placement is played; random games never get there.)"""
+    board, meta = st.board, st.meta
+    P = board.shape[0]
+    X = int(meta[M_TO_MOVE])
+    if meta[M_DEAD + 2 - X]:
+        return
+    table, marks, buf = keil.RING_TABLE, st.work[W_MARKS], st.work[W_BUF]
+    for p in range(P):
+        if board[p] or left[(X - 1) * P + p]:
+            continue
+        if keil.stone_has_liberty(geo.nbr, table, rings, marks, st.stamp, buf, p, X):
+            continue
+        captured = keil.captured_around(geo.nbr, geo.ring_nbr, table, rings, marks, st.stamp,
+                                        buf, p, X, False)
+        after = int(rings[p])
+        for d in range(6):
+            if captured & (1 << d):
+                after &= ~(3 << (2 * d))
+        if captured == 0:
+            seen["suicide"] += 1
+        elif table[X, after] & keil.RING_LIB:
+            seen["capture, ring"] += 1
+        else:
+            seen["capture, played"] += 1
+            if keil.play(geo, st, p) == OK:
+                undo(geo, st)
+            else:  # the trial, not the ring, refuses it
+                seen["capture, played, refused"] += 1
 
 
 @settings(max_examples=30, deadline=None)
@@ -204,10 +248,22 @@ def test_droched_legal_moves_are_the_moves_play_accepts(seed, size, length, pris
 def test_keil_legal_move_walks_reach_captures_and_repetitions():
     """The cases where Keil's fast legal moves play a placement (a capture), or refuse
     one without playing it (a repetition), come up in random walks like those above."""
-    seen = {"capture": 0, "repetition": 0}
+    seen: Counter = Counter()
     for seed in range(12):
         walk_comparing_legal_moves("keil", 3 + seed % 3, seed, 400, {}, seen)
-    assert min(seen.values()) >= 3, seen
+    assert seen["capture"] >= 3 and seen["repetition"] >= 3, seen
+
+
+def test_keil_tracked_mask_reaches_each_of_its_paths_on_larger_boards():
+    """Random Keil games on sides 3 to 7 with ring codes as the vector env keeps them
+    (int16): every position's tracked mask is the moves ``play`` accepts, and the games
+    reach each path of the tracked mask (:func:`keil_mask_paths`) several times."""
+    seen: Counter = Counter()
+    for seed in range(10):
+        walk_comparing_legal_moves("keil", 3 + seed % 5, seed, 300, {}, seen, np.int16)
+    for path in ("suicide", "capture, ring", "capture, played", "capture, played, refused",
+                 "capture", "repetition"):
+        assert seen[path] >= 3, seen
 
 # -- core versus the plain-Python rules ----------------------------------------------------
 

@@ -269,8 +269,9 @@ def ring_of(board, ring_nbr, ring_edge, p):
 def track_board(geo, seen, board, rings, left):
     """Follow a game move by move for the ``*_tracked`` kernels: ``seen`` (int8[P]) is the
     board as this last saw it, now ``board``; for every point that changed, update the
-    ring codes ``rings`` (int32[P]) of its neighbours, mark ``left[(c - 1) * P + p]`` if a
-    stone of colour ``c`` left it, and copy it into ``seen``. Any rules, any mechanism
+    ring codes ``rings`` (int16 or int32 [P]: codes have 12 bits) of its neighbours, mark
+    ``left[(c - 1) * P + p]`` if a stone of colour ``c`` left it, and copy it into
+    ``seen``. Any rules, any mechanism
     (capture, prison): only the boards are compared."""
     nbr = geo.nbr
     P = board.shape[0]

@@ -72,6 +72,7 @@ def linked(board, nbr, p, d):
 # direction: the playout refuses most suicides and eye-fills with it without playing.
 RING_LIB = 0x3F        # centre a stone: directions linked to an empty neighbour (bits 0-5)
 RING_SAME_0 = 1 << 6   # ... RING_SAME_0 << d: linked to a stone of its colour in direction d
+RING_SAME = RING_SAME_0 * 0x3F  # ... linked to a stone of its colour in some direction
 RING_EYE = 1 << 12     # centre empty: RING_EYE << (X - 1) iff filling it fills X's own eye
 
 
@@ -145,6 +146,14 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
     liberty (``rings``: the ring codes of the board as it is). The playout's suicide test:
     with ``table[X, rings[p]] == 0`` the stone is linked to no empty point and no own
     stone, so the placement is refused as suicide unless it captures."""
+    return captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X, True) == 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X, first):
+    """The directions (bit d) in which a stone of ``X`` on empty ``p`` would capture the
+    enemy neighbour: its group left with no liberty (``rings``: the ring codes of the
+    board as it is). With ``first`` (a constant where inlined), only the first such."""
     Y = 3 - X
     ring = rings[p]
     # First without a branch per direction: which enemy neighbours have no liberty of
@@ -155,16 +164,34 @@ def captures_nothing(nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
         r = rings[ring_nbr[p, d]] + (X << (2 * ((d + 3) % 6)))
         bare |= (enemy & ((table[Y, r & 4095] & RING_LIB) == 0)) << d
     if bare == 0:
-        return True
+        return 0
     ring_add(rings, nbr, p, X)
-    none = True
+    captured = 0
     for d in range(6):
         if bare & (1 << d) and not group_has_liberty(
                 nbr, table, rings, marks, next_stamp(stamp, marks), buf, nbr[p, d], Y):
-            none = False
-            break
+            captured |= 1 << d
+            if first:
+                break
     ring_add(rings, nbr, p, -X)
-    return none
+    return captured
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X):
+    """Whether a stone of ``X`` on empty ``p`` would be in a group with a liberty, before
+    any capture (``rings``: the ring codes of the board as it is; ``stamp``: the state's
+    counter). The ring table answers for a stone linked to an empty point, and for one
+    linked to no stone of its colour (a group of its own: none); else a walk."""
+    links = table[X, rings[p]]
+    if links & RING_LIB:
+        return True
+    if (links & RING_SAME) == 0:
+        return False
+    ring_add(rings, nbr, p, X)
+    found = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks), buf, p, X)
+    ring_add(rings, nbr, p, -X)
+    return found
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -345,14 +372,15 @@ def legal_moves(geo, st, out):
 def legal_moves_tracked(geo, st, out, rings, left):
     """:func:`legal_moves` for a caller that follows the game move by move (the RL
     environments) and keeps two facts of the position up to date for it (see
-    ``common.track_board``): ``rings`` (int32[P]) the ring code of every point, and
-    ``left`` (uint8[2P]) non-zero at ``(c - 1) * P + p`` if a stone of colour ``c`` has
+    ``common.track_board``): ``rings`` (int16 or int32 [P]) the ring code of every point,
+    and ``left`` (uint8[2P]) non-zero at ``(c - 1) * P + p`` if a stone of colour ``c`` has
     left ``p`` since the start of the history (a superset does no harm). The same moves as
     :func:`legal_moves`, with less work: no ring codes to compute, and a placement that
     captures nothing can only repeat an earlier position if that position had the
     mover's stone on the point and it has left since, so only on points in ``left`` does
     it probe the position table (a probe per point was most of the cost: the table is
-    out of the cache)."""
+    out of the cache). Elsewhere only the stone's liberty counts, so the capture test is
+    asked only of a stone whose group would have none before captures."""
     return _legal_moves(geo, st, out, rings, left, True)
 
 
@@ -393,14 +421,32 @@ def _legal_moves(geo, st, out, rings, left, tracked):
         low = ring & 0x555
         high = (ring >> 1) & 0x555
         enemies = (low & ~high) if X == 2 else (high & ~low)
-        if quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
-                                                       stamp, buf, p, X)):
-            legal = True
-            if (table[X, ring] & RING_LIB) == 0:
-                ring_add(rings, nbr, p, X)
-                legal = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks),
-                                          buf, p, X)
-                ring_add(rings, nbr, p, -X)
+        if tracked and quick and left[mine + p] == 0:
+            # No earlier position can come back (see ``legal_moves_tracked``; captures or
+            # not, the new position has X on ``p`` and the position now has not), so the
+            # placement is legal iff the stone's group has a liberty once the captures are
+            # off. A liberty it has before them it keeps: a capture only turns Y stones
+            # into empty points, and a link of an X stone to an X stone or an empty point
+            # rests on a common neighbour that holds X or is empty, never on a Y stone. So
+            # what captures is asked only of a stone whose group has no liberty before
+            # them (the capture test costs more than the ring lookup and the walk).
+            legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
+            if not legal and enemies != 0:
+                captured = captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf,
+                                           p, X, False)
+                if captured:
+                    # The ring ``p`` has once the captures are off: the captured
+                    # neighbours' fields emptied (every captured group is next to ``p``).
+                    # Linked to an empty point there, the stone has a liberty; else play.
+                    after = np.int64(ring)
+                    for d in range(6):
+                        if captured & (1 << d):
+                            after &= ~(3 << (2 * d))
+                    legal = (table[X, after] & RING_LIB) != 0 \
+                        or place(geo, st, p, rings, False, True) == OK
+        elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
+                                                         stamp, buf, p, X)):
+            legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
             if legal and (not tracked or left[mine + p] != 0):
                 board[p] = X
                 legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)

@@ -101,12 +101,12 @@ def _unpack(arena):
         _part2(arena, head, _TABLE, np.uint64), _part2(arena, head, _HIST_SLOT, np.int32))
     envs = (
         _part1(arena, head, _ACTIONS, np.int64), _part1(arena, head, _PENDING, np.bool_),
-        _part2(arena, head, _LEGAL, np.int32), _part1(arena, head, _COUNTS, np.int32),
+        _part2(arena, head, _LEGAL, np.int16), _part1(arena, head, _COUNTS, np.int32),
         _part3(arena, head, _OBS, np.float32), _part2(arena, head, _MASKS, np.int8),
         _part1(arena, head, _REWARDS, np.float32), _part1(arena, head, _TERMINATED, np.bool_),
         _part1(arena, head, _TRUNCATED, np.bool_), _part1(arena, head, _TO_MOVE, np.int8),
         _part2(arena, head, _RNGS, np.uint64), _part1(arena, head, _SAMPLED, np.int64),
-        _part2(arena, head, _RINGS, np.int32), _part2(arena, head, _SEEN, np.int8),
+        _part2(arena, head, _RINGS, np.int16), _part2(arena, head, _SEEN, np.int8),
         _part2(arena, head, _LEFT, np.uint8), _part1(arena, head, _CELL, np.int64),
         _part1(arena, head, _RATIOS, np.float64))
     return head, geo, batch, envs
@@ -365,14 +365,16 @@ class Batch:
         for k, (template, shape) in enumerate(
                 K.batch_parts(self.size, self.max_moves + 2, N + 1), _BOARD):
             layout.add(k, template.dtype, shape)
+        # Legal lists and ring codes (12 bits) as int16: actions number at most 470 (side
+        # 13, the largest board), and a step at 1024 envs reads and writes half the bytes.
         for k, dtype, shape in (
                 (_ACTIONS, np.int64, (N,)), (_PENDING, np.bool_, (N,)),
-                (_LEGAL, np.int32, (N, A)), (_COUNTS, np.int32, (N,)),
+                (_LEGAL, np.int16, (N, A)), (_COUNTS, np.int32, (N,)),
                 (_OBS, np.float32, (N, n * n, NUM_PLANES)), (_MASKS, np.int8, (N, A)),
                 (_REWARDS, np.float32, (N,)), (_TERMINATED, np.bool_, (N,)),
                 (_TRUNCATED, np.bool_, (N,)), (_TO_MOVE, np.int8, (N,)),
                 (_RNGS, np.uint64, (N, 1)), (_SAMPLED, np.int64, (N,)),
-                (_RINGS, np.int32, (N + 1, P)), (_SEEN, np.int8, (N + 1, P)),
+                (_RINGS, np.int16, (N + 1, P)), (_SEEN, np.int8, (N + 1, P)),
                 (_LEFT, np.uint8, (N + 1, 2 * P)), (_CELL, np.int64, (P,)),
                 (_RATIOS, np.float64, (2,))):
             layout.add(k, dtype, shape)
