@@ -353,3 +353,27 @@ def test_komi_command_writes_table_and_plot(tmp_path, capsys):
     ET.fromstring(svg.read_text())
     with pytest.raises(SystemExit):
         main(["komi", "keil", "--komi", "x:y"])
+
+
+def test_a_tournament_can_sample_its_opening_plies(tmp_path, capsys):
+    # net:N draws no random numbers: without sampled plies every game of a pairing with the
+    # same colours is the same game; with them, the seeds vary the openings.
+    from hexstones.cli import main
+
+    plain = t.schedule(["net:8", "net:9"], ["keil"], games_per_pair=4, options={"keil": {"size": 3}})
+    sampled = t.schedule(["net:8", "net:9"], ["keil"], games_per_pair=4, options={"keil": {"size": 3}},
+                         sample_plies=2)
+    assert all("sample_plies" not in task for task in plain)
+    assert [t.play_game(task)["moves"] for task in plain[0::2]] == [t.play_game(plain[0])["moves"]] * 2
+    games = [tuple(t.play_game(task)["moves"]) for task in sampled]
+    assert games == [tuple(t.play_game(task)["moves"]) for task in sampled]  # the seed fixes them
+    assert len(set(games)) > 2
+    out = tmp_path / "t.json"
+    assert main(["tournament", "net:8", "net:9", "--game", "keil", "--size", "3", "--games", "2",
+                 "--sample-plies", "2", "--workers", "1", "--no-progress", "--json", str(out)]) == 0
+    assert len(json.loads(out.read_text())["games"]) == 2
+    assert main(["tournament", "level:2", "net:9", "--game", "keil", "--size", "3",
+                 "--sample-plies", "2"]) == 2
+    assert "not a level" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="whole number"):
+        t.schedule(["net:8", "net:9"], ["keil"], games_per_pair=1, sample_plies=-1)

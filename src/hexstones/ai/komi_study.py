@@ -13,7 +13,7 @@ from typing import Any
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import black_share, parse_player, points_text
+from hexstones.ai.tournament import black_share, check_sample_plies, parse_player, points_text
 from hexstones.games import GAME_NAMES, game_class, new_game
 
 
@@ -40,10 +40,7 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         raise ValueError(f"unknown game {game_name!r}: choose from {', '.join(GAME_NAMES)}")
     parsed = parse_player(player)
     spec = parsed.spec
-    if isinstance(sample_plies, bool) or not isinstance(sample_plies, int) or sample_plies < 0:
-        raise ValueError(f"sampled plies must be a whole number of at least 0, not {sample_plies!r}")
-    if sample_plies and parsed.kind == "level":
-        raise ValueError("sampled opening moves need an mcts:, uct: or net: player, not a level")
+    check_sample_plies(sample_plies, [parsed])
     if not komis:
         raise ValueError("the study needs at least one komi value")
     if isinstance(games_per_komi, bool) or not isinstance(games_per_komi, int) or games_per_komi < 1:

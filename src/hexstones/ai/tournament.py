@@ -134,15 +134,29 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def check_sample_plies(sample_plies: Any, parsed: list) -> int:
+    """``sample_plies`` (the task field) checked for the players ``parsed``: a whole
+    number of at least 0, and only for players whose search gives visit counts."""
+    if isinstance(sample_plies, bool) or not isinstance(sample_plies, int) or sample_plies < 0:
+        raise ValueError(f"sampled plies must be a whole number of at least 0, not {sample_plies!r}")
+    if sample_plies and any(p.kind == "level" for p in parsed):
+        raise ValueError("sampled opening moves need an mcts:, uct: or net: player, not a level")
+    return sample_plies
+
+
 def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, seed: int = 0,
              options: dict[str, dict[str, Any]] | None = None,
-             ladder: bool = False) -> list[dict[str, Any]]:
+             ladder: bool = False, sample_plies: int = 0) -> list[dict[str, Any]]:
     """Every pair meets ``games_per_pair`` times in each game, colours alternating.
 
     ``ladder``: only neighbours in the list meet (1-2, 2-3, ...), to compare each level
-    with the one below at a fraction of a round-robin's cost.
+    with the one below at a fraction of a round-robin's cost. ``sample_plies``: each
+    game's first moves drawn in proportion to the search's visits (a search that draws
+    no random numbers, as ``net:N``, otherwise plays one game per pairing and colour).
     """
-    specs = [parse_player(p).spec for p in players]
+    parsed = [parse_player(p) for p in players]
+    check_sample_plies(sample_plies, parsed)
+    specs = [p.spec for p in parsed]
     if len(set(specs)) != len(specs):
         raise ValueError("each player may appear once in a round-robin")
     if len(specs) < 2:
@@ -161,8 +175,11 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
                     continue
                 for k in range(games_per_pair):
                     black, white = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
-                    tasks.append({"game": name, "options": opts, "black": black, "white": white,
-                                  "seed": seed * 1_000_003 + len(tasks)})
+                    task = {"game": name, "options": opts, "black": black, "white": white,
+                            "seed": seed * 1_000_003 + len(tasks)}
+                    if sample_plies:
+                        task["sample_plies"] = sample_plies
+                    tasks.append(task)
     return tasks
 
 

@@ -34,6 +34,10 @@ def add_parser(sub) -> None:
     p.add_argument("--ladder", action="store_true",
                    help="only neighbours in the player list meet (e.g. each level and the next)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sample-plies", type=int, default=0, metavar="K",
+                   help="draw each game's first K moves in proportion to the search's visits "
+                        "(varies the games of a player whose search draws no random numbers, "
+                        "such as net:SIMULATIONS; default 0)")
     p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -52,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
             options[g][balance_option(g)] = args.komi
     try:
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
-                           seed=args.seed, options=options, ladder=args.ladder)
+                           seed=args.seed, options=options, ladder=args.ladder,
+                           sample_plies=args.sample_plies)
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
     except ValueError as exc:
