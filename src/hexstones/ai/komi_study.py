@@ -57,8 +57,8 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
             tasks.append(task)
     # Played in turns across the komi values (each keeps its seeds), so that a study
     # stopped early has about as many games at every value.
-    order = {id(task): (i % games_per_komi, i // games_per_komi) for i, task in enumerate(tasks)}
-    return sorted(tasks, key=lambda task: order[id(task)])
+    turns = sorted(range(len(tasks)), key=lambda i: (i % games_per_komi, i // games_per_komi))
+    return [tasks[i] for i in turns]
 
 
 def task_key(task: dict[str, Any]) -> tuple:

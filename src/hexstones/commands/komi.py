@@ -28,6 +28,7 @@ def _komi_list(text: str) -> list[int]:
 
 def add_parser(sub) -> None:
     from hexstones.ai.tournament import BACKENDS
+    from hexstones.commands.tournament import add_sample_plies
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -42,10 +43,7 @@ def add_parser(sub) -> None:
                         "write negative ones as --komi=-4:4")
     p.add_argument("--games", type=int, default=20, help="games per komi value (default 20)")
     p.add_argument("--player", default="level:5", help="the AI playing both sides (default level:5)")
-    p.add_argument("--sample-plies", type=int, default=0, metavar="K",
-                   help="draw each game's first K moves in proportion to the search's visits "
-                        "(varies the games of a player whose search draws no random numbers, "
-                        "such as net:SIMULATIONS; default 0)")
+    add_sample_plies(p)
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--workers", type=int)
     p.add_argument("--ray-address")

@@ -34,12 +34,17 @@ def add_parser(sub) -> None:
     p.add_argument("--ladder", action="store_true",
                    help="only neighbours in the player list meet (e.g. each level and the next)")
     p.add_argument("--seed", type=int, default=0)
+    add_sample_plies(p)
+    p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def add_sample_plies(p) -> None:
+    """The ``--sample-plies`` option of the commands that play tournament games."""
     p.add_argument("--sample-plies", type=int, default=0, metavar="K",
                    help="draw each game's first K moves in proportion to the search's visits "
                         "(varies the games of a player whose search draws no random numbers, "
                         "such as net:SIMULATIONS; default 0)")
-    p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
