@@ -10,19 +10,16 @@ compiled loops that take every env in turn, as a step does, time in CPU µs a ca
 * ``step``: the whole vector step (random action, move, tracking, mask, planes);
 * ``tracked``: ``legal_moves_tracked`` alone, on the snapshot's positions;
 * ``mask``: a copy of it in its order (on points no stone of the mover has left: the
-  ring lookup, the own test from the groups' labels, then for a stone without a liberty
-  the capture test from the labels, the ring once the captures are off, a walk with the
-  captures made; elsewhere the capture test and the own walk as the playout makes them,
-  a position-table probe, and a full ``place`` trial where the placement captures);
+  ring lookup, the own walk, then for a stone without a liberty the capture test, the
+  ring once the captures are off, a full ``place`` trial; elsewhere the capture test,
+  the own test and a position-table probe);
 * ``mask-*``: the copy with one part left out (its answer wrong, its time the mask's
-  less that part's): ``no-probe``, ``no-trial`` (the walk with the captures made and
-  the full trials, taken as legal), ``no-walk`` (own tests: the labelled one and the
+  less that part's): ``no-probe``, ``no-trial`` (taken as legal), ``no-walk`` (own
   walks), ``no-capture-test`` (taken as capturing nothing), ``ring-table-only`` (all);
 
 and counts a position: empty points, capture tests and the captures they find, own
-tests (labelled or walks), groups labelled, table probes, walks with the captures made,
-full ``place`` trials, and the share of positions where ``_quick`` is false (the
-opponent left a liberty-less group). With ``--parts``, the step's parts
+walks, table probes, full ``place`` trials, and the share of positions where ``_quick``
+is false (the opponent left a liberty-less group). With ``--parts``, the step's parts
 too: compiled steps with one part done twice.
 """
 
@@ -45,35 +42,23 @@ from hexstones.core.keil import (
     RING_LIB,
     RING_SAME,
     RING_TABLE,
-    captured_labelled,
+    captured_around,
     captures_nothing,
-    clear_labels,
     group_has_liberty,
-    has_liberty_after_captures,
-    labelled_groups,
     ring_add,
-    stone_has_liberty_labelled,
+    stone_has_liberty,
 )
-from hexstones.core.layout import (
-    M_PASSES,
-    M_PLY,
-    M_SPECIAL,
-    M_TO_MOVE,
-    OK,
-    W_BUF,
-    W_GROUP,
-    W_MARKS,
-)
+from hexstones.core.layout import M_PASSES, M_PLY, M_SPECIAL, M_TO_MOVE, OK, W_BUF, W_MARKS
 from hexstones.rl import _kernels as K, vector as V
 
 SETTLE = 5.0
 
 # counters
-(C_POS, C_SLOW, C_EMPTY, C_NO_ENEMY, C_CAPTEST, C_CAPTEST_DEEP, C_WALK, C_LABELLED,
- C_PROBE, C_CAPWALK, C_TRIAL, C_LEGAL) = range(12)
+(C_POS, C_SLOW, C_EMPTY, C_NO_ENEMY, C_CAPTEST, C_CAPTEST_DEEP, C_WALK, C_PROBE,
+ C_TRIAL, C_LEGAL) = range(10)
 COUNTERS = ["positions", "slow_positions", "empty_points", "no_enemy_neighbour_left",
-            "capture_tests", "captures", "own_tests", "groups_labelled", "table_probes",
-            "capture_walks", "full_trials", "legal"]
+            "capture_tests", "captures", "own_walks", "table_probes",
+            "full_trials", "legal"]
 
 
 def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real=False):
@@ -99,8 +84,6 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real
         marks, buf, stamp = work[W_MARKS], work[W_BUF], st.stamp
         h = st.hist_hash[meta[M_PLY]]
         mine = (X - 1) * P
-        lab = work[W_GROUP]
-        clear_labels(lab, P)
         n = 0
         for p in range(P):
             if board[p] != 0:
@@ -120,15 +103,14 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real
                     if count:
                         counts[C_WALK] += 1
                     if walk:
-                        legal = stone_has_liberty_labelled(nbr, ring_nbr, table, rings, lab,
-                                                           P, p, X)
+                        legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
                 if not legal and enemies != 0:
                     if count:
                         counts[C_CAPTEST] += 1
                     captured = 0
                     if captest:
-                        captured = captured_labelled(nbr, ring_nbr, table, rings, lab, P, p,
-                                                     X)
+                        captured = captured_around(nbr, ring_nbr, table, rings, marks,
+                                                   stamp, buf, p, X, False)
                     if captured:
                         if count:
                             counts[C_CAPTEST_DEEP] += 1
@@ -139,11 +121,9 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real
                         legal = (table[X, after] & RING_LIB) != 0
                         if not legal:
                             if count:
-                                counts[C_CAPWALK] += 1
+                                counts[C_TRIAL] += 1
                             if trial:
-                                legal = has_liberty_after_captures(
-                                    nbr, ring_nbr, table, rings, marks, stamp, buf, lab, P,
-                                    p, X, captured)
+                                legal = keil.place(geo, st, p, rings, False, True) == OK
                 if legal:
                     out[n] = p
                     n += 1
@@ -187,7 +167,6 @@ def make_mask(probe=True, trial=True, walk=True, captest=True, count=False, real
                 n += 1
         if count:
             counts[C_LEGAL] += n
-            counts[C_LABELLED] += labelled_groups(lab, P)
         out[n] = P
         return n + 1
 

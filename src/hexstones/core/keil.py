@@ -36,7 +36,6 @@ from hexstones.core.layout import (
     R_SUICIDE,
     W_BUF,
     W_CAND,
-    W_GROUP,
     W_LABEL,
     W_MARKS,
     W_MASK,
@@ -191,198 +190,6 @@ def stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X):
         return False
     ring_add(rings, nbr, p, X)
     found = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks), buf, p, X)
-    ring_add(rings, nbr, p, -X)
-    return found
-
-
-# -- groups labelled once per mask ----------------------------------------------------
-# A mask asks the same groups again and again, for one empty point after another; what it
-# asks of a group next to ``p`` has an answer it can read from the group's labels. A
-# stone placed on empty ``p`` changes only the ring codes of ``p``'s neighbours, so a
-# stone elsewhere keeps its links; a link between two stones of one colour rests on a
-# common neighbour of that colour, so a stone of the other colour on ``p`` leaves the
-# groups of the first as they are, and a stone of the same colour only joins (through
-# ``p``) groups that are linked to ``p`` anyway. Hence a group next to ``p`` keeps a
-# liberty iff it has a "liberty stone" (one linked to an empty point) that the
-# placement leaves one: every liberty stone not next to ``p``, and of those next to it,
-# each whose ring with the new stone still has a liberty. With its liberty stones
-# counted once, the question for ``p`` is how many of them the stone takes away.
-#
-# The labels live in the work row W_GROUP as a sparse set (no clearing between masks,
-# whatever the row held), packed so that a mask touches few cache lines: at ``s`` the
-# index ``i`` of stone ``s`` in the labelled list, at P + i the stone and its group
-# ``s | g << 16`` (valid iff ``i`` < the count and the entry holds ``s``); at 2P + 3g
-# group ``g``'s liberty stones and its range in the list; at 5P the count of labelled
-# stones, at 5P + 1 of groups.
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def clear_labels(lab, P):
-    """Forget every label (a new position)."""
-    lab[5 * P] = 0
-    lab[5 * P + 1] = 0
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def labelled_groups(lab, P):
-    """How many groups are labelled."""
-    return lab[5 * P + 1]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def liberty_stones(lab, P, g):
-    """How many stones of labelled group ``g`` are linked to an empty point."""
-    return lab[2 * P + 3 * g]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def label_of(lab, P, s):
-    """The group number of the stone on ``s`` if labelled, else -1."""
-    i = lab[s]
-    if i >= 0 and i < lab[5 * P]:
-        e = lab[P + i]
-        if (e & 0xFFFF) == s:
-            return e >> 16
-    return -1
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def group_label(nbr, table, rings, lab, P, s, color):
-    """The group number of the stone on ``s`` (of colour ``color``), its group walked and
-    labelled the first time it is asked (its liberty stones counted)."""
-    g = label_of(lab, P, s)
-    if g >= 0:
-        return g
-    n = lab[5 * P]
-    g = lab[5 * P + 1]
-    tag = g << 16
-    start = n
-    lab[s] = n
-    lab[P + n] = s | tag
-    n += 1
-    head = start
-    libs = 0
-    while head < n:
-        x = lab[P + head] & 0xFFFF
-        head += 1
-        flags = table[color, rings[x]]
-        if flags & RING_LIB:
-            libs += 1
-        for d in range(6):
-            if flags & (RING_SAME_0 << d):
-                q = nbr[x, d]
-                i = lab[q]
-                if i >= start and i < n and lab[P + i] == q | tag:
-                    continue
-                lab[q] = n
-                lab[P + n] = q | tag
-                n += 1
-    lab[2 * P + 3 * g] = libs
-    lab[2 * P + 3 * g + 1] = start
-    lab[2 * P + 3 * g + 2] = n
-    lab[5 * P] = n
-    lab[5 * P + 1] = g + 1
-    return g
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def liberty_stones_lost(ring_nbr, table, rings, lab, P, p, X, color, g, dirs):
-    """How many liberty stones of group ``g`` (colour ``color``) among ``p``'s neighbours
-    in the directions ``dirs`` (bits) a stone of ``X`` on ``p`` leaves without a liberty;
-    also which of those directions hold a stone of ``g`` (bits, second)."""
-    lost = 0
-    mine = 0
-    for e in range(6):
-        if dirs & (1 << e):
-            s = ring_nbr[p, e]
-            if label_of(lab, P, s) == g:
-                mine |= 1 << e
-                r = rings[s]
-                if table[color, r] & RING_LIB and (
-                        table[color, (r + (X << (2 * ((e + 3) % 6)))) & 4095] & RING_LIB) == 0:
-                    lost += 1
-    return lost, mine
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def captured_labelled(nbr, ring_nbr, table, rings, lab, P, p, X):
-    """:func:`captured_around` (every direction) from the groups' labels: an enemy group
-    next to ``p`` is captured iff the stone takes away all its liberty stones."""
-    Y = 3 - X
-    ring = rings[p]
-    bare = 0
-    for d in range(6):
-        enemy = ((ring >> (2 * d)) & 3) == Y
-        r = rings[ring_nbr[p, d]] + (X << (2 * ((d + 3) % 6)))
-        bare |= (enemy & ((table[Y, r & 4095] & RING_LIB) == 0)) << d
-    captured = 0
-    todo = bare
-    while todo:
-        d = 0
-        while (todo & (1 << d)) == 0:
-            d += 1
-        g = group_label(nbr, table, rings, lab, P, nbr[p, d], Y)
-        lost, mine = liberty_stones_lost(ring_nbr, table, rings, lab, P, p, X, Y, g, todo)
-        todo &= ~mine
-        if lost == liberty_stones(lab, P, g):
-            captured |= mine
-    return captured
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def stone_has_liberty_labelled(nbr, ring_nbr, table, rings, lab, P, p, X):
-    """:func:`stone_has_liberty` from the groups' labels: the stone's group is the stone
-    and the groups of the own stones linked to it, and one of those keeps a liberty iff
-    the stone leaves it a liberty stone."""
-    ring = rings[p]
-    links = table[X, ring]
-    if links & RING_LIB:
-        return True
-    linked_own = (links >> 6) & 0x3F
-    if linked_own == 0:
-        return False
-    # Every own neighbour, linked to the stone or not, may lose its liberty on ``p``.
-    own = 0
-    for d in range(6):
-        own |= (((ring >> (2 * d)) & 3) == X) << d
-    found = False
-    while linked_own and not found:
-        d = 0
-        while (linked_own & (1 << d)) == 0:
-            d += 1
-        g = group_label(nbr, table, rings, lab, P, nbr[p, d], X)
-        lost, mine = liberty_stones_lost(ring_nbr, table, rings, lab, P, p, X, X, g, own)
-        found = lost < liberty_stones(lab, P, g)
-        linked_own &= ~mine
-        own &= ~mine
-    return found
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def has_liberty_after_captures(nbr, ring_nbr, table, rings, marks, stamp, buf, lab, P, p, X,
-                               captured):
-    """Whether a stone of ``X`` on ``p`` that captures the enemy groups next to it in the
-    directions ``captured`` (labelled) has a liberty once they are off the board: a walk
-    of its group on ring codes with the captures made (then undone)."""
-    Y = 3 - X
-    ring_add(rings, nbr, p, X)
-    found = False
-    for sign in (-1, 1):
-        # Off (the captured stones' colour leaves their neighbours' rings), then back.
-        todo = captured
-        while todo:
-            d = 0
-            while (todo & (1 << d)) == 0:
-                d += 1
-            g = label_of(lab, P, nbr[p, d])
-            for i in range(lab[2 * P + 3 * g + 1], lab[2 * P + 3 * g + 2]):
-                ring_add(rings, nbr, lab[P + i] & 0xFFFF, sign * Y)
-            for e in range(d, 6):
-                if todo & (1 << e) and label_of(lab, P, nbr[p, e]) == g:
-                    todo &= ~(1 << e)
-        if sign < 0:
-            found = group_has_liberty(nbr, table, rings, marks, next_stamp(stamp, marks), buf,
-                                      p, X)
     ring_add(rings, nbr, p, -X)
     return found
 
@@ -604,9 +411,6 @@ def _legal_moves(geo, st, out, rings, left, tracked):
     marks, buf, stamp = work[W_MARKS], work[W_BUF], st.stamp
     h = st.hist_hash[meta[M_PLY]]
     mine = (X - 1) * P
-    lab = work[W_GROUP]
-    if tracked:
-        clear_labels(lab, P)
     n = 0
     for p in range(P):
         if board[p] != 0:
@@ -625,24 +429,21 @@ def _legal_moves(geo, st, out, rings, left, tracked):
             # into empty points, and a link of an X stone to an X stone or an empty point
             # rests on a common neighbour that holds X or is empty, never on a Y stone. So
             # what captures is asked only of a stone whose group has no liberty before
-            # them. Both questions are answered from the groups' labels (see
-            # ``group_label``): each group is walked once a mask, not once a point.
-            legal = stone_has_liberty_labelled(nbr, ring_nbr, table, rings, lab, P, p, X)
+            # them (the capture test costs more than the ring lookup and the walk).
+            legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
             if not legal and enemies != 0:
-                captured = captured_labelled(nbr, ring_nbr, table, rings, lab, P, p, X)
+                captured = captured_around(nbr, ring_nbr, table, rings, marks, stamp, buf,
+                                           p, X, False)
                 if captured:
                     # The ring ``p`` has once the captures are off: the captured
                     # neighbours' fields emptied (every captured group is next to ``p``).
-                    # Linked to an empty point there, the stone has a liberty; else a walk
-                    # of its group with the captured stones off.
+                    # Linked to an empty point there, the stone has a liberty; else play.
                     after = np.int64(ring)
                     for d in range(6):
                         if captured & (1 << d):
                             after &= ~(3 << (2 * d))
-                    legal = (table[X, after] & RING_LIB) != 0
-                    if not legal:
-                        legal = has_liberty_after_captures(nbr, ring_nbr, table, rings, marks,
-                                                           stamp, buf, lab, P, p, X, captured)
+                    legal = (table[X, after] & RING_LIB) != 0 \
+                        or place(geo, st, p, rings, False, True) == OK
         elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
                                                          stamp, buf, p, X)):
             legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
