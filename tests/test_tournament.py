@@ -290,6 +290,10 @@ COMMANDS_OF_100_GAMES = {
 }
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow  # process pools in a subprocess: 25-60 s each on a loaded machine
 @pytest.mark.parametrize("command, workers", [("tournament", "1"), ("tournament", "2"),
                                               ("komi", "2")])
@@ -302,7 +306,10 @@ def test_an_interrupted_study_reports_and_saves_the_games_it_finished(tmp_path, 
     process = subprocess.Popen(
         [sys.executable, "-m", "hexstones.cli", *COMMANDS_OF_100_GAMES[command],
          "--workers", workers, "--json", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        # As a terminal's command has it: a suite run in the background of a shell
+        # without job control inherits SIGINT ignored, and Python then ignores Ctrl-C.
+        preexec_fn=_default_sigint)
     try:
         seen = []
         for line in process.stderr:  # the progress bar, a line per update off a terminal
