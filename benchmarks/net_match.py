@@ -18,6 +18,12 @@ colours alternating, and prints the candidate's win rate with its 95% Wilson int
 the Elo difference (with the interval's ends as Elo). ``--baseline self`` plays the
 candidate at ``--seconds`` against itself at ``--net-seconds`` (the scaling figure:
 4 s against 1 s). Progress goes to stderr game by game; ``--out`` keeps the JSON.
+
+``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
+``matches``, by board side) and, when the match is won (the 95% interval's lower end
+above 50%) against a baseline other than ``self``, adds the side to its
+``plays_by_default`` (:data:`hexstones.ai.puct.DEFAULT_KEY`): the levels and the analysis
+then play the network there by default.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=10, help="the candidate's level")
     ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
     ap.add_argument("--out", help="write the match's JSON here")
+    ap.add_argument("--record-into", metavar="WEIGHTS",
+                    help="record the match in this network file's metadata (see above)")
     args = ap.parse_args()
     core_a, core_b = args.cores.split(",")
     # The candidate plays the network: the shipped weights unless a folder is named (shipped
@@ -96,6 +104,32 @@ def main() -> None:
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump({"summary": summary, "match": match.to_json()}, f, indent=1)
+    if args.record_into:
+        record_match(args.record_into, summary, " ".join(shlex.quote(a) for a in sys.argv),
+                     against_classic=args.baseline != "self")
+
+
+def record_match(path: str, summary: dict, command: str, against_classic: bool) -> None:
+    """Write the match into the metadata of the network file ``path``; a won match against
+    another engine makes the network the default player on that side."""
+    from hexstones.ai.net import read_network
+    from hexstones.ai.puct import DEFAULT_KEY
+
+    network = read_network(path)
+    size = int(summary["size"])
+    record = {key: summary[key] for key in ("games", "candidate_points", "win_rate", "ci95",
+                                            "elo", "elo_ci95", "baseline", "minutes")}
+    record["command"] = "python " + command
+    network.meta.setdefault("matches", {})[str(size)] = record
+    won = against_classic and summary["ci95"][0] > 0.5
+    if won:
+        sides = network.meta.get(DEFAULT_KEY)
+        sides = sorted(set(sides if isinstance(sides, list) else []) | {size})
+        network.meta[DEFAULT_KEY] = sides
+    network.save(path)
+    print(f"recorded in {path}: side {size}, "
+          f"{'won: plays by default there' if won else 'not a won match: defaults unchanged'}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
