@@ -5,8 +5,9 @@
 For each core count (the process and its children pinned with ``taskset`` to the first
 N cores, numpy's BLAS threads set to N), prints:
 
-* network evaluations/s at batch 1 and at the search's batch (and 4x that), on the
-  game's shipped network (or a random one of the same shape where none ships: the same
+* network evaluations/s at batch 1 and at the search's batch (and 4x that), by numpy's
+  forward pass (``Network.evaluate``) and by the compiled one the search uses
+  (``compiled_``), on the game's shipped network (or a random one of the same shape where none ships: the same
   arithmetic);
 * simulations/s of the full network search (one searcher per core, leaf batches of
   ``puct.BATCH``), from an early-game position;
@@ -60,13 +61,16 @@ def measure(game_name: str, size: int, seconds: float) -> dict:
                  "cores": len(os.sched_getaffinity(0)), "batch": puct.BATCH}
     for batch in (1, puct.BATCH, 4 * puct.BATCH):
         features = np.repeat(one, batch, axis=0).reshape(batch, P, NUM_FEATURES)
-        net.evaluate(features, nbr)
-        done, start, cpu = 0, time.perf_counter(), time.process_time()
-        while time.perf_counter() - start < seconds / 3:
-            net.evaluate(features, nbr)
-            done += batch
-        out[f"evals_per_s_batch_{batch}"] = round(done / (time.perf_counter() - start))
-        out[f"evals_per_cpu_s_batch_{batch}"] = round(done / (time.process_time() - cpu))
+        # numpy's forward pass (Network.evaluate) and the compiled one, which the search uses
+        for prefix, evaluate in (("", net.evaluate), ("compiled_", net.evaluate_compiled)):
+            evaluate(features, nbr)
+            done, start, cpu = 0, time.perf_counter(), time.process_time()
+            while time.perf_counter() - start < seconds / 6:
+                evaluate(features, nbr)
+                done += batch
+            out[f"{prefix}evals_per_s_batch_{batch}"] = round(done / (time.perf_counter() - start))
+            out[f"{prefix}evals_per_cpu_s_batch_{batch}"] = round(
+                done / (time.process_time() - cpu))
     puct.search(game, iterations=2 * puct.BATCH, network=net, reuse=False)  # compile
     cpu = time.process_time()
     result = puct.search(game, seconds=seconds, network=net, reuse=False)

@@ -144,6 +144,20 @@ def test_one_network_evaluates_every_side(name):
         assert abs(one.value[0] - out.value[1]) < 1e-5
 
 
+@pytest.mark.parametrize("channels", [5, 6, 32])
+def test_the_compiled_forward_pass_is_numpys_at_every_width(channels):
+    """The compiled pass (what the search calls) works its matrix products in blocks of
+    two rows by four columns: widths and board sides that leave remainders agree too."""
+    net = random_network("keil", seed=2, channels=channels)
+    for size in (3, 4):
+        games = [_played("keil", size, n, seed=n) for n in (1, 5, 9)]
+        feats = np.stack([fx.features_of(g) for g in games])
+        numpy_out = net.evaluate(feats, fx.geometry_of(games[0]))
+        compiled = net.evaluate_compiled(feats, fx.geometry_of(games[0]))
+        for a, b in zip(numpy_out, compiled, strict=True):
+            assert np.allclose(a, b, atol=1e-4)
+
+
 def test_bad_features_are_refused():
     net = random_network("keil")
     game = hexstones.new_game("keil", size=3)

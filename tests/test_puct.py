@@ -269,9 +269,9 @@ def test_the_network_sees_what_the_search_plays():
     class Recorder:
         game = "keil"
 
-        def evaluate(self, features, nbr):
+        def evaluate_compiled(self, features, nbr):  # what the search calls
             seen.append(np.array(features))
-            return net.evaluate(features, nbr)
+            return net.evaluate_compiled(features, nbr)
 
     puct.search(game, iterations=1, network=Recorder(), reuse=False)
     assert len(seen) == 1 and np.array_equal(seen[0][0], features_of(game))

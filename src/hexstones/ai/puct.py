@@ -347,14 +347,18 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
 
 def _evaluate(net, s: _Searcher, n: int, P: int, nbr):
     """The network's answers for the leaves of a batch that need it (rows ``net_rows``;
-    the others' rows stay zero: their exact results are in the searcher)."""
+    the others' rows stay zero: their exact results are in the searcher). By the
+    compiled forward pass: at the search's small batches it is as fast as numpy's on
+    one thread (faster below 8 leaves), and it releases the GIL throughout, so that
+    several searchers evaluate at once, where numpy's many small calls take turns at
+    the GIL and two threads evaluate no faster than one (benchmarks/net_search.py)."""
     net_rows = np.flatnonzero(s.kinds[:n] == LEAF_NET)
     logits = np.zeros((n, P + 1), np.float32)
     values = np.zeros(n, np.float64)
     scores = np.zeros(n, np.float64)
     ownership = None
     if len(net_rows):
-        out = net.evaluate(s.features[net_rows], nbr)
+        out = net.evaluate_compiled(s.features[net_rows], nbr)
         logits[net_rows] = out.policy_logits
         values[net_rows] = out.value
         if out.score is not None:
