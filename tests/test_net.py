@@ -278,7 +278,7 @@ def _settings(out, iterations, **changes):
     base = dict(game="keil", sizes=[3], out=str(out), iterations=iterations, seed=5, games=2,
                 simulations=8, steps=40, batch=16, lr=5e-3, workers=1, channels=8, blocks=1,
                 teacher_games=4, teacher_iterations=30, holdout_every=4, checkpoint_every=10,
-                command="test")
+                checkpoint_seconds=0.0, command="test")
     base.update(changes)
     return Settings(**base)
 
@@ -321,7 +321,7 @@ def test_training_killed_at_any_moment_resumes(tmp_path):
     cmd = [sys.executable, "-m", "hexstones.cli", "train", "keil", "--size", "3", "--iterations", "2",
            "--out", str(out), "--seed", "3", "--games", "2", "--simulations", "8", "--steps", "400",
            "--batch", "8", "--workers", "1", "--channels", "8", "--blocks", "1",
-           "--teacher-games", "3", "--teacher-iterations", "30"]
+           "--teacher-games", "3", "--teacher-iterations", "30", "--checkpoint-seconds", "0"]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     checkpoint = out / loop.CHECKPOINT

@@ -316,8 +316,8 @@ def pack(params: dict[str, np.ndarray], config: dict[str, Any]) -> tuple:
                  np.zeros((1, W), np.float32), np.zeros(1, np.float32))
     return (conv(p["stem_w"]), p["stem_b"], conv(stack("c1_w")), stack("c1_b"), stack("g_w"),
             stack("g_b"), conv(stack("c2_w")), stack("c2_b"), conv(p["p_c_w"]), p["p_c_b"],
-            p["p_g_w"], conv(p["p_o_w"]), p["p_o_b"], p["p_s_w"], p["p_s_b"], p["v_f_w"], p["v_f_b"], p["v_o_w"], p["v_o_b"],
-            *score)
+            p["p_g_w"], conv(p["p_o_w"]), p["p_o_b"], p["p_s_w"], p["p_s_b"], p["v_f_w"],
+            p["v_f_b"], p["v_o_w"], p["v_o_b"], *score)
 
 
 def forward_compiled(packed: tuple, config: dict[str, Any], features: np.ndarray,

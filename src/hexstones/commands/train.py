@@ -59,6 +59,9 @@ def add_parser(sub) -> None:
                    help="generate this many teacher games per side first (classic MCTS)")
     p.add_argument("--teacher-iterations", type=int, default=800,
                    help="classic MCTS iterations per teacher move (default 800)")
+    p.add_argument("--checkpoint-seconds", type=float, default=60.0,
+                   help="least time between two checkpoints within an iteration (default 60; "
+                        "also at least 9 times as long as the last one took to write)")
     p.add_argument("--channels", type=int, help="network width (default 32)")
     p.add_argument("--blocks", type=int, help="residual blocks (default 4)")
 
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
         teacher_share=args.teacher_share, policy_power=args.policy_power,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
-        teacher_iterations=args.teacher_iterations, channels=args.channels, blocks=args.blocks,
+        teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
+        channels=args.channels, blocks=args.blocks,
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:

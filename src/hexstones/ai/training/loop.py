@@ -2,9 +2,10 @@
 
 Everything a run needs to continue is one checkpoint file, ``OUT/checkpoint.pt``, written
 atomically (a temporary file, fsync, rename) after every batch of games and every
-``checkpoint_every`` training steps: the model and optimizer, the replay buffer (its game
-records), the teacher lines read, the held-out games, the random generators' states, the
-iteration, phase and step, and the history the plots draw. A run killed at any moment
+``checkpoint_every`` training steps (at most once per ``checkpoint_seconds``): the model
+and optimizer, the replay buffer (its game records), the teacher lines read, the held-out
+games, the random generators' states, the iteration, phase and step, and the history the
+plots draw. A run killed at any moment
 (kill -9 included) continues from there with ``resume=True``.
 
 Outputs in ``OUT``: ``<game>.npz`` (the latest weights, for :func:`hexstones.ai.net.read_network`;
@@ -74,7 +75,10 @@ class Settings:
     teacher_games: int = 0        # teacher games to generate per size first (into OUT/teacher)
     teacher_iterations: int = 800  # classic MCTS iterations per teacher move
     holdout_every: int = 10       # every n-th teacher game is held out for evaluation
-    checkpoint_every: int = 100   # training steps between checkpoints
+    checkpoint_every: int = 100   # training steps between checkpoints,
+    checkpoint_seconds: float = 60.0  # and at least this long, and at least 9 times as
+    # long as the last one took to write (so checkpoints cost at most a tenth of the run):
+    # a checkpoint holds every teacher game (about 60 KB each), 3 000 of them take 14 s
     channels: int | None = None
     blocks: int | None = None
     command: str = ""
@@ -90,7 +94,8 @@ class Settings:
                      "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        for name in ("games", "simulations", "teacher_games", "teacher_iterations"):
+        for name in ("games", "simulations", "teacher_games", "teacher_iterations",
+                     "checkpoint_seconds"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
         if not 0.0 < self.policy_power <= 8.0:
@@ -152,6 +157,7 @@ class Trainer:
         self.s = settings
         self.out = Path(settings.out)
         self.progress = progress or Progress()
+        self.saved_at, self.save_cost = time.monotonic(), 0.0  # the last checkpoint
 
     # state ---------------------------------------------------------------------------
 
@@ -182,7 +188,10 @@ class Trainer:
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
                     "python": random.getstate()},
             "history": self.history, "totals": self.totals, "resumes": self.resumes}
+        began = time.monotonic()
         write_atomic(self.out / CHECKPOINT, lambda f: torch.save(state, f))
+        self.saved_at = time.monotonic()
+        self.save_cost = self.saved_at - began
 
     def load(self) -> None:
         path = self.out / CHECKPOINT
@@ -191,7 +200,8 @@ class Trainer:
         if saved.game != self.s.game:
             raise ValueError(f"{path} trains {saved.game}, not {self.s.game}")
         # What the command line may change on a resume: how long, where it runs.
-        for name in ("iterations", "device", "backend", "workers", "ray_address"):
+        for name in ("iterations", "device", "backend", "workers", "ray_address",
+                     "checkpoint_seconds"):
             setattr(saved, name, getattr(self.s, name))
         resumed_with = self.s.command
         self.s = saved
@@ -362,7 +372,9 @@ class Trainer:
                     f"iteration {self.iteration}: train step {self.step}/{s.steps} loss "
                     f"{entry['total']:.3f} (" + ", ".join(f"{k} {entry[k]:.3f}" for k in parts)
                     + f") {rate:.0f} positions/s", force=self.step == s.steps)
-            if self.step % s.checkpoint_every == 0 and self.step < s.steps:
+            if (self.step % s.checkpoint_every == 0 and self.step < s.steps
+                    and time.monotonic() - self.saved_at
+                    >= max(s.checkpoint_seconds, 9.0 * self.save_cost)):
                 self.save()
 
     def evaluate(self) -> dict[str, Any]:
