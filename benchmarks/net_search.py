@@ -7,8 +7,8 @@ N cores, numpy's BLAS threads set to N), prints:
 
 * network evaluations/s at batch 1 and at the search's batch (and 4x that), by numpy's
   forward pass (``Network.evaluate``) and by the compiled one the search uses
-  (``compiled_``), on the game's shipped network (or a random one of the same shape where none ships: the same
-  arithmetic);
+  (``compiled_``), on the game's shipped network (or a random one of the same shape
+  where none ships: the same arithmetic);
 * simulations/s of the full network search (one searcher per core, leaf batches of
   ``puct.BATCH``), from an early-game position;
 * iterations/s of the classic MCTS from the same position (its peer).

@@ -15,9 +15,9 @@ a second than the classic one runs iterations, so at a small budget it is the we
 (measured on Keil 5 with the first trained weights: classic level 5, 800 iterations, beat
 the network search at 48 simulations in every game), while at equal time (1 s a move)
 the network search with the shipped Keil weights won 34 of 40 games against the classic
-one, and level 9 beat level 8 in 6 of 8 games with earlier weights (docs/ai.md). A stronger network will let
-the network levels reach lower. Without weights every level is the
-classic search.
+one, and level 9 beat level 8 in 6 of 8 games with earlier weights (docs/ai.md). A
+stronger network will let the network levels reach lower. Without weights every level
+is the classic search.
 """
 
 from __future__ import annotations

@@ -166,6 +166,15 @@ def _matmul(a, b):
     return out
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def _dot(a, r, bt, c):
+    """Row ``r`` of ``a`` times row ``c`` of ``bt``."""
+    s = np.float32(0.0)
+    for j in range(a.shape[1]):
+        s += a[r, j] * bt[c, j]
+    return s
+
+
 @njit(cache=True, fastmath=True)
 def _matmul_t(a, bt, out):
     """``out = a @ bt.T`` for 2-D float32 arrays, ``bt`` the transposed weights: dot
@@ -199,19 +208,13 @@ def _matmul_t(a, bt, out):
             out[i + 1, c], out[i + 1, c + 1], out[i + 1, c + 2], out[i + 1, c + 3] = (
                 s10, s11, s12, s13)
             c += 4
-        for r in range(i, i + 2):
-            for cc in range(c, m):
-                s = z
-                for j in range(k):
-                    s += a[r, j] * bt[cc, j]
-                out[r, cc] = s
+        for cc in range(c, m):  # the columns left over, then the rows
+            out[i, cc] = _dot(a, i, bt, cc)
+            out[i + 1, cc] = _dot(a, i + 1, bt, cc)
         i += 2
     for r in range(i, n):
         for cc in range(m):
-            s = z
-            for j in range(k):
-                s += a[r, j] * bt[cc, j]
-            out[r, cc] = s
+            out[r, cc] = _dot(a, r, bt, cc)
 
 
 @njit(cache=True)

@@ -5,8 +5,8 @@ atomically (a temporary file, fsync, rename) after every batch of games and ever
 ``checkpoint_every`` training steps (at most once per ``checkpoint_seconds``): the model
 and optimizer, the replay buffer (its game records), the teacher lines read, the held-out
 games, the random generators' states, the iteration, phase and step, and the history the
-plots draw. A run killed at any moment
-(kill -9 included) continues from there with ``resume=True``.
+plots draw. A run killed at any moment (kill -9 included) continues from there with
+``resume=True``.
 
 Outputs in ``OUT``: ``<game>.npz`` (the latest weights, for :func:`hexstones.ai.net.read_network`;
 ``weights-<i>.npz`` per iteration), ``loss.svg`` and ``strength.svg`` (held-out policy
