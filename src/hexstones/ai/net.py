@@ -323,22 +323,30 @@ def pack(params: dict[str, np.ndarray], config: dict[str, Any]) -> tuple:
             p["v_f_b"], p["v_o_w"], p["v_o_b"], *score)
 
 
+@njit(cache=True, nogil=True)
+def _forward_batch(x, idx, scale, packed, has_score, logits, vals, own):
+    # One compiled call a batch: a call from Python unboxes every weight array (some
+    # 10 us), which a call a position paid for each.
+    for b in range(x.shape[0]):
+        _forward_one(x[b], idx, scale, *packed, has_score, logits[b], vals[b], own[b])
+
+
 def forward_compiled(packed: tuple, config: dict[str, Any], features: np.ndarray,
-                     nbr: np.ndarray) -> NetOutput:
-    """:func:`forward` by the compiled code, position by position."""
+                     nbr: np.ndarray, idx: np.ndarray | None = None) -> NetOutput:
+    """:func:`forward` by the compiled code, position by position; ``idx`` is
+    ``gather_index(nbr)`` as int32 where the caller keeps it."""
     x = np.ascontiguousarray(features, np.float32)
     if x.ndim != 3 or x.shape[2] != config["num_features"] or x.shape[1] != nbr.shape[0]:
         raise ValueError(f"features are [B, {nbr.shape[0]}, {config['num_features']}], "
                          f"not {list(x.shape)}")
     B, P, _ = x.shape
-    idx = gather_index(nbr).astype(np.int32)
+    if idx is None:
+        idx = gather_index(nbr).astype(np.int32)
     logits = np.empty((B, P + 1), np.float32)
     vals = np.zeros((B, 2), np.float32)
     own = np.zeros((B, P), np.float32)
     has = bool(config["has_score"])
-    scale = size_scale(P)
-    for b in range(B):
-        _forward_one(x[b], idx, scale, *packed, has, logits[b], vals[b], own[b])
+    _forward_batch(x, idx, size_scale(P), packed, has, logits, vals, own)
     return NetOutput(logits, vals[:, 0].copy(), vals[:, 1].copy() if has else None,
                      own if has else None)
 
@@ -361,6 +369,7 @@ class Network:
         self.trained = trained
         self.meta: dict[str, Any] = dict(meta or {})
         self._packed: tuple | None = None
+        self._gather: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def num_parameters(self) -> int:
@@ -397,7 +406,11 @@ class Network:
         by benchmarks/net_eval.py (figures in docs/ai.md)."""
         if self._packed is None:
             self._packed = pack(self.params, self.config)
-        return forward_compiled(self._packed, self.config, features, np.asarray(geo_nbr))
+        nbr = np.asarray(geo_nbr)
+        kept = self._gather
+        if kept is None or kept[0] is not nbr:  # the search asks with one table again and again
+            kept = self._gather = (nbr, gather_index(nbr).astype(np.int32))
+        return forward_compiled(self._packed, self.config, features, nbr, kept[1])
 
     def save(self, target) -> None:
         """Write the weights, configuration and ``meta`` as one ``.npz`` (a path or a
