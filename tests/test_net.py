@@ -310,6 +310,43 @@ def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     assert [e["iteration"] for e in json.loads((out / "history.json").read_text())["history"]["eval"]] == [0, 1]
 
 
+def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
+    _torch()
+    from hexstones.ai.training import loop
+
+    start = random_network("keil", seed=11, channels=8, blocks=1)
+    start.meta["command"] = "hexstones train keil --size 3 (the earlier run)"
+    path = tmp_path / "start.npz"
+    start.save(path)
+    out = tmp_path / "run"
+    # lr 0: the weights cannot move, so the run's network is the one it started from
+    net = loop.train(_settings(out, 1, init=str(path), lr=0.0, teacher_games=0, steps=2))
+    for name, value in start.params.items():
+        np.testing.assert_array_equal(net.params[name], value)
+    assert net.meta["started_from"] == {"weights": str(path),
+                                        "their_command": start.meta["command"]}
+    assert read_network(out / "keil.npz").meta["started_from"]["weights"] == str(path)
+    # a resumed run still says where it started
+    net = loop.train(_settings(out, 2, init=str(path), lr=0.0, teacher_games=0, steps=2), resume=True)
+    assert net.meta["started_from"]["weights"] == str(path)
+    # the shipped network is a valid start too (its shape is the default)
+    assert loop.starting_network("shipped", "keil", {}).game == "keil"
+
+    (tmp_path / "junk.npz").write_bytes(b"not a network")
+    random_network("dehil", channels=8, blocks=1).save(tmp_path / "dehil.npz")
+    refused = {str(tmp_path / "missing.npz"): "no such file",
+               str(tmp_path / "junk.npz"): "not a network",
+               str(tmp_path / "dehil.npz"): "a dehil network, not keil"}
+    for init, why in refused.items():
+        bad = tmp_path / "refused"
+        with pytest.raises(ValueError, match=why):
+            loop.train(_settings(bad, 1, init=init, teacher_games=0))
+        assert not bad.exists()  # refused before anything was written
+    with pytest.raises(ValueError, match="another shape of network \\(channels 8, not 16\\)"):
+        loop.train(_settings(tmp_path / "refused", 1, init=str(path), channels=16, teacher_games=0))
+    assert not (tmp_path / "refused").exists()
+
+
 @pytest.mark.slow
 def test_training_killed_at_any_moment_resumes(tmp_path):
     """A real ``hexstones train`` process killed with SIGKILL once it has checkpointed

@@ -64,6 +64,10 @@ def add_parser(sub) -> None:
                         "also at least 9 times as long as the last one took to write)")
     p.add_argument("--channels", type=int, help="network width (default 32)")
     p.add_argument("--blocks", type=int, help="residual blocks (default 4)")
+    p.add_argument("--init", metavar="WEIGHTS|shipped",
+                   help="start from these weights (a .npz that hexstones train wrote, or "
+                        "'shipped': the game's shipped network) instead of random ones; "
+                        "the network keeps their shape (--channels, --blocks must agree)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         teacher_share=args.teacher_share, policy_power=args.policy_power,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
-        channels=args.channels, blocks=args.blocks,
+        channels=args.channels, blocks=args.blocks, init=args.init,
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:

@@ -33,7 +33,7 @@ import torch.nn.functional as F
 
 from hexstones.ai import tournament
 from hexstones.ai.features import F_LEGAL, F_SPECIAL_LEGAL
-from hexstones.ai.net import Network, default_config, init_params
+from hexstones.ai.net import Network, default_config, init_params, load_network, read_network
 from hexstones.ai.training.data import Positions, ReplayBuffer, positions_of, read_records
 from hexstones.ai.training.model import TorchNet, to_network, torch_index
 from hexstones.ai.training.plots import series_plot
@@ -81,6 +81,7 @@ class Settings:
     # a checkpoint holds every teacher game (about 60 KB each), 3 000 of them take 14 s
     channels: int | None = None
     blocks: int | None = None
+    init: str | None = None       # start from these weights (a .npz, or "shipped") not random
     command: str = ""
 
     def check(self) -> None:
@@ -158,6 +159,7 @@ class Trainer:
         self.out = Path(settings.out)
         self.progress = progress or Progress()
         self.saved_at, self.save_cost = time.monotonic(), 0.0  # the last checkpoint
+        self.started_from: dict[str, Any] | None = None  # the weights of --init, if any
 
     # state ---------------------------------------------------------------------------
 
@@ -166,7 +168,12 @@ class Trainer:
         changes = {k: v for k, v in (("channels", s.channels), ("blocks", s.blocks)) if v}
         self.config = default_config(s.game, **changes)
         torch.manual_seed(s.seed)
-        self.model = TorchNet(self.config, init_params(self.config, s.seed)).to(s.device)
+        params = init_params(self.config, s.seed)
+        if s.init:  # the shape is the starting network's (--channels/--blocks must agree)
+            start = starting_network(s.init, s.game, changes)
+            self.config, params = dict(start.config), start.params
+            self.started_from = {"weights": s.init, "their_command": start.meta.get("command")}
+        self.model = TorchNet(self.config, params).to(s.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr,
                                            weight_decay=s.weight_decay)
         self.buffer = ReplayBuffer(s.buffer_games, s.teacher_share)
@@ -187,7 +194,8 @@ class Trainer:
             "holdout": self.holdout, "teacher_read": self.teacher_read,
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
                     "python": random.getstate()},
-            "history": self.history, "totals": self.totals, "resumes": self.resumes}
+            "history": self.history, "totals": self.totals, "resumes": self.resumes,
+            "started_from": self.started_from}
         began = time.monotonic()
         write_atomic(self.out / CHECKPOINT, lambda f: torch.save(state, f))
         self.saved_at = time.monotonic()
@@ -224,6 +232,7 @@ class Trainer:
         self.step, self.games_done = state["step"], state["games_done"]
         self.history, self.totals = state["history"], state["totals"]
         self.resumes = state.get("resumes", []) + [resumed_with]
+        self.started_from = state.get("started_from")
 
     # phases ----------------------------------------------------------------------------
 
@@ -234,6 +243,8 @@ class Trainer:
                 "selfplay_games": self.totals["selfplay_games"],
                 "positions": self.totals["positions"], "training_steps": self.totals["steps"],
                 "sizes": self.s.sizes}
+        if self.started_from:
+            meta["started_from"] = self.started_from
         return to_network(self.model, trained, meta)
 
     def run_tasks(self, tasks, worker_fn, on_result) -> None:
@@ -433,6 +444,32 @@ class Trainer:
             self.write_outputs()
             self.save()
         return self.network()
+
+
+def starting_network(init: str, game: str, changes: dict[str, Any]) -> Network:
+    """The weights a run starts from (``--init``): ``"shipped"`` (the game's shipped
+    network) or a ``.npz`` file; refused unless it is a network of ``game`` that reads
+    today's features and has the shape ``changes`` ask for (--channels, --blocks)."""
+    if init == "shipped":
+        net = load_network(game)
+        if net is None:
+            raise ValueError(f"--init shipped: no network ships for {game}")
+    else:
+        path = Path(init)
+        if not path.is_file():
+            raise ValueError(f"--init {init}: no such file")
+        try:
+            net = read_network(path)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"--init {init}: not a network's weights ({exc})") from None
+    if net.game != game:
+        raise ValueError(f"--init {init}: a {net.game} network, not {game}")
+    wanted = {k: v for k, v in default_config(game).items() if k in ("num_features", "has_score")}
+    differ = [f"{k} {net.config.get(k)}, not {v}" for k, v in (wanted | changes).items()
+              if net.config.get(k) != v]
+    if differ:
+        raise ValueError(f"--init {init}: another shape of network ({', '.join(differ)})")
+    return net
 
 
 def legal_mask(features: torch.Tensor) -> torch.Tensor:
