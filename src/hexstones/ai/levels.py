@@ -7,8 +7,9 @@ which in Monte-Carlo search is enough for the stronger level to win clearly more
 in proportion to visits, so that a beginner can win; level 10 is the full search with a
 few seconds per move.
 
-Where a game has shipped network weights (:func:`hexstones.ai.net.load_network`), levels
-9 and 10 play the network-guided search (:mod:`hexstones.ai.puct`) with ``net_sims``
+Where a game's network plays by default (:func:`hexstones.ai.puct.plays_by_default`:
+shipped weights that won a match against the classic search on that side), levels 9 and
+10 play the network-guided search (:mod:`hexstones.ai.puct`) with ``net_sims``
 simulations and the same time caps (in practice the caps end their searches); levels
 1-8 keep the classic search. Why there: the network search runs 10-25x fewer simulations
 a second than the classic one runs iterations, so at a small budget it is the weaker
