@@ -168,11 +168,12 @@ class Trainer:
         changes = {k: v for k, v in (("channels", s.channels), ("blocks", s.blocks)) if v}
         self.config = default_config(s.game, **changes)
         torch.manual_seed(s.seed)
-        params = init_params(self.config, s.seed)
         if s.init:  # the shape is the starting network's (--channels/--blocks must agree)
             start = starting_network(s.init, s.game, changes)
             self.config, params = dict(start.config), start.params
             self.started_from = {"weights": s.init, "their_command": start.meta.get("command")}
+        else:
+            params = init_params(self.config, s.seed)
         self.model = TorchNet(self.config, params).to(s.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=s.lr,
                                            weight_decay=s.weight_decay)
