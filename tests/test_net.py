@@ -347,6 +347,45 @@ def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
     assert not (tmp_path / "refused").exists()
 
 
+def test_the_symmetry_term_measures_the_values_disagreement_and_training_shrinks_it(tmp_path):
+    """``--symmetry-weight``: each batch is paired with itself turned by another symmetry,
+    and the term is the squared difference of the two values, which its gradient shrinks."""
+    torch = _torch()
+    from hexstones.ai.training import loop
+    from hexstones.ai.training.data import Positions, point_sources, turn
+
+    trainer = loop.Trainer(_settings(tmp_path, 1, game="droched", sizes=[4]))
+    trainer.fresh_state()
+    feats = np.stack([fx.features_of(_played("droched", 4, plies, seed=plies)) for plies in range(2, 18)])
+    n, P = feats.shape[:2]
+    batch = Positions(feats, np.zeros((n, P + 1), np.float32), np.zeros(n, np.float32),
+                      np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros((n, P), np.float32))
+    pair = trainer.paired(batch, 4)
+    np.testing.assert_array_equal(pair.features[:n], feats)
+    sources = point_sources("droched", 4)
+    turned_by = [k for k in range(12) if np.array_equal(turn(batch, sources[k]).features, pair.features[n:])]
+    assert turned_by and 0 not in turned_by  # another symmetry, never the identity
+
+    def term() -> float:
+        with torch.no_grad():
+            return float(trainer.losses(pair, 4, paired=True)["symmetry"])
+
+    with torch.no_grad():
+        _, value, _, _ = trainer.model(torch.from_numpy(pair.features), trainer._index(4))
+    first, second = value.numpy()[:n], value.numpy()[n:]
+    assert term() == pytest.approx(float(np.mean((first - second) ** 2)), rel=1e-4)
+    assert term() > 0  # random weights are not symmetric
+    before = term()
+    optimizer = torch.optim.Adam(trainer.model.parameters(), lr=0.01)
+    for _ in range(30):
+        optimizer.zero_grad()
+        trainer.losses(pair, 4, paired=True)["symmetry"].backward()
+        optimizer.step()
+    assert term() < 0.5 * before
+    with pytest.raises(ValueError, match="symmetry_weight must not be negative"):
+        loop.train(_settings(tmp_path / "bad", 1, symmetry_weight=-1.0))
+
+
 @pytest.mark.slow
 def test_training_killed_at_any_moment_resumes(tmp_path):
     """A real ``hexstones train`` process killed with SIGKILL once it has checkpointed

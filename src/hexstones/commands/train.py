@@ -54,6 +54,10 @@ def add_parser(sub) -> None:
     p.add_argument("--policy-power", type=float, default=1.0,
                    help="policy target: the root's visit shares to this power, normalised "
                         "(default 1: as they are; 2: sharper)")
+    p.add_argument("--symmetry-weight", type=float, default=4.0,
+                   help="loss weight that pulls the value of each position and of the same "
+                        "position turned by another symmetry together (default 4; 0: off; "
+                        "may change on --resume)")
     p.add_argument("--teacher-dir", help="folder of GAME-SIZE.jsonl teacher games (default OUT/teacher)")
     p.add_argument("--teacher-games", type=int, default=0,
                    help="generate this many teacher games per side first (classic MCTS)")
@@ -86,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address, games=args.games, simulations=args.simulations,
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
         teacher_share=args.teacher_share, policy_power=args.policy_power,
+        symmetry_weight=args.symmetry_weight,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init,
