@@ -17,7 +17,10 @@ between
 colours alternating, and prints the candidate's win rate with its 95% Wilson interval and
 the Elo difference (with the interval's ends as Elo). ``--baseline self`` plays the
 candidate at ``--seconds`` against itself at ``--net-seconds`` (the scaling figure:
-4 s against 1 s). Progress goes to stderr game by game; ``--out`` keeps the JSON.
+4 s against 1 s). Progress goes to stderr game by game; ``--out`` keeps the JSON, rewritten
+after every game. Stopped early (Ctrl-C, SIGINT or SIGTERM: some Droched games run to
+hundreds of moves), the match ends after the games already played, and these are
+summarised, written and recorded as a match of that many games (``stopped_after``).
 
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
 ``matches``, by board side) and, when the match is won (the 95% interval's lower end
@@ -33,6 +36,7 @@ import json
 import math
 import os
 import shlex
+import signal
 import sys
 import time
 
@@ -76,34 +80,60 @@ def main() -> None:
         baseline = f"taskset -c {core_b} {args.baseline} {where} --seconds {args.seconds}"
     print(f"candidate: {candidate}\nbaseline:  {baseline}", file=sys.stderr)
     start = time.time()
-    score = [0.0]
+    from hexstones.protocol.match import MatchResult
+
+    done = MatchResult(("candidate", "baseline"), (candidate, baseline))
+
+    def summarise() -> dict:
+        games = len(done.games)
+        won = done.wins(0) + 0.5 * done.unfinished
+        low, high = wilson_interval(won, games)
+        share = won / games
+        return {
+            "game": args.game, "size": args.size, "games": games, "candidate_points": won,
+            "win_rate": round(share, 3), "ci95": [round(low, 3), round(high, 3)],
+            "elo": round(elo_of(share)), "elo_ci95": [round(elo_of(low)), round(elo_of(high))],
+            "candidate": candidate, "baseline": baseline,
+            "minutes": round((time.time() - start) / 60, 1),
+            "network_dir": os.environ.get("HEXSTONES_NETWORK_DIR"),
+        }
+
+    def write_out(summary: dict) -> None:
+        if args.out:
+            with open(args.out + ".tmp", "w", encoding="utf-8") as f:
+                json.dump({"summary": summary, "match": done.to_json()}, f, indent=1)
+            os.replace(args.out + ".tmp", args.out)
 
     def report(outcome) -> None:
-        winner = outcome.winner_engine
-        score[0] += 1.0 if winner == 0 else (0.5 if winner is None else 0.0)
+        done.games.append(outcome)
+        points = done.wins(0) + 0.5 * done.unfinished
         print(f"game {outcome.number}/{args.games}: {outcome.text or 'no result'} "
-              f"({outcome.reason}, {len(outcome.moves)} moves); candidate {score[0]:g} of "
+              f"({outcome.reason}, {len(outcome.moves)} moves); candidate {points:g} of "
               f"{outcome.number}, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+        write_out(summarise())
 
-    # Long enough for a first move that compiles (the engines' numba caches warm).
-    match = play_match((candidate, baseline), game=args.game, games=args.games,
-                       options={"size": args.size}, timeout=900.0,
-                       names=("candidate", "baseline"), on_game=report)
-    games = len(match.games)
-    won = score[0]
-    low, high = wilson_interval(won, games)
-    share = won / games
-    summary = {
-        "game": args.game, "size": args.size, "games": games, "candidate_points": won,
-        "win_rate": round(share, 3), "ci95": [round(low, 3), round(high, 3)],
-        "elo": round(elo_of(share)), "elo_ci95": [round(elo_of(low)), round(elo_of(high))],
-        "candidate": candidate, "baseline": baseline, "minutes": round((time.time() - start) / 60, 1),
-        "network_dir": os.environ.get("HEXSTONES_NETWORK_DIR"),
-    }
+    def stop(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    # A match started in the background ignores SIGINT unless asked; SIGTERM stops it too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        # Long enough for a first move that compiles (the engines' numba caches warm).
+        play_match((candidate, baseline), game=args.game, games=args.games,
+                   options={"size": args.size}, timeout=900.0,
+                   names=("candidate", "baseline"), on_game=report)
+        stopped = False
+    except KeyboardInterrupt:
+        stopped = True
+        if not done.games:
+            print("stopped before the first game ended: nothing to report", file=sys.stderr)
+            sys.exit(130)
+    summary = summarise()
+    if stopped:
+        summary["stopped_after"] = len(done.games)
     print(json.dumps(summary))
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"summary": summary, "match": match.to_json()}, f, indent=1)
+    write_out(summary)
     if args.record_into:
         record_match(args.record_into, summary, " ".join(shlex.quote(a) for a in sys.argv),
                      against_classic=args.baseline != "self")
@@ -120,6 +150,8 @@ def record_match(path: str, summary: dict, command: str, against_classic: bool) 
     record = {key: summary[key] for key in ("games", "candidate_points", "win_rate", "ci95",
                                             "elo", "elo_ci95", "baseline", "minutes")}
     record["command"] = "python " + command
+    if "stopped_after" in summary:
+        record["stopped_after"] = summary["stopped_after"]
     network.meta.setdefault("matches", {})[str(size)] = record
     won = against_classic and summary["ci95"][0] > 0.5
     if won:
