@@ -356,6 +356,20 @@ def test_undo_of_a_finished_game_asks_first(page, server):
     assert move_count(page) == 2
 
 
+def test_quick_clicks_on_the_special_moves_wait_for_each_answer(page, server):
+    """Button, Pass, Pass clicked as fast as a script clicks, each answer slowed down by
+    the network: every click is played (the buttons wait, disabled, for the answer before),
+    none is dropped."""
+    open_new(page, server, "game=keil&size=3&opponent=human")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 400,
+                                                  "downloadThroughput": -1, "uploadThroughput": -1})
+    for button in ("#button", "#pass", "#pass"):
+        page.click(button)
+    expect(page.get_by_test_id("winner")).to_be_visible(timeout=60_000)
+    assert move_count(page) == 3
+
+
 def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server):
     kept, _ = api(server, "/api/games", {"game": "keil", "size": 4, "opponent": "human"})
     api(server, f"/api/games/{kept['id']}/moves", {"move": "d4"})

@@ -363,6 +363,15 @@ async function poll() {
 }
 
 // -- what the player does -------------------------------------------------------------------
+// While a move is on its way a click is not taken: the special moves' buttons say so by
+// being disabled (a quick Button then Pass waits for the first answer instead of being lost).
+// Returns what puts them back as they were; the answer's state then sets them anew.
+function holdActions() {
+  const held = ["pass", "button", "release"].map((id) => [$("#" + id), $("#" + id).disabled]);
+  for (const [b] of held) b.disabled = true;
+  return () => { for (const [b, was] of held) b.disabled = was; };
+}
+
 async function play(move) {
   if (viewing() !== null) {
     say(`You are looking at move ${state.at}: go to the current position (End) to play.`, "info");
@@ -370,10 +379,11 @@ async function play(move) {
   }
   if (sending) return;
   sending = true;
+  const release = holdActions();
   let r;
   try {
     r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
-  } finally { sending = false; }
+  } finally { sending = false; release(); }
   if (r.status === 409) {
     // The game is not where this page thought (another tab, the AI): show it as it is.
     say(r.data.detail);
