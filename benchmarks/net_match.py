@@ -106,11 +106,12 @@ def main() -> None:
 
     def report(outcome) -> None:
         done.games.append(outcome)
-        points = done.wins(0) + 0.5 * done.unfinished
+        summary = summarise()
         print(f"game {outcome.number}/{args.games}: {outcome.text or 'no result'} "
-              f"({outcome.reason}, {len(outcome.moves)} moves); candidate {points:g} of "
-              f"{outcome.number}, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
-        write_out(summarise())
+              f"({outcome.reason}, {len(outcome.moves)} moves); candidate "
+              f"{summary['candidate_points']:g} of {outcome.number}, "
+              f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
+        write_out(summary)
 
     def stop(signum, frame) -> None:
         raise KeyboardInterrupt
