@@ -21,6 +21,10 @@ candidate at ``--seconds`` against itself at ``--net-seconds`` (the scaling figu
 after every game. Stopped early (Ctrl-C, SIGINT or SIGTERM: some Droched games run to
 hundreds of moves), the match ends after the games already played, and these are
 summarised, written and recorded as a match of that many games (``stopped_after``).
+``--resume`` continues the match kept in ``--out`` after its last game (colours keep
+alternating); ``--first-game N --prior-points P`` continues one whose first N-1 games
+were not kept, the candidate having scored P in them (counted in the summary as
+``prior_games`` / ``prior_points``).
 
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
 ``matches``, by board side) and, when the match is won (the 95% interval's lower end
@@ -61,6 +65,12 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=10, help="the candidate's level")
     ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
     ap.add_argument("--out", help="write the match's JSON here")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the match kept in --out after its last game")
+    ap.add_argument("--first-game", type=int, default=1,
+                    help="the first game's number (a match whose earlier games were not kept)")
+    ap.add_argument("--prior-points", type=float, default=0.0,
+                    help="the candidate's points in the games before --first-game")
     ap.add_argument("--record-into", metavar="WEIGHTS",
                     help="record the match in this network file's metadata (see above)")
     args = ap.parse_args()
@@ -83,10 +93,23 @@ def main() -> None:
     from hexstones.protocol.match import MatchResult
 
     done = MatchResult(("candidate", "baseline"), (candidate, baseline))
+    prior_games, prior_points = args.first_game - 1, args.prior_points
+    earlier_minutes = 0.0  # the kept games' time, when resumed
+    if args.resume:
+        if not args.out or not os.path.exists(args.out):
+            ap.error("--resume needs the --out file of the match to continue")
+        kept = load_match(args.out, done)
+        prior_games, prior_points = kept.get("prior_games", 0), kept.get("prior_points", 0.0)
+        earlier_minutes = kept.get("minutes", 0.0)
+    if not 0 <= prior_points <= prior_games:
+        ap.error("--prior-points must be between 0 and the number of games before --first-game")
+    first_game = prior_games + len(done.games) + 1
+    if first_game > args.games:
+        ap.error(f"the match has its {args.games} games already")
 
     def summarise() -> dict:
-        games = len(done.games)
-        won = done.wins(0) + 0.5 * done.unfinished
+        games = prior_games + len(done.games)
+        won = prior_points + done.wins(0) + 0.5 * done.unfinished
         low, high = wilson_interval(won, games)
         share = won / games
         return {
@@ -94,8 +117,9 @@ def main() -> None:
             "win_rate": round(share, 3), "ci95": [round(low, 3), round(high, 3)],
             "elo": round(elo_of(share)), "elo_ci95": [round(elo_of(low)), round(elo_of(high))],
             "candidate": candidate, "baseline": baseline,
-            "minutes": round((time.time() - start) / 60, 1),
+            "minutes": round(earlier_minutes + (time.time() - start) / 60, 1),
             "network_dir": os.environ.get("HEXSTONES_NETWORK_DIR"),
+            **({"prior_games": prior_games, "prior_points": prior_points} if prior_games else {}),
         }
 
     def write_out(summary: dict) -> None:
@@ -109,7 +133,7 @@ def main() -> None:
         summary = summarise()
         print(f"game {outcome.number}/{args.games}: {outcome.text or 'no result'} "
               f"({outcome.reason}, {len(outcome.moves)} moves); candidate "
-              f"{summary['candidate_points']:g} of {outcome.number}, "
+              f"{summary['candidate_points']:g} of {summary['games']}, "
               f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
         write_out(summary)
 
@@ -123,7 +147,7 @@ def main() -> None:
         # Long enough for a first move that compiles (the engines' numba caches warm).
         play_match((candidate, baseline), game=args.game, games=args.games,
                    options={"size": args.size}, timeout=900.0,
-                   names=("candidate", "baseline"), on_game=report)
+                   names=("candidate", "baseline"), on_game=report, first_game=first_game)
         stopped = False
     except KeyboardInterrupt:
         stopped = True
@@ -132,12 +156,28 @@ def main() -> None:
             sys.exit(130)
     summary = summarise()
     if stopped:
-        summary["stopped_after"] = len(done.games)
+        summary["stopped_after"] = summary["games"]
     print(json.dumps(summary))
     write_out(summary)
     if args.record_into:
         record_match(args.record_into, summary, " ".join(shlex.quote(a) for a in sys.argv),
                      against_classic=args.baseline != "self")
+
+
+def load_match(path: str, into) -> dict:
+    """Read the games of the match kept in ``path`` into ``into`` (a MatchResult labelled
+    candidate / baseline); return the file's summary."""
+    from hexstones.protocol.match import GameOutcome
+
+    with open(path, encoding="utf-8") as f:
+        kept = json.load(f)
+    label = {name: k for k, name in enumerate(into.names)}
+    for g in kept["match"]["games"]:
+        into.games.append(GameOutcome(number=g["number"], black=label[g["black"]],
+                                      white=label[g["white"]], winner=g["winner"],
+                                      reason=g["reason"], result=g["result"],
+                                      moves=list(g["moves"]), text=g.get("text", "")))
+    return kept["summary"]
 
 
 def record_match(path: str, summary: dict, command: str, against_classic: bool) -> None:

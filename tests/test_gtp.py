@@ -322,6 +322,17 @@ def test_an_engine_that_breaks_the_protocol_forfeits():
     assert all(g.reason.startswith("forfeit") and g.result.endswith("+F") for g in match.games)
 
 
+def test_a_match_continued_from_a_later_game_keeps_the_colours_alternating():
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    match = play_match((engine + " --seed 1", engine + " --seed 2"), game="keil", games=4,
+                       options={"size": 3}, timeout=AI_TIMEOUT, first_game=2)
+    assert [g.number for g in match.games] == [2, 3, 4]
+    assert [g.black for g in match.games] == [1, 0, 1]  # engine 1 took black in game 1
+    for bad in (0, 5, True):
+        with pytest.raises(ValueError, match="first game"):
+            play_match((engine, engine), game="keil", games=4, options={"size": 3}, first_game=bad)
+
+
 def test_match_refuses_an_engine_for_another_game():
     keil = " ".join(ENGINE + ["--game", "keil", "--size", "3"])
     dehil = " ".join(ENGINE + ["--game", "dehil", "--size", "3"])

@@ -217,13 +217,17 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
 def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                options: dict[str, Any] | None = None, max_moves: int = 2000, timeout: float = 60.0,
                names: tuple[str, str] | None = None,
-               on_game: Callable[[GameOutcome], None] | None = None) -> MatchResult:
-    """``games`` games between the engines started by ``commands``, colours alternating
-    (the first engine takes black in games 1, 3, ...)."""
+               on_game: Callable[[GameOutcome], None] | None = None,
+               first_game: int = 1) -> MatchResult:
+    """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
+    alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
+    continues a match stopped before it."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
         raise ValueError(f"the move limit must be a whole number of at least 1, not {max_moves!r}")
+    if isinstance(first_game, bool) or not isinstance(first_game, int) or not 1 <= first_game <= games:
+        raise ValueError(f"the first game must be a whole number from 1 to {games}, not {first_game!r}")
     new_game(game, **(options or {}))  # a bad game or option fails here, before any engine starts
     clients: list[GTPClient] = []
     try:
@@ -238,7 +242,7 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         match = MatchResult(names or ("engine 1", "engine 2"),
                             tuple(shlex.join(c.argv) for c in clients),
                             tuple(_player_name(c) for c in clients))
-        for number in range(1, games + 1):
+        for number in range(first_game, games + 1):
             record = new_game(game, **(options or {}))
             outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record, number=number,
                                 max_moves=max_moves)
