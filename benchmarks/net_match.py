@@ -22,8 +22,9 @@ after every game. Stopped early (Ctrl-C, SIGINT or SIGTERM: some Droched games r
 hundreds of moves), the match ends after the games already played, and these are
 summarised, written and recorded as a match of that many games (``stopped_after``).
 ``--resume`` continues the match kept in ``--out`` after its last game (colours keep
-alternating); ``--first-game N --prior-points P`` continues one whose first N-1 games
-were not kept, the candidate having scored P in them (counted in the summary as
+alternating; a match already over is only summarised, and recorded with
+``--record-into``); ``--first-game N --prior-points P`` continues one whose first N-1
+games were not kept, the candidate having scored P in them (counted in the summary as
 ``prior_games`` / ``prior_points``).
 
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
@@ -104,7 +105,7 @@ def main() -> None:
     if not 0 <= prior_points <= prior_games:
         ap.error("--prior-points must be between 0 and the number of games before --first-game")
     first_game = prior_games + len(done.games) + 1
-    if first_game > args.games:
+    if first_game > args.games and not args.resume:
         ap.error(f"the match has its {args.games} games already")
 
     def summarise() -> dict:
@@ -144,6 +145,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, stop)
     try:
+        if first_game > args.games:  # resumed when over (to --record-into it): nothing to play
+            raise KeyboardInterrupt
         # Long enough for a first move that compiles (the engines' numba caches warm).
         play_match((candidate, baseline), game=args.game, games=args.games,
                    options={"size": args.size}, timeout=900.0,
@@ -155,7 +158,7 @@ def main() -> None:
             print("stopped before the first game ended: nothing to report", file=sys.stderr)
             sys.exit(130)
     summary = summarise()
-    if stopped:
+    if stopped and summary["games"] < args.games:
         summary["stopped_after"] = summary["games"]
     print(json.dumps(summary))
     write_out(summary)
@@ -191,8 +194,9 @@ def record_match(path: str, summary: dict, command: str, against_classic: bool) 
     record = {key: summary[key] for key in ("games", "candidate_points", "win_rate", "ci95",
                                             "elo", "elo_ci95", "baseline", "minutes")}
     record["command"] = "python " + command
-    if "stopped_after" in summary:
-        record["stopped_after"] = summary["stopped_after"]
+    for key in ("stopped_after", "prior_games", "prior_points"):
+        if key in summary:
+            record[key] = summary[key]
     network.meta.setdefault("matches", {})[str(size)] = record
     won = against_classic and summary["ci95"][0] > 0.5
     if won:
