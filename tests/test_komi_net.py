@@ -203,6 +203,31 @@ def test_records_file_keeps_each_game_and_a_rerun_plays_only_the_rest(tmp_path, 
     assert records.read_text().splitlines() == lines
 
 
+def test_a_study_run_again_with_more_or_fewer_games_counts_the_games_it_has(tmp_path, capsys):
+    # The seeds of a komi's games depend on the games per komi: a study extended from 2 to
+    # 3 games (or cut to 1) still counts the games of the same configuration it has.
+    base = ["komi", "droched", "--size", "3", "--komi", "0:1", "--player", "random",
+            "--workers", "1", "--no-progress", "--seed", "4"]
+    records, other, js = tmp_path / "games.jsonl", tmp_path / "other.jsonl", tmp_path / "k.json"
+    assert main([*base, "--games", "2", "--records", str(records)]) == 0
+    assert main([*base, "--games", "1", "--records", str(other), "--player", "mcts:2"]) == 0
+    with records.open("a") as f:
+        f.write(other.read_text())  # games of another player: not counted
+    capsys.readouterr()
+    assert main([*base, "--games", "3", "--records", str(records), "--json", str(js)]) == 0
+    assert "4 games read" in capsys.readouterr().err
+    played = [json.loads(line) for line in records.read_text().splitlines()]
+    assert len(played) == 8  # one more at each komi
+    mine = [r for r in played if r["black"] == "random"]
+    assert sorted(r["komi"] for r in mine) == [0, 0, 0, 1, 1, 1]
+    assert len({(r["komi"], r["seed"]) for r in mine}) == 6  # no game played twice
+    assert [r["games"] for r in json.loads(js.read_text())["rows"]] == [3, 3]
+    assert main([*base, "--games", "1", "--records", str(records), "--json", str(js)]) == 0
+    assert "2 games read" in capsys.readouterr().err
+    assert [r["games"] for r in json.loads(js.read_text())["rows"]] == [1, 1]
+    assert len(records.read_text().splitlines()) == 8
+
+
 def test_sampled_opening_plies_vary_a_search_that_draws_no_random_numbers(tmp_path):
     from hexstones.ai import komi_study as ks, tournament as t
 

@@ -67,17 +67,51 @@ def task_key(task: dict[str, Any]) -> tuple:
             task["black"], task["white"], task["seed"], task.get("sample_plies", 0))
 
 
+def _config_key(task: dict[str, Any]) -> tuple:
+    """A study's game without its seed: what the game is a sample of."""
+    return task_key(task)[:5] + task_key(task)[6:]
+
+
 def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The games of ``tasks`` already played in the records file ``path`` (JSON lines;
-    no file yet: none). Games of other tasks there are left out; a torn last line (a
-    study killed while writing) is ignored."""
+    no file yet: none): at each komi, up to as many as the tasks ask there, the games of
+    these very tasks first, then other games of the same configuration (game, options,
+    komi, players, sampling) in the file's order, as a study run before with another
+    number of games per komi left them (its seeds differ). Games of other configurations
+    are left out; a torn last line (a study killed while writing) is ignored."""
     wanted = {task_key(task) for task in tasks}
-    found: dict[tuple, dict[str, Any]] = {}
+    room: dict[tuple, int] = {}
+    for task in tasks:
+        room[_config_key(task)] = room.get(_config_key(task), 0) + 1
+    same: dict[tuple, dict[str, Any]] = {}
+    other: dict[tuple, dict[str, Any]] = {}
     for record in load_records(path):
         key = task_key(record)
-        if key in wanted:
-            found.setdefault(key, record)
-    return list(found.values())
+        if _config_key(record) in room:
+            (same if key in wanted else other).setdefault(key, record)
+    found = []
+    for record in list(same.values()) + list(other.values()):
+        if room[_config_key(record)] > 0:
+            room[_config_key(record)] -= 1
+            found.append(record)
+    return found
+
+
+def left_to_play(tasks: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tasks still to play once ``earlier`` (:func:`read_records`) are counted: at each
+    komi only as many as it lacks, in the study's order."""
+    done = {task_key(r) for r in earlier}
+    room: dict[tuple, int] = {}
+    for task in tasks:
+        room[_config_key(task)] = room.get(_config_key(task), 0) + 1
+    for record in earlier:
+        room[_config_key(record)] -= 1
+    left = []
+    for task in tasks:
+        if task_key(task) not in done and room[_config_key(task)] > 0:
+            room[_config_key(task)] -= 1
+            left.append(task)
+    return left
 
 
 def load_records(path: str) -> list[dict[str, Any]]:

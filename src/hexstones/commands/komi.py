@@ -52,10 +52,11 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", metavar="FILE.svg", help="write win rate against komi as SVG")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--records", metavar="FILE.jsonl",
-                   help="append each finished game to this file as it ends, and skip the games "
-                        "already there (same game, size, komi, player and seed): a stopped "
-                        "study resumes where it stopped; with --from-net: show that file's "
-                        "games (a self-play study's) beside the curve")
+                   help="append each finished game to this file as it ends, and count the "
+                        "games already there (same game, size, komi and player; up to --games "
+                        "at each komi), playing only the rest: a stopped study resumes where "
+                        "it stopped, a longer one adds what it lacks; with --from-net: show "
+                        "that file's games (a self-play study's) beside the curve")
     net = p.add_argument_group(
         "the value head's fair komi (--from-net)",
         "Ask the game's network for Black's win chance at each komi of the range instead of "
@@ -92,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
-    done = {ks.task_key(r) for r in earlier}
-    left = [task for task in tasks if ks.task_key(task) not in done]
+    left = ks.left_to_play(tasks, earlier)
     if earlier:
         print(f"hexstones komi: {len(earlier)} games read from {args.records}, "
               f"{len(left)} left to play", file=sys.stderr)
