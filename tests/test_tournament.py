@@ -227,6 +227,32 @@ def test_komi_study_tasks_and_summary():
         ks.study_tasks("droched", 3, [-1], games_per_komi=1, player="random")
 
 
+def test_komi_study_fits_a_logistic_curve_and_places_its_crossing():
+    import math
+
+    # Black's wins at each komi as a logistic curve crossing 50% at 4.5 would give them.
+    komis, black = [], []
+    for komi in range(0, 10):
+        share = 1 / (1 + math.exp(0.4 * (komi - 4.5)))
+        wins = round(400 * share)
+        komis += [komi] * 400
+        black += [1] * wins + [0] * (400 - wins)
+    fit = ks.logistic_fit(komis, black)
+    assert abs(fit["crossing"] - 4.5) < 0.05 and fit["ci95"][0] < 4.5 < fit["ci95"][1]
+    assert abs(fit["slope"] + 0.4) < 0.02
+    assert fit["ci95"][1] - fit["ci95"][0] < 0.5  # 4 000 games place it closely
+    # The same games seen from the other side of the board: the crossing mirrors.
+    mirrored = ks.logistic_fit([9 - k for k in komis], black)
+    assert abs(mirrored["crossing"] - 4.5) < 0.05 and mirrored["slope"] > 0
+    # No crossing to place: one komi value, or outcomes separated by komi (no maximum).
+    assert ks.logistic_fit([3] * 10, [1, 0] * 5) is None
+    assert ks.logistic_fit([0, 0, 1, 1, 2, 2], [1, 1, 1, 0, 0, 0]) is None
+    records = [{"komi": k, "winner": "black" if b else "white", "black": "random"}
+               for k, b in zip(komis, black)]
+    table = ks.format_table(ks.summarise("keil", 5, records))
+    assert "logistic fit over the 4000 games: 50% at 4.50" in table
+
+
 def test_komi_plot_is_valid_svg_with_a_point_per_komi():
     rows = [{"komi": k, "games": 4, "black_wins": w, "black_win_rate": w / 4,
              "ci95": list(wilson_interval(w, 4))} for k, w in ((0, 4), (2, 2), (4, 1))]

@@ -8,8 +8,11 @@ komi is the value whose win rate is nearest 50%. Games run on any tournament bac
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
+
+import numpy as np
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
@@ -181,8 +184,47 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
     fair = min(rows, key=lambda row: (abs(row["black_win_rate"] - 0.5), abs(row["komi"])))
     return {"game": game_name, "size": size, "balance": balance_label(game_name),
             "rows": rows, "fair_komi": fair["komi"], "fair_row": fair,
+            "fit": logistic_fit([r["komi"] for r in records], [black_share(r) for r in records]),
             "player": records[0]["black"] if records else None,
             "sample_plies": records[0].get("sample_plies", 0) if records else 0}
+
+
+def logistic_fit(komis: list[float], black: list[float]) -> dict[str, Any] | None:
+    """Black's win (1, 0, or 0.5 for a game without a result) against komi as a logistic
+    curve, fitted by maximum likelihood (Newton's method): where it crosses 50% with a 95%
+    interval (the delta method), and its slope in log-odds a point of komi. None when the
+    games cannot place a crossing: fewer than two komi values, a flat fit, or separated
+    outcomes (every game below some komi won by Black, above it lost), where the fit has
+    no maximum."""
+    x = np.asarray(komis, dtype=float)
+    y = np.asarray(black, dtype=float)
+    if len(set(komis)) < 2:
+        return None
+    design = np.stack([np.ones_like(x), x], axis=1)
+    beta = np.zeros(2)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        info = design.T @ (design * (p * (1 - p))[:, None])
+        try:
+            step = np.linalg.solve(info, design.T @ (y - p))
+        except np.linalg.LinAlgError:
+            return None
+        beta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    else:
+        return None
+    a, b = float(beta[0]), float(beta[1])
+    if not (math.isfinite(a) and math.isfinite(b)) or abs(b) < 1e-9 or abs(b) > 20:
+        return None
+    cov = np.linalg.inv(info)
+    crossing = -a / b
+    grad = np.array([-1.0 / b, a / b**2])
+    half = 1.96 * math.sqrt(max(float(grad @ cov @ grad), 0.0))
+    return {"crossing": round(crossing, 3), "ci95": [round(crossing - half, 3), round(crossing + half, 3)],
+            "slope": round(b, 4), "slope_ci95": [round(b - 1.96 * math.sqrt(cov[1, 1]), 4),
+                                                 round(b + 1.96 * math.sqrt(cov[1, 1]), 4)],
+            "games": len(komis)}
 
 
 def format_table(summary: dict[str, Any]) -> str:
@@ -195,6 +237,11 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"  {row['komi']:>5} {row['games']:>6} {points_text(row['black_wins']):>10} "
                      f"{100 * row['black_win_rate']:>7.1f}%   {100 * low:.0f}-{100 * high:.0f}%{mark}")
     lines.append(f"fair komi: {summary['fair_komi']}")
+    fit = summary.get("fit")
+    if fit:
+        low, high = fit["ci95"]
+        lines.append(f"logistic fit over the {fit['games']} games: 50% at {fit['crossing']:.2f} "
+                     f"(95% {low:.2f} to {high:.2f}), slope {fit['slope']:+.3f} log-odds a point")
     return "\n".join(lines) + "\n"
 
 
