@@ -310,6 +310,32 @@ def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     assert [e["iteration"] for e in json.loads((out / "history.json").read_text())["history"]["eval"]] == [0, 1]
 
 
+def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_path):
+    _torch()
+    from hexstones.ai.training import loop
+
+    out = tmp_path / "run"
+    tiny = ["--size", "3", "--out", str(out), "--games", "2", "--simulations", "4", "--steps", "3",
+            "--batch", "8", "--channels", "8", "--blocks", "1", "--backend", "serial"]
+    run = [sys.executable, "-m", "hexstones.cli", "train", "keil", *tiny]
+    done = subprocess.run([*run, "--iterations", "1", "--symmetry-weight", "0"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    # Resumed with neither: the run's 1 iteration and its weight 0 stand (not the defaults 3, 4).
+    done = subprocess.run([*run, "--resume"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert state["iteration"] == 1
+    assert state["settings"]["iterations"] == 1 and state["settings"]["symmetry_weight"] == 0
+    # Resumed with both: they change.
+    done = subprocess.run([*run, "--resume", "--iterations", "2", "--symmetry-weight", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert state["iteration"] == 2
+    assert state["settings"]["iterations"] == 2 and state["settings"]["symmetry_weight"] == 1
+
+
 def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
     _torch()
     from hexstones.ai.training import loop

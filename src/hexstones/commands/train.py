@@ -32,7 +32,8 @@ def add_parser(sub) -> None:
     p.add_argument("game", choices=GAME_NAMES)
     p.add_argument("--size", type=int, help="board side (default: the game's)")
     p.add_argument("--sizes", type=_sizes, help="several sides, one network: 5,7")
-    p.add_argument("--iterations", type=int, default=3, help="iterations in all (default 3)")
+    p.add_argument("--iterations", type=int,
+                   help="iterations in all (default 3; a --resume without it keeps the run's)")
     p.add_argument("--out", default="training", help="output folder (default ./training)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out")
     p.add_argument("--backend", choices=BACKENDS, default="local",
@@ -54,10 +55,10 @@ def add_parser(sub) -> None:
     p.add_argument("--policy-power", type=float, default=1.0,
                    help="policy target: the root's visit shares to this power, normalised "
                         "(default 1: as they are; 2: sharper)")
-    p.add_argument("--symmetry-weight", type=float, default=4.0,
+    p.add_argument("--symmetry-weight", type=float,
                    help="loss weight that pulls the value of each position and of the same "
                         "position turned by another symmetry together (default 4; 0: off; "
-                        "may change on --resume)")
+                        "a --resume may change it, and without it keeps the run's)")
     p.add_argument("--teacher-dir", help="folder of GAME-SIZE.jsonl teacher games (default OUT/teacher)")
     p.add_argument("--teacher-games", type=int, default=0,
                    help="generate this many teacher games per side first (classic MCTS)")
@@ -85,19 +86,22 @@ def run(args: argparse.Namespace) -> int:
 
     sizes = args.sizes or [args.size if args.size is not None else game_class(args.game).default_size]
     settings = loop.Settings(
-        game=args.game, sizes=sizes, out=args.out, iterations=args.iterations, seed=args.seed,
+        game=args.game, sizes=sizes, out=args.out,
+        iterations=3 if args.iterations is None else args.iterations, seed=args.seed,
         device=args.device, backend=args.backend, workers=args.workers,
         ray_address=args.ray_address, games=args.games, simulations=args.simulations,
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
         teacher_share=args.teacher_share, policy_power=args.policy_power,
-        symmetry_weight=args.symmetry_weight,
+        symmetry_weight=4.0 if args.symmetry_weight is None else args.symmetry_weight,
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init,
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:
-        net = loop.train(settings, resume=args.resume)
+        given = {name for name in ("iterations", "symmetry_weight") if getattr(args, name) is not None}
+        net = loop.train(settings, resume=args.resume,
+                         changes=set(loop.RESUMABLE) - {"iterations", "symmetry_weight"} | given)
     except ValueError as exc:
         print(f"hexstones train: {exc}", file=sys.stderr)
         return 2

@@ -58,6 +58,11 @@ OWNERSHIP_WEIGHT = 0.5
 LR_FLOOR = 0.1
 
 
+# The settings a resumed run takes from the command that resumes it.
+RESUMABLE = ("iterations", "device", "backend", "workers", "ray_address", "checkpoint_seconds",
+             "symmetry_weight")
+
+
 @dataclass
 class Settings:
     game: str
@@ -167,6 +172,7 @@ def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
 
 class Trainer:
     def __init__(self, settings: Settings, progress: Progress | None = None):
+        self.resume_changes: set[str] | None = None  # see train()
         self.s = settings
         self.out = Path(settings.out)
         self.progress = progress or Progress()
@@ -220,10 +226,11 @@ class Trainer:
         saved = Settings(**state["settings"])
         if saved.game != self.s.game:
             raise ValueError(f"{path} trains {saved.game}, not {self.s.game}")
-        # What the command line may change on a resume: how long, where it runs.
-        for name in ("iterations", "device", "backend", "workers", "ray_address",
-                     "checkpoint_seconds", "symmetry_weight"):
-            setattr(saved, name, getattr(self.s, name))
+        # What the command line may change on a resume: how long, where it runs (of these,
+        # only the ones it set: a resume without --iterations keeps the run's own).
+        for name in RESUMABLE:
+            if self.resume_changes is None or name in self.resume_changes:
+                setattr(saved, name, getattr(self.s, name))
         resumed_with = self.s.command
         self.s = saved
         self.config = state["config"]
@@ -562,10 +569,14 @@ def heldout_figures(net: Network, records: list[dict[str, Any]]) -> dict[str, An
                      "value_mse": sq / max(count, 1)}
 
 
-def train(settings: Settings, resume: bool = False, progress: Progress | None = None) -> Network:
+def train(settings: Settings, resume: bool = False, progress: Progress | None = None,
+          changes: set[str] | None = None) -> Network:
     """Run training as ``settings`` say, or with ``resume`` continue the run whose
-    checkpoint is in ``settings.out`` (a fresh run if there is none); returns the net."""
+    checkpoint is in ``settings.out`` (a fresh run if there is none); returns the net.
+    A resumed run keeps its own settings but for those of :data:`RESUMABLE` that
+    ``changes`` names (None: all of them)."""
     trainer = Trainer(settings, progress)
+    trainer.resume_changes = changes
     found = (Path(settings.out) / CHECKPOINT).exists()
     if found and not resume:
         raise ValueError(f"{settings.out} holds a training run: continue it with --resume, "
