@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,11 @@ def _config_key(task: dict[str, Any]) -> tuple:
     return task_key(task)[:5] + task_key(task)[6:]
 
 
+def _games_asked(tasks: list[dict[str, Any]]) -> dict[tuple, int]:
+    """How many games the tasks ask of each configuration (at each komi)."""
+    return dict(Counter(_config_key(task) for task in tasks))
+
+
 def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The games of ``tasks`` already played in the records file ``path`` (JSON lines;
     no file yet: none): at each komi, up to as many as the tasks ask there, the games of
@@ -83,9 +89,7 @@ def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]
     number of games per komi left them (its seeds differ). Games of other configurations
     are left out; a torn last line (a study killed while writing) is ignored."""
     wanted = {task_key(task) for task in tasks}
-    room: dict[tuple, int] = {}
-    for task in tasks:
-        room[_config_key(task)] = room.get(_config_key(task), 0) + 1
+    room = _games_asked(tasks)
     same: dict[tuple, dict[str, Any]] = {}
     other: dict[tuple, dict[str, Any]] = {}
     for record in load_records(path):
@@ -104,9 +108,7 @@ def left_to_play(tasks: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> 
     """The tasks still to play once ``earlier`` (:func:`read_records`) are counted: at each
     komi only as many as it lacks, in the study's order."""
     done = {task_key(r) for r in earlier}
-    room: dict[tuple, int] = {}
-    for task in tasks:
-        room[_config_key(task)] = room.get(_config_key(task), 0) + 1
+    room = _games_asked(tasks)
     for record in earlier:
         room[_config_key(record)] -= 1
     left = []
