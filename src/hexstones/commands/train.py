@@ -87,12 +87,13 @@ def run(args: argparse.Namespace) -> int:
     sizes = args.sizes or [args.size if args.size is not None else game_class(args.game).default_size]
     settings = loop.Settings(
         game=args.game, sizes=sizes, out=args.out,
-        iterations=3 if args.iterations is None else args.iterations, seed=args.seed,
+        iterations=loop.Settings.iterations if args.iterations is None else args.iterations, seed=args.seed,
         device=args.device, backend=args.backend, workers=args.workers,
         ray_address=args.ray_address, games=args.games, simulations=args.simulations,
         steps=args.steps, batch=args.batch, lr=args.lr, buffer_games=args.buffer_games,
         teacher_share=args.teacher_share, policy_power=args.policy_power,
-        symmetry_weight=4.0 if args.symmetry_weight is None else args.symmetry_weight,
+        symmetry_weight=(loop.Settings.symmetry_weight if args.symmetry_weight is None
+                         else args.symmetry_weight),
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init,
