@@ -100,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:
-        given = {name for name in ("iterations", "symmetry_weight") if getattr(args, name) is not None}
-        net = loop.train(settings, resume=args.resume,
-                         changes=set(loop.RESUMABLE) - {"iterations", "symmetry_weight"} | given)
+        # A resume keeps the run's own value of these unless the command line gives one.
+        kept = {name for name in ("iterations", "symmetry_weight") if getattr(args, name) is None}
+        net = loop.train(settings, resume=args.resume, changes=set(loop.RESUMABLE) - kept)
     except ValueError as exc:
         print(f"hexstones train: {exc}", file=sys.stderr)
         return 2

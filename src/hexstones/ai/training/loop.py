@@ -171,8 +171,9 @@ def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
 # -- the run ----------------------------------------------------------------------
 
 class Trainer:
-    def __init__(self, settings: Settings, progress: Progress | None = None):
-        self.resume_changes: set[str] | None = None  # see train()
+    def __init__(self, settings: Settings, progress: Progress | None = None,
+                 resume_changes: set[str] | None = None):
+        self.resume_changes = resume_changes  # see train()
         self.s = settings
         self.out = Path(settings.out)
         self.progress = progress or Progress()
@@ -575,8 +576,7 @@ def train(settings: Settings, resume: bool = False, progress: Progress | None = 
     checkpoint is in ``settings.out`` (a fresh run if there is none); returns the net.
     A resumed run keeps its own settings but for those of :data:`RESUMABLE` that
     ``changes`` names (None: all of them)."""
-    trainer = Trainer(settings, progress)
-    trainer.resume_changes = changes
+    trainer = Trainer(settings, progress, resume_changes=changes)
     found = (Path(settings.out) / CHECKPOINT).exists()
     if found and not resume:
         raise ValueError(f"{settings.out} holds a training run: continue it with --resume, "
