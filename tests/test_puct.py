@@ -354,3 +354,27 @@ def test_the_default_can_hold_for_some_board_sides_only():
     assert puct.plays_by_default(hexstones.new_game("keil", size=3), any_side=True)  # warmed up
     assert ai.engine_for(hexstones.new_game("keil", size=5), 10) == "net"
     assert ai.engine_for(hexstones.new_game("keil", size=7), 10) == "mcts"
+
+
+def test_the_networks_metadata_sets_its_playout_mix():
+    """Weights whose metadata asks for a playout share are searched with it, as if the
+    parameters had been given; a share outside 0..1 is refused."""
+    game = hexstones.new_game("dehil", size=5)
+    game.play("c3")
+    plain_net = random_network("dehil", seed=3)
+    mixed_net = random_network("dehil", seed=3)
+    mixed_net.meta[puct.MIX_KEY] = 0.5
+    assert puct.search_params(plain_net) is DEFAULT_PARAMS
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = 0.5
+    assert np.array_equal(puct.search_params(mixed_net), params)
+    by_meta = puct.search(game, iterations=200, seed=5, network=mixed_net, reuse=False)
+    by_params = puct.search(game, iterations=200, seed=5, network=plain_net, reuse=False,
+                            params=params)
+    plain = puct.search(game, iterations=200, seed=5, network=plain_net, reuse=False)
+    assert by_meta.children == by_params.children
+    assert by_meta.children != plain.children
+    for bad in (1.5, -0.1, "half", True):
+        mixed_net.meta[puct.MIX_KEY] = bad
+        with pytest.raises(ValueError, match="playout_mix"):
+            puct.search(game, iterations=10, network=mixed_net, reuse=False)

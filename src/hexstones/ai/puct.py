@@ -29,7 +29,7 @@ import numpy as np
 
 # puct_tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.puct_tree import (  # isort: skip
-    C_ROOT, DEFAULT_PARAMS, LEAF_NET, PuctTree, allocate_tree,
+    C_ROOT, DEFAULT_PARAMS, LEAF_NET, P_MIX, PuctTree, allocate_tree,
     expand_and_backup, reset_tree, select_leaves,
 )
 from hexstones.ai.features import NUM_FEATURES
@@ -122,6 +122,27 @@ def default_on(meta: dict, size: int | None) -> bool:
     return flag is True
 
 
+# The key of a network's metadata that sets the share of a leaf's value its search takes
+# from one policy playout (``puct_tree.P_MIX``; absent: 0, the network's value alone). A
+# young value head can judge worse than the classic search's playouts: Dehil 7's first
+# teacher-trained weights lost 4 of 4 at 1 s a move to the classic search alone and won 3
+# of 4 with half their values from playouts. The weights that want it carry it.
+MIX_KEY = "playout_mix"
+
+
+def search_params(network) -> np.ndarray:
+    """The search's parameters for ``network``: the defaults, with the playout share its
+    metadata asks for (``MIX_KEY``)."""
+    mix = network.meta.get(MIX_KEY)
+    if mix is None:
+        return DEFAULT_PARAMS
+    if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
+        raise ValueError(f"the network's {MIX_KEY} is a share from 0 to 1, not {mix!r}")
+    params = DEFAULT_PARAMS.copy()
+    params[P_MIX] = float(mix)
+    return params
+
+
 def plays_by_default(game, any_side: bool = False) -> bool:
     """Whether ``engine="auto"`` (the levels, ``ai.analyze``) plays ``game`` with the
     network: a network someone chose (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`),
@@ -209,8 +230,10 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     """Search ``game``'s position with its network (``network``: else the shipped one);
     ``iterations`` counts simulations (leaves evaluated or exact results backed up).
     Returns a :class:`hexstones.ai.pysearch.SearchResult` with ``engine`` "net".
-    ``seed`` seeds the policy playouts mixed into the values (``params[P_MIX] > 0``) and
-    the root noise; the selection itself draws no random numbers.
+    ``params``: the search's parameters (``puct_tree.DEFAULT_PARAMS``'s slots; default:
+    :func:`search_params` of the network). ``seed`` seeds the policy playouts mixed into
+    the values (``params[P_MIX] > 0``) and the root noise; the selection itself draws no
+    random numbers.
 
     ``root_noise=(share, alpha_total)``: AlphaZero's exploration noise for self-play: the
     root's priors become ``(1 - share) * prior + share * Dirichlet(alpha_total / k)`` over
@@ -242,7 +265,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = cache
     tree: PuctTree = cache.tree
-    params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
+    params = search_params(net) if params is None else np.asarray(params, dtype=np.float64)
     balance = float(game.balance_value)
     max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
     max_depth = max(1, min(max_depth, 4 * P + 64))
