@@ -268,6 +268,7 @@ def test_the_network_sees_what_the_search_plays():
 
     class Recorder:
         game = "keil"
+        meta: dict = {}
 
         def evaluate_compiled(self, features, nbr):  # what the search calls
             seen.append(np.array(features))
