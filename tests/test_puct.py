@@ -375,7 +375,9 @@ def test_the_networks_metadata_sets_its_playout_mix():
     plain = puct.search(game, iterations=200, seed=5, network=plain_net, reuse=False)
     assert by_meta.children == by_params.children
     assert by_meta.children != plain.children
+    kept = list(puct._CACHE)
     for bad in (1.5, -0.1, "half", True):
         mixed_net.meta[puct.MIX_KEY] = bad
         with pytest.raises(ValueError, match="playout_mix"):
-            puct.search(game, iterations=10, network=mixed_net, reuse=False)
+            puct.search(game, iterations=10, network=mixed_net, reuse=True)
+    assert list(puct._CACHE) == kept  # refused before the tree cache was touched

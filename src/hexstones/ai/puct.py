@@ -123,10 +123,9 @@ def default_on(meta: dict, size: int | None) -> bool:
 
 
 # The key of a network's metadata that sets the share of a leaf's value its search takes
-# from one policy playout (``puct_tree.P_MIX``; absent: 0, the network's value alone). A
-# young value head can judge worse than the classic search's playouts: Dehil 7's first
-# teacher-trained weights lost 4 of 4 at 1 s a move to the classic search alone and won 3
-# of 4 with half their values from playouts. The weights that want it carry it.
+# from one policy playout (``puct_tree.P_MIX``; absent: 0, the network's value alone):
+# a young value head can judge worse than the classic search's playouts (Dehil's, see
+# docs/ai.md), so the weights that want it carry it.
 MIX_KEY = "playout_mix"
 
 
@@ -247,6 +246,8 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     net = network if network is not None else network_for(game.name)
     if net is None or not has_kernels(game):
         raise ValueError(f"no network search for {game.name}")
+    # Before the tree cache is touched: weights with a bad playout share change nothing.
+    params = search_params(net) if params is None else np.asarray(params, dtype=np.float64)
     if game.is_over:
         raise ValueError("the game is over: there is nothing to search")
     door = game.compiled()
@@ -265,7 +266,6 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = cache
     tree: PuctTree = cache.tree
-    params = search_params(net) if params is None else np.asarray(params, dtype=np.float64)
     balance = float(game.balance_value)
     max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
     max_depth = max(1, min(max_depth, 4 * P + 64))
