@@ -355,6 +355,34 @@ def test_the_ai_does_not_fill_its_own_territory_after_a_pass_when_that_cannot_ga
     assert ai.settle(game, "c3", game.legal_moves()) == "c3"  # takes a point: may go on
 
 
+# Dehil side 7, White to move after Black's pass, the count even (-30 each, Black's half
+# point for the first pass decides): a pass loses by 0.5, while White, with the board half
+# empty, can build a group that partitions the board and counts for it (the search gives
+# every move a won game). A stone costs White a point in today's count, and the rule
+# above gave such moves up: it passed into four lost games of a 40-game match.
+WON_BY_GOING_ON = (
+    "j5 g12 b3 f11 b2 h12 f2 l10 c2 h11 g2 l12 e4 l7 e2 k12 e10 l11 i4 f10 e3 e9 d2 j6 e11 "
+    "d9 k10 k6 b5 k5 h6 j12 e8 j7 i11 h10 i12 k9 j9 j8 g9 i8 f5 i9 h9 i10 h7 g5 h5 h4 c8 l8 "
+    "h8 h3 h2 i3 g10 g4 b6 g6 pass").split()
+
+
+def test_the_ai_plays_on_after_a_pass_where_a_move_that_lowers_the_count_wins():
+    game = play_out(hexstones.new_game("dehil", size=7), WON_BY_GOING_ON)
+    ended = game.copy()
+    ended.play("pass")
+    assert ended.is_over and ended.outcome().winner == "black" != game.to_move
+    for seed in (1, 2):
+        move = ai.choose_move(game, iterations=300, seed=seed)
+        assert move != "pass"
+        after = play_out(game.copy(), [move]).score()
+        assert after["white"] - after["black"] < game.score()["white"] - game.score()["black"]
+    legal = game.legal_moves()
+    assert ai.settle(game, "f6", legal, 0.99) == "f6"
+    assert ai.settle(game, "f6", legal) == "f6"
+    # A move the search gives up on becomes the pass that ends the game.
+    assert ai.settle(game, "f6", legal, ai.HOPELESS / 2) == "pass"
+
+
 def test_droched_analysis_gives_each_group_its_chance_of_the_prison():
     game = play_out(hexstones.new_game("droched", size=5), ["c3", "d4", "b2", "d3"])
     result = ai.analyze(game, iterations=200, seed=4, prison_playouts=60)

@@ -29,6 +29,9 @@ __all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "L
 TOP_MOVES = 10
 # Playouts behind each group's chance of ending in the prison (games with a prison).
 PRISON_PLAYOUTS = 200
+# Below this win rate (the search's, for its best move) a move after the opponent's pass
+# is given up for the pass that ends the game: see settle().
+HOPELESS = 0.05
 
 
 def _check_budget(seconds, iterations) -> None:
@@ -143,15 +146,21 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
         rng = random.Random(None if seed is None else seed ^ 0x5EED)
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
         return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
-    return settle(game, result.children[0][0], legal)
+    best, _, best_rate = result.children[0]
+    return settle(game, best, legal, best_rate)
 
 
-def settle(game: Game, move: str, legal: list[str]) -> str:
-    """``move``, or "pass" where ``move`` cannot gain: the opponent has just passed, a pass
-    now ends the game, and ``move`` does not raise the mover's margin in the count
-    (``game.score()``; filling one's own territory changes nothing). The opponent who
-    passed can pass again and end the game with the same count, so such a move only
-    keeps a person who wants the game over waiting (defect 7 of issue #22)."""
+def settle(game: Game, move: str, legal: list[str], win_rate: float | None = None) -> str:
+    """``move``, or "pass" where going on cannot help: the opponent has just passed, a
+    pass now ends the game (lost for the mover: :func:`pass_wins` passes a won one before
+    any search), and either ``move`` leaves the count as it is (``game.score()``: a fill
+    of one's own territory; the opponent can pass again and end the game with the same
+    count) or the search gives ``move`` less than :data:`HOPELESS` of a win
+    (``win_rate``, the mover's). Such a move only keeps a person who wants the game over
+    waiting (defect 7 of issue #22). A move that changes the count is not given up on
+    the count alone: it may begin what the count does not show yet (a Dehil chain costs
+    a point a stone until it partitions the board and they all count for the mover), and
+    giving it up made the AI pass into lost games its search was winning."""
     if move == "pass" or "pass" not in legal or not game.moves or game.moves[-1] != "pass":
         return move
     now = game.score()
@@ -161,11 +170,13 @@ def settle(game: Game, move: str, legal: list[str]) -> str:
     ends.play("pass")
     if not ends.is_over:
         return move
+    if win_rate is not None and win_rate < HOPELESS:
+        return "pass"
     after = game.copy()
     after.play(move)
     later = after.score()
     me, them = game.to_move, other(game.to_move)
-    if later is not None and later[me] - later[them] > now[me] - now[them]:
+    if later is None or later[me] - later[them] != now[me] - now[them]:
         return move
     return "pass"
 

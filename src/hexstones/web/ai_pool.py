@@ -89,7 +89,10 @@ def _move_while_warming(game) -> str:
     if ai.pass_wins(game, legal):
         return "pass"
     result = pysearch.search(game, seconds=WARMING_SECONDS)
-    return ai.settle(game, result.children[0][0], legal) if result.children else legal[0]
+    if not result.children:
+        return legal[0]
+    best, _, best_rate = result.children[0]
+    return ai.settle(game, best, legal, best_rate)
 
 
 def _nothing() -> None:
