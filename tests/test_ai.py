@@ -335,11 +335,16 @@ LOST_AFTER_A_PASS = (
     "a2 b3 a1 b2 e1 e2 button d1 pass").split()
 
 
+def position_lost_by_a_pass(name: str, size: int, moves: list[str]):
+    """The game after ``moves``, where a pass would end it with the mover's loss."""
+    game = play_out(hexstones.new_game(name, size=size), moves)
+    ended = play_out(game.copy(), ["pass"])
+    assert ended.is_over and ended.outcome().winner != game.to_move
+    return game
+
+
 def test_the_ai_does_not_fill_its_own_territory_after_a_pass_when_that_cannot_gain():
-    game = play_out(hexstones.new_game("keil", size=5), LOST_AFTER_A_PASS)
-    ended = game.copy()
-    ended.play("pass")
-    assert ended.is_over and ended.outcome().winner == "white" != game.to_move
+    game = position_lost_by_a_pass("keil", 5, LOST_AFTER_A_PASS)
     before = game.score()
     margin = before["black"] - before["white"]
     # (Without the rule these searches answer a1, a2, f9 or h9: all leave the count as it is.)
@@ -367,10 +372,7 @@ WON_BY_GOING_ON = (
 
 
 def test_the_ai_plays_on_after_a_pass_where_a_move_that_lowers_the_count_wins():
-    game = play_out(hexstones.new_game("dehil", size=7), WON_BY_GOING_ON)
-    ended = game.copy()
-    ended.play("pass")
-    assert ended.is_over and ended.outcome().winner == "black" != game.to_move
+    game = position_lost_by_a_pass("dehil", 7, WON_BY_GOING_ON)
     for seed in (1, 2):
         move = ai.choose_move(game, iterations=300, seed=seed)
         assert move != "pass"
