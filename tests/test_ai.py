@@ -364,7 +364,7 @@ def test_the_ai_does_not_fill_its_own_territory_after_a_pass_when_that_cannot_ga
 # point for the first pass decides): a pass loses by 0.5, while White, with the board half
 # empty, can build a group that partitions the board and counts for it (the search gives
 # every move a won game). A stone costs White a point in today's count, and the rule
-# above gave such moves up: it passed into four lost games of a 40-game match.
+# above gave such moves up: it passed into six lost games of a 40-game match.
 WON_BY_GOING_ON = (
     "j5 g12 b3 f11 b2 h12 f2 l10 c2 h11 g2 l12 e4 l7 e2 k12 e10 l11 i4 f10 e3 e9 d2 j6 e11 "
     "d9 k10 k6 b5 k5 h6 j12 e8 j7 i11 h10 i12 k9 j9 j8 g9 i8 f5 i9 h9 i10 h7 g5 h5 h4 c8 l8 "
