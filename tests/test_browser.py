@@ -370,6 +370,30 @@ def test_quick_clicks_on_the_special_moves_wait_for_each_answer(page, server):
     assert move_count(page) == 3
 
 
+def test_a_move_answered_after_the_live_update_leaves_the_buttons_as_the_state_says(page, server):
+    """The answer to a move comes after the live update has drawn the same state (the
+    order of the two is up to the network): the buttons held while the move was on its
+    way are then set from that state, not put back as they were before it (Pass, illegal
+    until the button is taken, stayed disabled: seen in CI), and not let go before the
+    answer (a click then would be dropped)."""
+    open_new(page, server, "game=keil&size=3&opponent=human")
+    expect(page.locator("#pass")).to_be_disabled()
+    drawn_before_the_answer = []
+
+    def answer_late(route):
+        response = route.fetch()
+        # The answer waits for the live update's drawing of the state after the move.
+        expect(page.locator("#movelist button")).to_have_count(2, timeout=30_000)
+        drawn_before_the_answer.append(True)
+        route.fulfill(response=response)
+
+    page.route("**/moves", answer_late, times=1)
+    page.click("#button")
+    page.click("#pass")  # waits until Pass is enabled
+    expect(page.locator("#movelist button")).to_have_count(3)
+    assert drawn_before_the_answer == [True]
+
+
 def test_stored_games_are_named_and_deleted_and_empty_ones_removed(page, server):
     kept, _ = api(server, "/api/games", {"game": "keil", "size": 4, "opponent": "human"})
     api(server, f"/api/games/{kept['id']}/moves", {"move": "d4"})

@@ -162,18 +162,23 @@ function renderWarming(warming) {
   if (warming) note.textContent = `The AI's search is still compiling (first start only: ${steps}); until then the AI answers with a simpler, weaker search.`;
 }
 
-function renderActions(s, past) {
+// The special moves' buttons (the rest of renderActions; holdActions lets them go with it).
+function renderSpecialMoves(s, past) {
   const live = !past;
   for (const id of ["pass", "button", "release"]) {
     const b = $("#" + id);
     b.hidden = !s.special_moves.includes(id);
-    b.disabled = !(live && s.human_turn && s.legal.includes(id));
+    b.disabled = sending || !(live && s.human_turn && s.legal.includes(id)); // see holdActions
   }
   if (s.prison) {
     const enemy = s.to_move === "white" ? "black" : "white";
     const n = s.to_move ? s.prison[enemy] : 0;
     $("#release").textContent = s.to_move ? `Release a ${enemy} stone (${n} in prison)` : "Release";
   }
+}
+
+function renderActions(s, past) {
+  renderSpecialMoves(s, past);
   const pieOpen = s.pie && s.pie.stage !== "done";
   const resigned = s.result && s.result.reason === "resignation";
   $("#undo").disabled = !(s.move_count > 0 && !resigned && !pieOpen);
@@ -364,12 +369,17 @@ async function poll() {
 
 // -- what the player does -------------------------------------------------------------------
 // While a move is on its way a click is not taken: the special moves' buttons say so by
-// being disabled (a quick Button then Pass waits for the first answer instead of being lost).
-// Returns what puts them back as they were; the answer's state then sets them anew.
+// being disabled (a quick Button then Pass waits for the first answer instead of being lost),
+// also through a drawing of the live update meanwhile. Returns what lets them go: they are
+// then set from the state shown, which may already be the answer's (a live update can
+// come first, and the same state is not drawn twice), never put back as they were.
 function holdActions() {
-  const held = ["pass", "button", "release"].map((id) => [$("#" + id), $("#" + id).disabled]);
-  for (const [b] of held) b.disabled = true;
-  return () => { for (const [b, was] of held) b.disabled = was; };
+  sending = true;
+  for (const id of ["pass", "button", "release"]) $("#" + id).disabled = true;
+  return () => {
+    sending = false;
+    if (state) renderSpecialMoves(state, viewing() !== null);
+  };
 }
 
 async function play(move) {
@@ -378,12 +388,11 @@ async function play(move) {
     return;
   }
   if (sending) return;
-  sending = true;
   const release = holdActions();
   let r;
   try {
     r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
-  } finally { sending = false; release(); }
+  } finally { release(); }
   if (r.status === 409) {
     // The game is not where this page thought (another tab, the AI): show it as it is.
     say(r.data.detail);

@@ -121,11 +121,11 @@ function renderPieSeat(s) {
 
 async function takeback(action) {
   if (sending) return;
-  sending = true;
+  const release = holdActions(); // the moves wait for the answer too
   let r;
   try {
     r = await api(`/api/games/${encodeURIComponent(gameId)}/takeback`, { action, overlays: overlayParam() });
-  } finally { sending = false; }
+  } finally { release(); }
   if (!r.ok) { say(r.data.detail); load(null); return; }
   say(action === "accept" ? "Took back." : "", "info");
   render(r.data);
