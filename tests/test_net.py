@@ -447,6 +447,38 @@ def test_training_killed_at_any_moment_resumes(tmp_path):
     assert after["buffer"]["records"][:len(before["buffer"]["records"])] == before["buffer"]["records"]
 
 
+def test_ctrl_c_during_self_play_keeps_the_games_that_ended(tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a chunk of self-play games: the games that ended go into
+    the checkpoint, and the resumed run hands out no seed twice."""
+    _torch()
+    from hexstones.ai.training import loop
+
+    out = tmp_path / "run"
+    real_task, calls = loop._selfplay_task, []
+
+    def task_then_ctrl_c(task):
+        calls.append(task["seed"])
+        if len(calls) == 4:  # the second chunk's second game (chunks of 2): Ctrl-C in it
+            raise KeyboardInterrupt
+        return real_task(task)
+
+    monkeypatch.setattr(loop, "_selfplay_task", task_then_ctrl_c)
+    settings = _settings(out, 2, games=4, teacher_games=0, init=None)
+    with pytest.raises(KeyboardInterrupt):
+        loop.train(settings)
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert state["phase"] == "data" and state["games_done"] == 3  # the chunk's first game kept
+    assert state["seeds_drawn"] == 4  # and the seed of the game cut short is not used again
+    assert state["totals"]["selfplay_games"] == 3 and len(state["buffer"]["records"]) == 3
+    monkeypatch.setattr(loop, "_selfplay_task", real_task)
+    loop.train(settings, resume=True)
+    done = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    assert done["iteration"] == 2 and done["totals"]["selfplay_games"] == 8  # 3 + 1, then 4
+    seeds = [r["seed"] for r in done["buffer"]["records"]]
+    assert len(set(seeds)) == len(seeds) and set(calls[:3]) <= set(seeds)
+    assert calls[3] not in seeds
+
+
 def _record(size: int, balance: int, seed: int, by: str | None) -> dict:
     """A game of random legal moves as a training record (two 'searched' moves a ply)."""
     name = "keil"

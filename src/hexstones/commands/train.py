@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"hexstones train: needs PyTorch ({exc}): pip install 'hexstones[train]'",
               file=sys.stderr)
         return 1
+    from hexstones.ai import tournament
     from hexstones.games import game_class
 
     sizes = args.sizes or [args.size if args.size is not None else game_class(args.game).default_size]
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"hexstones train: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, tournament.Interrupted):  # Interrupted: Ctrl-C during teacher games
         print("\nhexstones train: interrupted; --resume continues from the last checkpoint",
               file=sys.stderr)
         return 130

@@ -201,6 +201,7 @@ class Trainer:
         self.teacher_read: dict[str, int] = {}
         self.rng = np.random.default_rng(s.seed)
         self.iteration, self.phase, self.step, self.games_done = 0, "data", 0, 0
+        self.seeds_drawn = 0  # this iteration's self-play seeds handed out (games_done + lost)
         self.history: dict[str, list[dict[str, Any]]] = {"loss": [], "eval": []}
         self.totals = {"teacher_games": 0, "selfplay_games": 0, "positions": 0, "steps": 0}
         self.resumes: list[str] = []
@@ -209,7 +210,7 @@ class Trainer:
         state = {
             "version": 1, "settings": dataclasses.asdict(self.s), "config": self.config,
             "iteration": self.iteration, "phase": self.phase, "step": self.step,
-            "games_done": self.games_done, "model": self.model.state_dict(),
+            "games_done": self.games_done, "seeds_drawn": self.seeds_drawn, "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(), "buffer": self.buffer.state(),
             "holdout": self.holdout, "teacher_read": self.teacher_read,
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state(),
@@ -251,6 +252,7 @@ class Trainer:
         random.setstate(state["rng"]["python"])
         self.iteration, self.phase = state["iteration"], state["phase"]
         self.step, self.games_done = state["step"], state["games_done"]
+        self.seeds_drawn = state.get("seeds_drawn", self.games_done)
         self.history, self.totals = state["history"], state["totals"]
         self.resumes = state.get("resumes", []) + [resumed_with]
         self.started_from = state.get("started_from")
@@ -326,24 +328,35 @@ class Trainer:
         start = time.monotonic()
         played_here = 0
         while self.games_done < s.games:
-            first = self.games_done
+            first, drawn = self.games_done, self.seeds_drawn
             count = min(chunk, s.games - first)
             tasks = [{"game": s.game, "size": s.sizes[(first + i) % len(s.sizes)],
                       "simulations": s.simulations, "config": net.config, "params": net.params,
-                      "seed": s.seed * 1_000_003 + self.iteration * 100_003 + first + i}
+                      "seed": s.seed * 1_000_003 + self.iteration * 100_003 + drawn + i}
                      for i in range(count)]
             records: list[dict[str, Any]] = []
-            self.run_tasks(tasks, _selfplay_task, records.append)
-            for record in records:
-                self.totals["positions"] += self.buffer.add(record)
-            self.totals["selfplay_games"] += count
-            self.games_done += count
+            try:
+                self.run_tasks(tasks, _selfplay_task, records.append)
+            except tournament.Interrupted as stop:
+                # Keep the games that ended (a chunk can be hours of play); their seeds
+                # and those of the games cut short are not handed out again.
+                self._keep_selfplay(stop.records, count)
+                raise KeyboardInterrupt from None
+            self._keep_selfplay(records, count)
             played_here += count
-            self.save()
             rate = played_here / max(time.monotonic() - start, 1e-9)
             self.progress.show(f"iteration {self.iteration}: self-play {self.games_done}/{s.games} "
                                f"games ({rate:.3f} games/s, buffer {self.buffer.positions} positions)",
                                force=True)
+
+    def _keep_selfplay(self, records: list[dict[str, Any]], drawn: int) -> None:
+        """Add finished self-play games to the buffer and checkpoint; ``drawn`` seeds were used."""
+        for record in records:
+            self.totals["positions"] += self.buffer.add(record)
+        self.totals["selfplay_games"] += len(records)
+        self.games_done += len(records)
+        self.seeds_drawn += drawn
+        self.save()
 
     def losses(self, batch: Positions, size: int, paired: bool = False) -> dict[str, torch.Tensor]:
         """The loss terms of ``batch``; ``paired``: its second half is its first half turned
@@ -462,7 +475,9 @@ class Trainer:
                 if added:
                     self.progress.show(f"iteration {self.iteration}: {added} teacher games read "
                                        f"({len(self.holdout)} held out)", force=True)
-                if self.iteration > 0 or len(self.buffer.records) == 0:
+                # Iteration 0 learns from the teacher games alone where there are any
+                # (a resumed iteration 0 goes on with the self-play games it lacks).
+                if self.iteration > 0 or self.totals["teacher_games"] == 0:
                     if s.games:
                         self.selfplay()
                 if len(self.buffer.records) == 0:
@@ -478,7 +493,7 @@ class Trainer:
                     f"policy top-1 {found['policy_top1']:.3f}, value accuracy "
                     f"{found['value_accuracy']:.3f}", force=True)
             self.iteration += 1
-            self.phase, self.step, self.games_done = "data", 0, 0
+            self.phase, self.step, self.games_done, self.seeds_drawn = "data", 0, 0, 0
             self.write_outputs()
             self.save()
         return self.network()
