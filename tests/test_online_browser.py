@@ -62,7 +62,13 @@ def move_count(page) -> int:
 
 def same_moves(pages, n: int) -> None:
     for page in pages:
-        expect(page.locator("#movelist button")).to_have_count(n + 1)
+        try:
+            expect(page.locator("#movelist button")).to_have_count(n + 1)
+        except AssertionError as exc:
+            shown = [p.evaluate("({moves: state.moves.length, revision: state.revision, server: state.server, "
+                                "version: state.version, socket: liveSocket && liveSocket.readyState, "
+                                "url: location.href})") for p in pages]
+            raise AssertionError(f"{exc}\nthe pages show {shown}") from None  # which page lags, and why
 
 
 def invite_and_join(servers, person, query: str):
@@ -149,6 +155,34 @@ def test_a_friend_game_to_its_end_watched_live(game_servers, person, game):
     expect(a.get_by_test_id("status")).to_have_text("Black to move (you)")
     expect(b.get_by_test_id("status")).to_have_text("Black to move (a guest)")
     play_to_the_end(game_servers, (a, b, c), gid, game)
+
+
+def test_a_late_answer_from_another_copy_of_the_game_is_not_drawn_over_a_newer_state(postgresql_servers, person):
+    """The answer to A's move comes late: meanwhile B, on the other server process, replies
+    and A's page draws the state after both moves, which A's server read into a new copy of
+    the game. The late answer, from the old copy, is older and is not drawn over it (it was:
+    the page stayed a move behind with no update to come, seen in CI)."""
+    servers = postgresql_servers
+    a, b, c, gid = invite_and_join(servers, person, "game=keil&size=5&opponent=friend&color=black")
+    expect(a.get_by_test_id("status")).to_have_text("Black to move (you)")
+    late = []
+
+    def answer_late(route):
+        response = route.fetch()
+        same_moves((a, b, c), 1)  # the live update drew A's move on every page
+        b.locator("[data-point][data-legal]").first.click()
+        same_moves((a, b, c), 2)  # and B's reply, on A's page from a new copy of the game
+        late.append((response.json(), a.evaluate("state.server")))
+        route.fulfill(response=response)
+
+    a.route("**/moves", answer_late, times=1)
+    a.locator("[data-point][data-legal]").first.click()
+    a.wait_for_function("() => !sending")  # the late answer has been handled
+    answer, newer_copy = late[0]
+    assert answer["move_count"] == 1 and answer["server"] != newer_copy  # the case meant
+    assert move_count(a) == 2
+    expect(a.get_by_test_id("status")).to_contain_text("Black to move (you)")
+    assert api_state(servers, gid)["moves"] == a.evaluate("state.moves")
 
 
 def test_a_komi_pie_game_between_two_seats(game_servers, person):

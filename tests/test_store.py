@@ -96,8 +96,9 @@ def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_noth
         store.add_move(game.id, 1, "b2", "", False)
     with pytest.raises(StoreConflict, match="has 2 stored moves, not the 3"):
         store.truncate(game.id, 3, 1, "", False)
-    assert store.get(game.id).moves == ["a1", "c3"]
-    assert store.stale(game.id) is False  # read again just now
+    again = store.get(game.id)
+    assert again.moves == ["a1", "c3"]
+    assert store.stale(game.id, again.revision) is False  # read again just now
     store.add_move(game.id, 2, "e5", "", False)  # following the stored moves: fine
     assert store.get(game.id).moves == ["a1", "c3", "e5"]
     store.delete(game.id)
@@ -108,18 +109,22 @@ def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_noth
 def test_stale_says_when_a_game_must_be_read_again(stores):
     store, other = stores
     game = store.create("keil", {"size": 5}, {"opponent": "human"})
-    store.add_move(game.id, 0, "a1", "", False)
-    assert store.stale(game.id) is False  # its own writes do not make it stale
+    revision = store.add_move(game.id, 0, "a1", "", False)
+    assert revision == game.revision + 1  # each write says the game's new revision
+    assert store.stale(game.id, revision) is False  # its own writes do not make it stale
+    assert store.stale(game.id, game.revision) is True  # but a copy from before them is
     with other.begin() as connection:
         connection.execute(sa.text("UPDATE games SET revision = revision + 1 WHERE id = :g"),
                            {"g": game.id})
     # PostgreSQL is shared, so the store asks it; a SQLite file has one server.
-    assert store.stale(game.id) is store.shared
+    assert store.stale(game.id, revision) is store.shared
+    read = store.get(game.id)
+    assert store.stale(game.id, read.revision) is False
+    assert store.stale(game.id, revision) is True  # a copy read before that still is
     with pytest.raises(StoreConflict):  # a write that fails its check: stale on both
         store.add_move(game.id, 0, "b2", "", False)
-    assert store.stale(game.id) is True
-    store.get(game.id)
-    assert store.stale(game.id) is False
+    assert store.stale(game.id, read.revision) is True
+    assert store.stale(game.id, store.get(game.id).revision) is False
 
 
 def test_writes_are_announced_when_they_commit_and_refused_ones_never(stores):
@@ -173,7 +178,7 @@ def test_a_second_store_on_one_database(target):
             game = first.create("keil", {"size": 5}, {"opponent": "human"})
             assert second.get(game.id).moves == []
             first.add_move(game.id, 0, "a1", "", False)
-            assert second.stale(game.id) is True
+            assert second.stale(game.id, game.revision) is True
             with pytest.raises(StoreConflict, match="another program or server"):
                 second.add_move(game.id, 0, "b2", "", False)
             assert second.get(game.id).moves == ["a1"]
@@ -229,6 +234,31 @@ def test_a_game_changed_by_another_process_is_read_again_as_stored(postgres_url)
         seen = second.get(game_id)
         assert seen.game.moves == ["c3", "b2"] and held.game.moves == ["c3", "b2", "d4"]
         assert seen.game.stones() == replay(second.store.get(game_id)).stones()
+    finally:
+        for tables in (first, second):
+            tables.close()
+            tables.store.close()
+
+
+def test_a_held_copy_is_read_again_even_after_another_request_read_the_game(postgres_url):
+    """Two requests of one server process at once, after another process's move: the first
+    reads the game anew; the second, still finding the older copy held, reads it again too,
+    rather than take that copy for current because the store has just read the newer
+    revision (seen in CI: a spectator's page stayed a move behind, with no update to come).
+    A copy that the process itself changed stays held."""
+    from hexstones.web import view
+    from hexstones.web.live import Tables
+
+    show = view.ViewRequest(None, ())
+    first, second = Tables(Store(postgres_url), ai_processes=1), Tables(Store(postgres_url), ai_processes=1)
+    try:
+        game_id = first.create({"game": "keil", "size": 5, "opponent": "friend"})["id"]
+        assert second.get(game_id).game.moves == []
+        mover = first.get(game_id)
+        first.play(mover, "c3", None, show)
+        assert first.get(game_id) is mover  # its own write: the copy it holds is current
+        assert second.store.get(game_id).moves == ["c3"]  # the first request's reading
+        assert second.get(game_id).game.moves == ["c3"]  # the second's
     finally:
         for tables in (first, second):
             tables.close()

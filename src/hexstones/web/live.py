@@ -168,7 +168,7 @@ class Tables:
     def get(self, game_id: str) -> Live:
         with self._lock:
             live = cached = self._games.get(game_id)
-        if live is not None and self.store.stale(game_id):  # changed by another server process
+        if live is not None and self.store.stale(game_id, live.record.revision):  # changed elsewhere
             live = None
         if live is None:
             try:
@@ -180,7 +180,9 @@ class Tables:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
                 live = self._games.get(game_id)
-                if live is None or live.record.revision < fresh.record.revision:
+                # What is stored wins over a copy held at the same revision (a write behind
+                # this server's back, found by a failed check, need not have raised it).
+                if live is None or live.record.revision <= fresh.record.revision:
                     live = self._games[game_id] = fresh
         # A game the AI owes a turn (after a restart, say) gets one.
         self._schedule_ai(live)
@@ -290,11 +292,15 @@ class Tables:
     # -- what a person does: every check first, then the change, then the answer -------
 
     def _stored(self, live: Live, write) -> None:
-        """Run the store write ``write()``; a conflict with the stored game is a 409."""
+        """Run the store write ``write()``; a conflict with the stored game is a 409. The
+        copy in memory takes the game's new revision: its states then order after those of
+        any copy read before (another server process's, or this one's before another's write)."""
         try:
-            write()
+            revision = write()
         except StoreConflict as exc:
             raise WebError(409, f"not stored: {exc}; reload the page") from None
+        if revision is not None:
+            live.record.revision = revision
 
     def play(self, live: Live, move: Any, ply: Any, show: view.ViewRequest) -> dict[str, Any]:
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:

@@ -478,18 +478,20 @@ class Store:
         self._seen[game_id] = record.revision
         return record
 
-    def stale(self, game_id: str) -> bool:
-        """Whether the game was changed since this store last read or wrote it, by another
-        server process (asked of the database only when it is shared) or behind a write
-        that then failed its check; a game it never read counts as stale."""
+    def stale(self, game_id: str, revision: int) -> bool:
+        """Whether the stored game has moved on from ``revision``, that of the copy the
+        caller holds: changed by another server process (asked of the database only when it
+        is shared), by this one since that copy was read, or behind a write that then failed
+        its check; a game this store never read counts as stale. (The copy's own revision,
+        not the last one this store read: a thread reading the game anew must not make an
+        older copy, still held by another thread, look current.)"""
         seen = self._seen.get(game_id)
         if seen is None:
             return True
-        if not self.shared:
-            return False
-        with self.reading() as connection:
-            stored = connection.execute(SELECT_REVISION, {"game_id_": game_id}).scalar()
-        return stored is None or stored > seen
+        if self.shared:
+            with self.reading() as connection:
+                seen = connection.execute(SELECT_REVISION, {"game_id_": game_id}).scalar()
+        return seen is None or seen > revision
 
     def list(self) -> list[dict[str, Any]]:
         """Every readable stored game, most recently played first (move counts, no moves)."""
@@ -528,11 +530,12 @@ class Store:
 
     def _write(self, game_id: str, stored_moves: int | None, change: str,
                statements: Sequence[tuple[sa.Executable, dict[str, Any]]], raises_revision: bool = True,
-               after: int | None = None) -> None:
+               after: int | None = None) -> int | None:
         """In one transaction: if ``stored_moves`` is given, check that the game exists and
         has that many stored moves (StoreConflict if not); then run ``statements`` (each with
         its parameters, and ``game_id_``), of which one raises the game's revision if
-        ``raises_revision``. Announces ``change`` with ``after`` moves (or as many as there were)."""
+        ``raises_revision``. Announces ``change`` with ``after`` moves (or as many as there were).
+        Returns the game's new revision (None if it was not raised)."""
         previous = self._seen.get(game_id)
         try:
             with self.transaction() as tx:
@@ -549,8 +552,9 @@ class Store:
                             f"server holds: the database was changed by another program or server")
                 for statement, params in statements:
                     connection.execute(statement, {"game_id_": game_id, **params})
-                if revision is not None and raises_revision:
-                    self._seen[game_id] = revision + 1  # before the commit: not stale to itself
+                raised = revision + 1 if revision is not None and raises_revision else None
+                if raised is not None:
+                    self._seen[game_id] = raised  # before the commit: not stale to itself
                 tx.announce(game_topic(game_id), {"game": game_id, "change": change,
                                                   "revision": (revision or 0) + 1,
                                                   "moves": count if after is None else after})
@@ -563,6 +567,7 @@ class Store:
             else:
                 self._seen[game_id] = previous
             raise
+        return raised
 
     def create(self, game: str, options: dict[str, Any], setup: dict[str, Any],
                moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
@@ -589,20 +594,21 @@ class Store:
         return StoredGame(game_id, game, dict(options), dict(setup), list(moves), None, now, now,
                           summary, finished, 0)
 
-    def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> None:
-        """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves."""
+    def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> int | None:
+        """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves.
+        Returns the game's new revision (as every write below does)."""
         touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
-        self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), (TOUCH_GAME, touch)],
+        return self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), (TOUCH_GAME, touch)],
                     after=ply + 1)
 
-    def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> None:
+    def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> int | None:
         """Undo: of the ``had`` stored moves, keep the first ``keep``."""
         touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
-        self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), (TOUCH_GAME, touch)], after=keep)
+        return self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), (TOUCH_GAME, touch)], after=keep)
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
                setup: dict | None = None, resigned: str | None = None, summary: str | None = None,
-               finished: bool | None = None, touch: bool = True) -> None:
+               finished: bool | None = None, touch: bool = True) -> int | None:
         """Change the game's row; with ``moves``, only if it has that many stored moves."""
         changes: dict[str, Any] = {}
         if summary is not None:
@@ -618,8 +624,8 @@ class Store:
         if touch:
             changes["updated"] = time.time()
         if not changes:
-            return
-        self._write(game_id, moves, "update", [(
+            return None
+        return self._write(game_id, moves, "update", [(
             games_table.update().where(games_table.c.id == _game_id)
             .values({**changes, "revision": games_table.c.revision + 1}), {})])
 

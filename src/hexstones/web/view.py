@@ -106,6 +106,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "moves": list(game.moves),
         "move_count": total,
         "version": live.version,
+        "revision": live.record.revision,  # the stored game's: orders the states of every copy
         "at": at,
         "to_move": to_move,
         "over": over,

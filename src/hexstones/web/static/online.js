@@ -8,11 +8,13 @@ const baseRender = render;
 let liveSocket = null;
 let liveRetry = 500; // ms before the next try; doubles up to 4 s while the server is away
 
-// A state older than the one shown (a reply overtaken by a live update) is not drawn;
-// versions compare only within one count (``server``: one server process's copy of the game).
+// A state older than the one shown (a reply overtaken by a live update) is not drawn: one of
+// an older stored revision of the game (from any server process's copy of it), or of the
+// same copy (``server``) at an older version (its changes in memory: the AI thinking).
 let shownJson = null; // the state last drawn, as the server sent it
 render = function (s) {
-  if (state && s.server === state.server && s.id === state.id && s.version < state.version) return;
+  if (state && s.id === state.id
+      && (s.revision < state.revision || (s.server === state.server && s.version < state.version))) return;
   // The same state again (a live update's refetch of what the page already shows, as when it
   // connects): nothing is redrawn, so nothing under the pointer is replaced.
   const json = JSON.stringify(s);
