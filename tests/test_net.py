@@ -17,7 +17,7 @@ from numba import njit
 
 import hexstones
 from hexstones.ai import features as fx
-from hexstones.ai.net import NetOutput, load_network, random_network, read_network
+from hexstones.ai.net import NetOutput, load_network, random_network, read_network, shipped_sides
 from hexstones.games import GAME_NAMES, game_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,18 +186,22 @@ def test_unknown_game_has_no_network():
 
 
 def _shipped():
-    return [n for n in GAME_NAMES if load_network(n) is not None]
+    """Every shipped network: a game's own, and those of one board side: (name, side, net)."""
+    return [(name, side, load_network(name, side)) for name in GAME_NAMES
+            for side in [None, *shipped_sides(name)] if load_network(name, side) is not None]
 
 
 def test_shipped_weights_say_how_they_were_made():
     shipped = _shipped()
     assert shipped, "no network ships (src/hexstones/ai/weights/*.npz)"
-    for name in shipped:
-        net = load_network(name)
+    for name, side, net in shipped:
         assert net.trained and net.game == name
         assert net.meta["command"].startswith("hexstones train " + name)
         assert "seed" in net.meta and net.meta["teacher_games"] + net.meta["selfplay_games"] > 0
-        path = ROOT / "src" / "hexstones" / "ai" / "weights" / f"{name}.npz"
+        if side is not None:  # a side's own weights learned that side
+            assert side in net.meta["sizes"], (name, side)
+        file = f"{name}.npz" if side is None else f"{name}-{side}.npz"
+        path = ROOT / "src" / "hexstones" / "ai" / "weights" / file
         assert path.stat().st_size < 20 * 2**20
 
 
@@ -207,7 +211,7 @@ def test_torch_and_numpy_agree(which):
     from hexstones.ai.training.model import torch_index, torch_net
 
     nets = ([random_network(n, seed=7) for n in GAME_NAMES] if which == "random"
-            else [load_network(n) for n in _shipped()])
+            else [net for _, _, net in _shipped()])
     assert nets
     for net in nets:
         for size in (4, 6):
@@ -247,8 +251,7 @@ def test_the_symmetrized_evaluation_is_exactly_symmetric(name):
 def test_a_trained_network_is_nearly_symmetric():
     """The shipped networks learned from positions turned by all 12 symmetries; a turned
     position gets nearly the turned policy and nearly the same value."""
-    for name in _shipped():
-        net = load_network(name)
+    for name, _, net in _shipped():
         from hexstones.ai.training.data import point_sources
 
         size = net.meta["sizes"][0]

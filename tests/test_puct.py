@@ -15,7 +15,7 @@ import pytest
 import hexstones
 from hexstones import ai
 from hexstones.ai import puct
-from hexstones.ai.net import load_network, random_network
+from hexstones.ai.net import load_network, random_network, shipped_sides
 from hexstones.ai.puct_tree import C_ROOT, DEFAULT_PARAMS, P_MIX, PENDING
 from hexstones.ai.tournament import parse_player, player_move
 
@@ -47,9 +47,10 @@ def random_position(name, size, rng, max_moves):
 
 def networks(name):
     found = [random_network(name, seed=1)]
-    shipped = load_network(name)
-    if shipped is not None:
-        found.append(shipped)
+    for side in [None, *shipped_sides(name)]:
+        shipped = load_network(name, side)
+        if shipped is not None:
+            found.append(shipped)
     return found
 
 
@@ -294,6 +295,46 @@ def test_shipped_weights_play_by_default_only_after_a_won_match():
             puct.install_network(name, shipped)  # chosen: now it plays by default
             assert puct.plays_by_default(game)
             assert ai.engine_for(game, 10) == "net"
+
+
+def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
+    """A board side that ships weights of its own (``weights/<game>-<side>.npz``) plays them
+    and the game's other sides play the game's; a network installed for the game serves
+    every side; in the folder of $HEXSTONES_NETWORK_DIR a side's file serves that side and
+    the game's file every other, ahead of any shipped weights."""
+    name = "dehil"
+    assert shipped_sides(name), "Dehil ships weights for side 9 of their own"
+    side = shipped_sides(name)[0]
+    own, every = load_network(name, side), load_network(name)
+    assert own.meta != every.meta and load_network(name, 5) is None
+    try:
+        puct.restore_shipped(name)
+        assert puct.network_for(name, side).meta == own.meta
+        assert puct.network_for(name, 7).meta == every.meta == puct.network_for(name).meta
+        game = hexstones.new_game(name, size=side)
+        assert puct.plays_by_default(game) is puct.default_on(own.meta, side) is True
+        assert ai.search(game, iterations=20, seed=1).engine == "net"
+        stand_in = random_network(name, seed=3)
+        puct.install_network(name, stand_in, chosen=False)
+        assert puct.network_for(name, side) is stand_in and not puct.plays_by_default(game)
+        puct.restore_shipped(name)
+        assert puct.network_for(name, side).meta == own.meta
+
+        monkeypatch.setenv(puct.NETWORK_DIR_VARIABLE, str(tmp_path))
+        random_network(name, seed=4).save(tmp_path / f"{name}-5.npz")
+        puct.restore_shipped(name)
+        assert puct.network_for(name, 5).meta["seed"] == 4
+        assert puct.plays_by_default(hexstones.new_game(name, size=5))  # chosen for side 5
+        assert puct.network_for(name, side).meta == own.meta  # nothing chosen for the others
+        assert puct.network_for(name, 7).meta == every.meta
+        random_network(name, seed=5).save(tmp_path / f"{name}.npz")
+        puct.restore_shipped(name)
+        assert puct.network_for(name, side).meta["seed"] == 5  # chosen for every side
+        assert puct.network_for(name, 7).meta["seed"] == 5
+        assert puct.network_for(name, 5).meta["seed"] == 4
+    finally:
+        monkeypatch.delenv(puct.NETWORK_DIR_VARIABLE, raising=False)
+        puct.restore_shipped(name)
 
 
 def _root_priors(game, net, key, **options):

@@ -38,7 +38,7 @@ def network_for_size(game_name: str, size: int, *, network=None, force: bool = F
     from hexstones.ai import puct
 
     game_class(game_name)  # an unknown game is an error of its own
-    net = network if network is not None else puct.network_for(game_name)
+    net = network if network is not None else puct.network_for(game_name, size)
     if net is None:
         raise NotTrained(f"no network ships for {game_name}: its value head cannot be asked")
     if not net.trained:

@@ -437,15 +437,26 @@ def read_network(path) -> Network:
     return Network(header["config"], params, bool(header["trained"]), header.get("meta"))
 
 
-def weights_path(game_name: str):
-    """Where the shipped weights of ``game_name`` live (a package resource)."""
-    return resources.files("hexstones.ai").joinpath("weights", f"{game_name}.npz")
+def weights_path(game_name: str, size: int | None = None):
+    """Where the shipped weights of ``game_name`` live (a package resource): the game's
+    own (``<game>.npz``, for every side), or those of side ``size`` alone (``<game>-<size>.npz``)."""
+    name = game_name if size is None else f"{game_name}-{int(size)}"
+    return resources.files("hexstones.ai").joinpath("weights", f"{name}.npz")
 
 
-def load_network(game_name: str) -> Network | None:
-    """The shipped network of ``game_name``, or ``None`` where none ships."""
+def shipped_sides(game_name: str) -> list[int]:
+    """The board sides of ``game_name`` that ship weights of their own (``<game>-<size>.npz``)."""
+    prefix = f"{game_name}-"
+    names = [p.name[len(prefix):-len(".npz")] for p in weights_path(game_name).parent.iterdir()
+             if p.name.startswith(prefix) and p.name.endswith(".npz")]
+    return sorted(int(n) for n in names if n.isdigit())
+
+
+def load_network(game_name: str, size: int | None = None) -> Network | None:
+    """The shipped network of ``game_name`` (with ``size``: the one of that board side
+    alone), or ``None`` where none ships."""
     game_class(game_name)  # an unknown game is an error, not "no network"
-    path = weights_path(game_name)
+    path = weights_path(game_name, size)
     if not path.is_file():
         return None
     with resources.as_file(path) as found:

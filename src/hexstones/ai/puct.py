@@ -44,37 +44,65 @@ BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gai
 # flight blurs the search a little (virtual loss)
 KEPT_TREES = 2
 
-_NETWORKS: dict[str, Any] = {}
-_CHOSEN: set = set()  # games whose network someone chose (the folder below, install_network)
+_NETWORKS: dict[str, Any] = {}  # game -> its network for every side
+_SIDE_NETWORKS: dict[tuple[str, int], Any] = {}  # (game, side) -> that side's own, or None
+_CHOSEN: set = set()  # games, and (game, side)s, whose network someone chose (the folder below, install_network)
+_INSTALLED: set = set()  # games given a network by install_network: it serves every side
 _NET_LOCK = threading.Lock()
 _WARM: set = set()
 
 
-# A folder of ``<game>.npz`` weights to play with instead of the shipped ones (for
-# trying a training run's checkpoint in matches); a game without a file there keeps its own.
+# A folder of ``<game>.npz`` (every side) and ``<game>-<side>.npz`` (one side) weights to
+# play with instead of the shipped ones (for trying a training run's checkpoint in
+# matches); a game without a file there keeps its own.
 NETWORK_DIR_VARIABLE = "HEXSTONES_NETWORK_DIR"
 
 
-def network_for(game_name: str):
-    """The network ``game_name`` plays with (loaded once per process), or None: the file
-    ``$HEXSTONES_NETWORK_DIR/<game>.npz`` if there is one, else the shipped weights."""
+def _chosen_file(name: str) -> str | None:
+    folder = os.environ.get(NETWORK_DIR_VARIABLE)
+    path = os.path.join(folder, f"{name}.npz") if folder else None
+    return path if path and os.path.isfile(path) else None
+
+
+def network_for(game_name: str, size: int | None = None):
+    """The network ``game_name`` plays with on board side ``size`` (loaded once per
+    process), or None. The first there is of: a network given by :func:`install_network`;
+    ``$HEXSTONES_NETWORK_DIR/<game>-<size>.npz``, then ``<game>.npz``; the shipped weights
+    of that side (``weights/<game>-<size>.npz``), then the game's own (``weights/<game>.npz``).
+    Without ``size``: the game's network for every side."""
+    from hexstones.ai.net import load_network, read_network
+
     with _NET_LOCK:
         if game_name not in _NETWORKS:
-            from hexstones.ai.net import load_network, read_network
-
-            folder = os.environ.get(NETWORK_DIR_VARIABLE)
-            path = os.path.join(folder, f"{game_name}.npz") if folder else None
-            if path and os.path.isfile(path):
+            path = _chosen_file(game_name)
+            if path:
                 _NETWORKS[game_name] = read_network(path)
                 _CHOSEN.add(game_name)
             else:
                 _NETWORKS[game_name] = load_network(game_name)
-        return _NETWORKS[game_name]
+        if size is None or game_name in _INSTALLED:
+            return _NETWORKS[game_name]
+        key = (game_name, int(size))
+        if key not in _SIDE_NETWORKS:
+            path = _chosen_file(f"{game_name}-{key[1]}")
+            if path:
+                _SIDE_NETWORKS[key] = read_network(path)
+                _CHOSEN.add(key)
+            else:  # a network chosen for every side outranks a shipped one for this side
+                _SIDE_NETWORKS[key] = None if game_name in _CHOSEN else load_network(game_name, key[1])
+        side = _SIDE_NETWORKS[key]
+        return _NETWORKS[game_name] if side is None else side
+
+
+def _forget_sides(game_name: str) -> None:  # under _NET_LOCK
+    for key in [k for k in _SIDE_NETWORKS if k[0] == game_name]:
+        del _SIDE_NETWORKS[key]
+        _CHOSEN.discard(key)
 
 
 def install_network(game_name: str, network, chosen: bool = True) -> None:
-    """Play ``game_name`` with ``network`` in this process from now on (None: with no
-    network, so the classic search plays): for a network file of one's own, and for
+    """Play ``game_name`` with ``network`` on every side in this process from now on (None:
+    with no network, so the classic search plays): for a network file of one's own, and for
     tests of both engines whatever weights ship. ``chosen=False``: the network stands in
     for the shipped weights, so its metadata decides where it plays by default."""
     from hexstones.games import game_class
@@ -84,6 +112,8 @@ def install_network(game_name: str, network, chosen: bool = True) -> None:
         raise ValueError(f"that network plays {network.game}, not {game_name}")
     with _NET_LOCK:
         _NETWORKS[game_name] = network
+        _forget_sides(game_name)
+        _INSTALLED.add(game_name)
         if network is None or not chosen:
             _CHOSEN.discard(game_name)
         else:
@@ -96,13 +126,15 @@ def restore_shipped(game_name: str) -> None:
     process would (the folder of ``$HEXSTONES_NETWORK_DIR``, else the shipped weights)."""
     with _NET_LOCK:
         _NETWORKS.pop(game_name, None)
+        _forget_sides(game_name)
+        _INSTALLED.discard(game_name)
         _CHOSEN.discard(game_name)
     _WARM.discard(game_name)
 
 
 def supports(game) -> bool:
     """Whether the network search can play ``game``: compiled kernels and a network."""
-    return has_kernels(game) and network_for(game.name) is not None
+    return has_kernels(game) and network_for(game.name, game.size) is not None
 
 
 # The key of a network's metadata that makes it the default player: set on shipped
@@ -149,8 +181,10 @@ def plays_by_default(game, any_side: bool = False) -> bool:
     the game's board side (``any_side``: on some side of the game, as a warm-up asks)."""
     if not supports(game):
         return False
-    network = network_for(game.name)
-    return game.name in _CHOSEN or default_on(network.meta, None if any_side else game.size)
+    if any_side:
+        return game.name in _CHOSEN or default_on(network_for(game.name).meta, None)
+    chosen = game.name in _CHOSEN or (game.name, game.size) in _CHOSEN
+    return chosen or default_on(network_for(game.name, game.size).meta, game.size)
 
 
 def default_threads() -> int:
@@ -243,7 +277,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
         share, alpha_total = (float(x) for x in root_noise)
         if not (0.0 <= share <= 1.0 and alpha_total > 0.0):
             raise ValueError(f"root_noise is (share in [0, 1], alpha_total > 0), not {root_noise}")
-    net = network if network is not None else network_for(game.name)
+    net = network if network is not None else network_for(game.name, game.size)
     if net is None or not has_kernels(game):
         raise ValueError(f"no network search for {game.name}")
     # Before the tree cache is touched: weights with a bad playout share change nothing.
