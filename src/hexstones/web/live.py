@@ -168,8 +168,12 @@ class Tables:
     def get(self, game_id: str) -> Live:
         with self._lock:
             live = cached = self._games.get(game_id)
-        if live is not None and self.store.stale(game_id, live.record.revision):  # changed elsewhere
-            live = None
+        if live is not None:
+            # Under its lock: a write of this copy takes its new revision before letting go,
+            # so the copy never looks stale to this process for its own write.
+            with live.lock:
+                if self.store.stale(game_id, live.record.revision):  # changed elsewhere
+                    live = None
         if live is None:
             try:
                 record = self.store.get(game_id)
