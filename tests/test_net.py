@@ -187,8 +187,9 @@ def test_unknown_game_has_no_network():
 
 def _shipped():
     """Every shipped network: a game's own, and those of one board side: (name, side, net)."""
-    return [(name, side, load_network(name, side)) for name in GAME_NAMES
-            for side in [None, *shipped_sides(name)] if load_network(name, side) is not None]
+    found = [(name, side, load_network(name, side)) for name in GAME_NAMES
+             for side in [None, *shipped_sides(name)]]
+    return [entry for entry in found if entry[2] is not None]
 
 
 def test_shipped_weights_say_how_they_were_made():

@@ -599,7 +599,7 @@ class Store:
         Returns the game's new revision (as every write below does)."""
         touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
         return self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), (TOUCH_GAME, touch)],
-                    after=ply + 1)
+                           after=ply + 1)
 
     def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> int | None:
         """Undo: of the ``had`` stored moves, keep the first ``keep``."""
