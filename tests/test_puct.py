@@ -337,6 +337,34 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
         puct.restore_shipped(name)
 
 
+def test_a_warm_up_sees_a_side_that_plays_weights_of_its_own(tmp_path, monkeypatch):
+    """``plays_by_default(game, any_side=True)`` (the web's warm-up) is true for a game
+    whose own weights play no side by default when one side's weights of their own do."""
+    from hexstones.ai import net as net_module
+
+    name = "droched"
+
+    def weights_here(game_name, size=None):
+        return tmp_path / f"{game_name if size is None else f'{game_name}-{int(size)}'}.npz"
+
+    monkeypatch.setattr(net_module, "weights_path", weights_here)
+    random_network(name, seed=1).save(tmp_path / f"{name}.npz")  # plays nowhere by default
+    small = hexstones.new_game(name, size=3)
+    try:
+        puct.restore_shipped(name)
+        assert not puct.plays_by_default(small, any_side=True)
+        side = random_network(name, seed=2)
+        side.meta[puct.DEFAULT_KEY] = [7]
+        side.save(tmp_path / f"{name}-7.npz")
+        puct.restore_shipped(name)
+        assert puct.plays_by_default(small, any_side=True)
+        assert not puct.plays_by_default(small)  # side 3 plays the game's own weights
+        assert puct.plays_by_default(hexstones.new_game(name, size=7))
+    finally:
+        monkeypatch.undo()
+        puct.restore_shipped(name)
+
+
 def _root_priors(game, net, key, **options):
     puct.search(game, iterations=40, network=net, reuse=True, reuse_key=key, **options)
     tree = puct.kept_tree(game, key)

@@ -94,6 +94,21 @@ def network_for(game_name: str, size: int | None = None):
         return _NETWORKS[game_name] if side is None else side
 
 
+def _sides_of_their_own(game_name: str) -> list[int]:
+    """The board sides of ``game_name`` that may have a network of their own: shipped
+    (``weights/<game>-<side>.npz``) or in ``$HEXSTONES_NETWORK_DIR``."""
+    from hexstones.ai.net import shipped_sides
+
+    sides = set(shipped_sides(game_name))
+    folder = os.environ.get(NETWORK_DIR_VARIABLE)
+    if folder and os.path.isdir(folder):
+        prefix = f"{game_name}-"
+        sides.update(int(n[len(prefix):-len(".npz")]) for n in os.listdir(folder)
+                     if n.startswith(prefix) and n.endswith(".npz")
+                     and n[len(prefix):-len(".npz")].isdigit())
+    return sorted(sides)
+
+
 def _forget_sides(game_name: str) -> None:  # under _NET_LOCK
     for key in [k for k in _SIDE_NETWORKS if k[0] == game_name]:
         del _SIDE_NETWORKS[key]
@@ -182,7 +197,12 @@ def plays_by_default(game, any_side: bool = False) -> bool:
     if not supports(game):
         return False
     if any_side:
-        return game.name in _CHOSEN or default_on(network_for(game.name).meta, None)
+        if game.name in _CHOSEN or default_on(network_for(game.name).meta, None):
+            return True
+        return any(network_for(game.name, side) is not None
+                   and ((game.name, side) in _CHOSEN
+                        or default_on(network_for(game.name, side).meta, side))
+                   for side in _sides_of_their_own(game.name))
     chosen = game.name in _CHOSEN or (game.name, game.size) in _CHOSEN
     return chosen or default_on(network_for(game.name, game.size).meta, game.size)
 
