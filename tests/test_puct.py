@@ -360,6 +360,14 @@ def test_a_warm_up_sees_a_side_that_plays_weights_of_its_own(tmp_path, monkeypat
         assert puct.plays_by_default(small, any_side=True)
         assert not puct.plays_by_default(small)  # side 3 plays the game's own weights
         assert puct.plays_by_default(hexstones.new_game(name, size=7))
+        (tmp_path / f"{name}-7.npz").unlink()
+        folder = tmp_path / "chosen"
+        folder.mkdir()
+        random_network(name, seed=3).save(folder / f"{name}-9.npz")
+        monkeypatch.setenv(puct.NETWORK_DIR_VARIABLE, str(folder))
+        puct.restore_shipped(name)
+        assert puct.plays_by_default(small, any_side=True)  # side 9's chosen in the folder
+        assert not puct.plays_by_default(small)
     finally:
         monkeypatch.undo()
         puct.restore_shipped(name)

@@ -444,12 +444,17 @@ def weights_path(game_name: str, size: int | None = None):
     return resources.files("hexstones.ai").joinpath("weights", f"{name}.npz")
 
 
+def sides_named(game_name: str, file_names) -> list[int]:
+    """The board sides that files named ``<game>-<side>.npz`` among ``file_names`` are for."""
+    prefix = f"{game_name}-"
+    names = [n[len(prefix):-len(".npz")] for n in file_names
+             if n.startswith(prefix) and n.endswith(".npz")]
+    return sorted(int(n) for n in names if n.isdigit())
+
+
 def shipped_sides(game_name: str) -> list[int]:
     """The board sides of ``game_name`` that ship weights of their own (``<game>-<size>.npz``)."""
-    prefix = f"{game_name}-"
-    names = [p.name[len(prefix):-len(".npz")] for p in weights_path(game_name).parent.iterdir()
-             if p.name.startswith(prefix) and p.name.endswith(".npz")]
-    return sorted(int(n) for n in names if n.isdigit())
+    return sides_named(game_name, (p.name for p in weights_path(game_name).parent.iterdir()))
 
 
 def load_network(game_name: str, size: int | None = None) -> Network | None:

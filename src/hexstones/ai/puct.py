@@ -97,15 +97,12 @@ def network_for(game_name: str, size: int | None = None):
 def _sides_of_their_own(game_name: str) -> list[int]:
     """The board sides of ``game_name`` that may have a network of their own: shipped
     (``weights/<game>-<side>.npz``) or in ``$HEXSTONES_NETWORK_DIR``."""
-    from hexstones.ai.net import shipped_sides
+    from hexstones.ai.net import shipped_sides, sides_named
 
     sides = set(shipped_sides(game_name))
     folder = os.environ.get(NETWORK_DIR_VARIABLE)
     if folder and os.path.isdir(folder):
-        prefix = f"{game_name}-"
-        sides.update(int(n[len(prefix):-len(".npz")]) for n in os.listdir(folder)
-                     if n.startswith(prefix) and n.endswith(".npz")
-                     and n[len(prefix):-len(".npz")].isdigit())
+        sides.update(sides_named(game_name, os.listdir(folder)))
     return sorted(sides)
 
 
