@@ -193,15 +193,17 @@ def plays_by_default(game, any_side: bool = False) -> bool:
     the game's board side (``any_side``: on some side of the game, as a warm-up asks)."""
     if not supports(game):
         return False
-    if any_side:
-        if game.name in _CHOSEN or default_on(network_for(game.name).meta, None):
-            return True
-        return any(network_for(game.name, side) is not None
-                   and ((game.name, side) in _CHOSEN
-                        or default_on(network_for(game.name, side).meta, side))
-                   for side in _sides_of_their_own(game.name))
-    chosen = game.name in _CHOSEN or (game.name, game.size) in _CHOSEN
-    return chosen or default_on(network_for(game.name, game.size).meta, game.size)
+    if not any_side:
+        return _plays_on(game.name, game.size)
+    return any(_plays_on(game.name, side) for side in [None, *_sides_of_their_own(game.name)])
+
+
+def _plays_on(game_name: str, size: int | None) -> bool:
+    """Whether the network of ``game_name`` for side ``size`` (None: the game's own) was
+    chosen or records a won match there."""
+    network = network_for(game_name, size)  # first: it notes a network chosen in the folder
+    chosen = game_name in _CHOSEN or (game_name, size) in _CHOSEN
+    return network is not None and (chosen or default_on(network.meta, size))
 
 
 def default_threads() -> int:
