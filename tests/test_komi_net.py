@@ -289,3 +289,43 @@ def test_command_shows_a_records_files_games_beside_the_curve(tmp_path, capsys):
                  str(records), "--json", str(js)]) == 2
     assert "no keil game of side 3" in capsys.readouterr().err
     assert not js.exists()
+
+
+def test_report_shows_a_records_files_study_and_plays_nothing(tmp_path, capsys):
+    base = ["komi", "droched", "--size", "3", "--workers", "1", "--no-progress", "--seed", "4"]
+    records, study, js, svg = (tmp_path / name for name in ("g.jsonl", "s.json", "r.json", "r.svg"))
+    assert main([*base, "--komi", "0:1", "--games", "2", "--player", "random",
+                 "--records", str(records), "--json", str(study)]) == 0
+    assert main([*base, "--komi", "0", "--games", "1", "--player", "mcts:2",
+                 "--records", str(records)]) == 0
+    kept = records.read_text()
+    capsys.readouterr()
+    report = ["komi", "droched", "--size", "3", "--report", "--records", str(records)]
+    # two players' games: which one's study is meant?
+    assert main(report) == 2
+    assert "choose one with --player" in capsys.readouterr().err
+    assert main([*report, "--player", "random", "--json", str(js), "--plot", str(svg)]) == 0
+    assert "random self-play" in capsys.readouterr().out
+    assert json.loads(js.read_text())["rows"] == json.loads(study.read_text())["rows"]
+    assert ET.fromstring(svg.read_text()).tag.endswith("svg")
+    assert main([*report, "--player", "random", "--komi", "1", "--json", str(js)]) == 0
+    assert [(r["komi"], r["games"]) for r in json.loads(js.read_text())["rows"]] == [(1, 2)]
+    assert records.read_text() == kept  # nothing played, nothing written
+    # a game without a result counts half, and the table says how many there are
+    games = [json.loads(line) for line in kept.splitlines()]
+    first = next(r for r in games if r["black"] == "random" and r["komi"] == 0)
+    first.update(winner=None, adjudicated=True)
+    records.write_text("".join(json.dumps(r) + "\n" for r in games))
+    capsys.readouterr()
+    assert main([*report, "--player", "random", "--json", str(js)]) == 0
+    assert "without a result (each counted half): 1 at 0" in capsys.readouterr().out
+    row = json.loads(js.read_text())["rows"][0]
+    assert row["unfinished"] == 1 and row["black_wins"] % 1 == 0.5
+    # no file named, or no games of this side: a clear error, nothing written
+    js.unlink()
+    assert main(["komi", "droched", "--size", "3", "--report", "--json", str(js)]) == 2
+    assert "name the file" in capsys.readouterr().err
+    assert main(["komi", "droched", "--size", "4", "--report", "--records", str(records),
+                 "--json", str(js)]) == 2
+    assert "no droched game of side 4" in capsys.readouterr().err
+    assert not js.exists()

@@ -142,6 +142,34 @@ def load_records(path: str) -> list[dict[str, Any]]:
     return records
 
 
+def recorded_games(path: str, game_name: str, size: int, *, player: str | None = None,
+                   komis: list[int] | None = None) -> list[dict[str, Any]]:
+    """The games of ``game_name`` on side ``size`` in the records file ``path``, each once
+    (a game recorded twice has one seed), of ``player`` self-play and at ``komis`` where
+    given. ValueError when there are none."""
+    spec = parse_player(player).spec if player is not None else None
+    found: dict[tuple, dict[str, Any]] = {}
+    for record in load_records(path):
+        if (record["game"] == game_name and record["options"].get("size") == size
+                and (spec is None or (record["black"], record["white"]) == (spec, spec))
+                and (komis is None or record["komi"] in komis)):
+            found.setdefault(task_key(record), record)
+    if not found:
+        who = f" of {player} self-play" if player is not None else ""
+        raise ValueError(f"{path} holds no {game_name} game of side {size}{who}"
+                         + (f" at {', '.join(map(str, komis))}" if komis is not None else ""))
+    return list(found.values())
+
+
+def study_players(records: list[dict[str, Any]]) -> list[str]:
+    """The players (with their opening sampling) of a study's games, as a user names them."""
+    def named(r: dict[str, Any]) -> str:
+        who = r["black"] if r["black"] == r["white"] else f"{r['black']} against {r['white']}"
+        return who + (f" (--sample-plies {r['sample_plies']})" if r.get("sample_plies") else "")
+
+    return sorted({named(r) for r in records})
+
+
 def drop_torn_line(path: str) -> None:
     """Cut an unfinished last line (a study killed while writing it) off the file, so
     that the next record starts a line of its own."""
@@ -182,7 +210,8 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
         wins = sum(black_share(r) for r in recs)
         low, high = wilson_interval(wins, len(recs))
         rows.append({"komi": komi, "games": len(recs), "black_wins": wins,
-                     "black_win_rate": wins / len(recs), "ci95": [low, high]})
+                     "black_win_rate": wins / len(recs), "ci95": [low, high],
+                     "unfinished": sum(r["winner"] is None for r in recs)})
     fair = min(rows, key=lambda row: (abs(row["black_win_rate"] - 0.5), abs(row["komi"])))
     return {"game": game_name, "size": size, "balance": balance_label(game_name),
             "rows": rows, "fair_komi": fair["komi"], "fair_row": fair,
@@ -238,6 +267,12 @@ def format_table(summary: dict[str, Any]) -> str:
         mark = "  <- nearest 50%" if row is summary["fair_row"] else ""
         lines.append(f"  {row['komi']:>5} {row['games']:>6} {points_text(row['black_wins']):>10} "
                      f"{100 * row['black_win_rate']:>7.1f}%   {100 * low:.0f}-{100 * high:.0f}%{mark}")
+    unfinished = [(row["komi"], row.get("unfinished", 0)) for row in summary["rows"]]
+    if any(n for _, n in unfinished):
+        # A game stopped at the move limit has no winner: it counts half, and many of
+        # them say more about the player than about the balance.
+        lines.append("games stopped at the move limit without a result (each counted half): "
+                     + ", ".join(f"{n} at {komi}" for komi, n in unfinished if n))
     lines.append(f"fair komi: {summary['fair_komi']}")
     fit = summary.get("fit")
     if fit:

@@ -42,7 +42,8 @@ def add_parser(sub) -> None:
                    help="komi values: 0,2,4 or FIRST:LAST[:STEP] (default: a range per game); "
                         "write negative ones as --komi=-4:4")
     p.add_argument("--games", type=int, default=20, help="games per komi value (default 20)")
-    p.add_argument("--player", default="level:5", help="the AI playing both sides (default level:5)")
+    p.add_argument("--player", help="the AI playing both sides (default level:5; with "
+                                     "--report: the games of this player only)")
     add_sample_plies(p)
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--workers", type=int)
@@ -57,6 +58,9 @@ def add_parser(sub) -> None:
                         "at each komi), playing only the rest: a stopped study resumes where "
                         "it stopped, a longer one adds what it lacks; with --from-net: show "
                         "that file's games (a self-play study's) beside the curve")
+    p.add_argument("--report", action="store_true",
+                   help="play nothing: report the games already in --records (the table, "
+                        "--json and --plot), at the --komi values given or every one there")
     net = p.add_argument_group(
         "the value head's fair komi (--from-net)",
         "Ask the game's network for Black's win chance at each komi of the range instead of "
@@ -79,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
     komis = args.komis or ks.default_komis(args.game)
     if args.from_net:
         return _from_net(args, size, komis)
+    if args.report:
+        return _report(args, size)
+    args.player = args.player or "level:5"
     if args.simulations is not None or args.force:
         print("hexstones komi: --simulations and --force go with --from-net",
               file=sys.stderr)
@@ -109,7 +116,14 @@ def run(args: argparse.Namespace) -> int:
         records += played[0]
         if played[1]:
             interrupted = {"games_finished": len(records), "games_scheduled": len(tasks)}
-    summary = ks.summarise(args.game, size, records)
+    _show(args, ks.summarise(args.game, size, records), interrupted)
+    return INTERRUPTED if interrupted else 0
+
+
+def _show(args: argparse.Namespace, summary: dict, interrupted: dict | None = None) -> None:
+    """The study's table on stdout, and its ``--json`` and ``--plot`` files."""
+    from hexstones.ai import komi_study as ks
+
     print(ks.format_table(summary), end="")
     if args.json:
         out = {k: v for k, v in summary.items() if k != "fair_row"}
@@ -120,7 +134,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         with open(args.plot, "w", encoding="utf-8") as fh:
             fh.write(ks.plot(summary))
-    return INTERRUPTED if interrupted else 0
 
 
 def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
@@ -130,10 +143,7 @@ def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
     try:
         selfplay = None
         if args.records:
-            games = [r for r in ks.load_records(args.records)
-                     if r["game"] == args.game and r["options"].get("size") == size]
-            if not games:
-                raise ValueError(f"{args.records} holds no {args.game} game of side {size}")
+            games = ks.recorded_games(args.records, args.game, size, player=args.player)
             selfplay = ks.summarise(args.game, size, games)
         curve = komi_net.value_curve(args.game, size, komis, simulations=args.simulations,
                                      seed=args.seed, force=args.force)
@@ -150,4 +160,24 @@ def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
     if args.plot:
         with open(args.plot, "w", encoding="utf-8") as fh:
             fh.write(komi_net.plot_curve(curve, selfplay))
+    return 0
+
+
+def _report(args: argparse.Namespace, size: int) -> int:
+    """``--report``: the study's table, JSON and plot from its records file, no game played."""
+    from hexstones.ai import komi_study as ks
+
+    try:
+        if not args.records:
+            raise ValueError("--report reads the games of --records FILE.jsonl: name the file")
+        games = ks.recorded_games(args.records, args.game, size, player=args.player,
+                                  komis=args.komis)
+        players = ks.study_players(games)
+        if len(players) > 1:
+            raise ValueError(f"{args.records} holds games of {len(players)} players "
+                             f"({'; '.join(players)}): choose one with --player")
+    except (ValueError, OSError) as exc:
+        print(f"hexstones komi: {exc}", file=sys.stderr)
+        return 2
+    _show(args, ks.summarise(args.game, size, games))
     return 0
