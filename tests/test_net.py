@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -322,22 +323,47 @@ def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_p
     tiny = ["--size", "3", "--out", str(out), "--games", "2", "--simulations", "4", "--steps", "3",
             "--batch", "8", "--channels", "8", "--blocks", "1", "--backend", "serial"]
     run = [sys.executable, "-m", "hexstones.cli", "train", "keil", *tiny]
-    done = subprocess.run([*run, "--iterations", "1", "--symmetry-weight", "0"],
+    done = subprocess.run([*run, "--iterations", "1", "--symmetry-weight", "0", "--balance=-3:-2"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    # Resumed with neither: the run's 1 iteration and its weight 0 stand (not the defaults 3, 4).
+    # Resumed with none: the run's 1 iteration, weight 0 and komi range stand (not the defaults).
     done = subprocess.run([*run, "--resume"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
     assert state["iteration"] == 1
     assert state["settings"]["iterations"] == 1 and state["settings"]["symmetry_weight"] == 0
-    # Resumed with both: they change.
-    done = subprocess.run([*run, "--resume", "--iterations", "2", "--symmetry-weight", "1"],
-                          capture_output=True, text=True, timeout=300)
+    assert state["settings"]["balance_range"] == [-3, -2]
+    # Resumed with all three: they change, and the new games have the new komi.
+    done = subprocess.run([*run, "--resume", "--iterations", "2", "--symmetry-weight", "1",
+                           "--balance", "4:4"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
     assert state["iteration"] == 2
     assert state["settings"]["iterations"] == 2 and state["settings"]["symmetry_weight"] == 1
+    komis = [r["options"]["komi"] for r in state["buffer"]["records"]]
+    assert all(-3 <= k <= -2 for k in komis[:2]) and komis[2:] == [4, 4]
+    # a range that is not one is refused before anything runs
+    done = subprocess.run([*run, "--balance", "4"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "LOW:HIGH" in done.stderr
+
+
+def test_a_balance_range_draws_each_training_games_balance_from_it(tmp_path):
+    _torch()
+    from hexstones.ai.training.selfplay import selfplay_game
+    from hexstones.ai.training.teacher import game_options, teacher_game
+
+    rng = random.Random(3)
+    assert {game_options("keil", rng, (-3, -1))["komi"] for _ in range(200)} == {-3, -2, -1}
+    default = [game_options("keil", rng)["komi"] for _ in range(200)]
+    assert min(default) >= 0 and max(default) <= 12 and default.count(6) > 40  # 6 +- 6, 6 most
+    prison = game_class("droched").balance.option
+    net = random_network("droched", seed=2, channels=8, blocks=1)
+    assert selfplay_game(net, "droched", 3, 4, seed=1, balance_range=(2, 2))["options"] == {prison: 2}
+    assert teacher_game("dehil", 3, 10, seed=2, balance_range=(-2, -2))["options"] == {"komi": -2}
+    with pytest.raises(ValueError, match=prison):  # below the balance's own minimum
+        _settings(tmp_path, 1, game="droched", balance_range=[-1, 2]).check()
+    with pytest.raises(ValueError, match="empty"):
+        _settings(tmp_path, 1, balance_range=[3, 1]).check()
 
 
 def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):

@@ -17,6 +17,16 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _balance_range(text: str) -> list[int]:
+    try:
+        low, high = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the balance range as LOW:HIGH (write a negative one as "
+            f"--balance=-6:6)") from None
+    return [low, high]
+
+
 def add_parser(sub) -> None:
     from hexstones.ai.tournament import BACKENDS
     from hexstones.games import GAME_NAMES
@@ -69,6 +79,10 @@ def add_parser(sub) -> None:
                         "also at least 9 times as long as the last one took to write)")
     p.add_argument("--channels", type=int, help="network width (default 32)")
     p.add_argument("--blocks", type=int, help="residual blocks (default 4)")
+    p.add_argument("--balance", type=_balance_range, metavar="LOW:HIGH",
+                   help="draw each new game's balance (komi; Droched: black stones in the "
+                        "prison) evenly from LOW to HIGH (default: the game's default, varied "
+                        "by up to 6 either way in 70%% of the games)")
     p.add_argument("--init", metavar="WEIGHTS|shipped",
                    help="start from these weights (a .npz that hexstones train wrote, or "
                         "'shipped': the game's shipped network) instead of random ones; "
@@ -97,12 +111,14 @@ def run(args: argparse.Namespace) -> int:
                          else args.symmetry_weight),
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
-        channels=args.channels, blocks=args.blocks, init=args.init,
+        channels=args.channels, blocks=args.blocks, init=args.init, balance_range=args.balance,
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:
         # A resume keeps the run's own value of these unless the command line gives one.
-        kept = {name for name in ("iterations", "symmetry_weight") if getattr(args, name) is None}
+        given = {"iterations": args.iterations, "symmetry_weight": args.symmetry_weight,
+                 "balance_range": args.balance}
+        kept = {name for name, value in given.items() if value is None}
         net = loop.train(settings, resume=args.resume, changes=set(loop.RESUMABLE) - kept)
     except ValueError as exc:
         print(f"hexstones train: {exc}", file=sys.stderr)

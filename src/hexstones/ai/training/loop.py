@@ -60,7 +60,7 @@ LR_FLOOR = 0.1
 
 # The settings a resumed run takes from the command that resumes it.
 RESUMABLE = ("iterations", "device", "backend", "workers", "ray_address", "checkpoint_seconds",
-             "symmetry_weight")
+             "symmetry_weight", "balance_range")
 
 
 @dataclass
@@ -97,6 +97,9 @@ class Settings:
     channels: int | None = None
     blocks: int | None = None
     init: str | None = None       # start from these weights (a .npz, or "shipped") not random
+    # [low, high]: each new game's balance (komi, prison stones) drawn evenly from it; None:
+    # the default, varied by up to 6 either way in 70 % of the games (teacher.game_options)
+    balance_range: list[int] | None = None
     command: str = ""
 
     def check(self) -> None:
@@ -120,6 +123,11 @@ class Settings:
             raise ValueError(f"symmetry_weight must not be negative, not {self.symmetry_weight}")
         if not 0.0 <= self.teacher_share <= 1.0:
             raise ValueError(f"teacher_share must be in [0, 1], not {self.teacher_share}")
+        if self.balance_range is not None:
+            balance = cls.balance
+            low, high = (balance.check(v, cls.title) for v in self.balance_range)
+            if low > high:
+                raise ValueError(f"the balance range {low}:{high} is empty (give LOW:HIGH)")
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available to torch here")
 
@@ -160,12 +168,19 @@ def write_atomic(path: Path, write: Callable[[Any], None], mode: str = "wb") -> 
 # -- workers (module-level functions: they travel to processes and Ray) ---------------
 
 def _teacher_task(task: dict[str, Any]) -> dict[str, Any]:
-    return teacher_game(task["game"], task["size"], task["iterations"], task["seed"])
+    return teacher_game(task["game"], task["size"], task["iterations"], task["seed"],
+                        balance_range=_balance_range(task))
 
 
 def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     network = Network(task["config"], task["params"], trained=True)
-    return selfplay_game(network, task["game"], task["size"], task["simulations"], task["seed"])
+    return selfplay_game(network, task["game"], task["size"], task["simulations"], task["seed"],
+                         balance_range=_balance_range(task))
+
+
+def _balance_range(task: dict[str, Any]) -> tuple[int, int] | None:
+    found = task.get("balance_range")
+    return (int(found[0]), int(found[1])) if found is not None else None
 
 
 # -- the run ----------------------------------------------------------------------
@@ -287,7 +302,7 @@ class Trainer:
         path = s.teacher_path / f"{s.game}-{size}.jsonl"
         have = len(read_records(path)) if path.exists() else 0
         tasks = [{"game": s.game, "size": size, "iterations": s.teacher_iterations,
-                  "seed": s.seed * 1_000_003 + size * 10_007 + i}
+                  "seed": s.seed * 1_000_003 + size * 10_007 + i, "balance_range": s.balance_range}
                  for i in range(have, s.teacher_games)]
         start, made = time.monotonic(), 0
 
@@ -332,6 +347,7 @@ class Trainer:
             count = min(chunk, s.games - first)
             tasks = [{"game": s.game, "size": s.sizes[(first + i) % len(s.sizes)],
                       "simulations": s.simulations, "config": net.config, "params": net.params,
+                      "balance_range": s.balance_range,
                       "seed": s.seed * 1_000_003 + self.iteration * 100_003 + drawn + i}
                      for i in range(count)]
             records: list[dict[str, Any]] = []

@@ -23,7 +23,8 @@ ROOT_NOISE = (0.25, 10.0)
 
 def selfplay_game(network: Network, game_name: str, size: int, simulations: int, seed: int,
                   sample_plies: int = SAMPLE_PLIES,
-                  root_noise: tuple[float, float] | None = ROOT_NOISE) -> dict[str, Any]:
+                  root_noise: tuple[float, float] | None = ROOT_NOISE,
+                  balance_range: tuple[int, int] | None = None) -> dict[str, Any]:
     """One game of ``network`` against itself, ``simulations`` simulations a move, with
     ``root_noise`` at every move's root (None: none)."""
     def search(game, rng) -> Children:
@@ -31,5 +32,5 @@ def selfplay_game(network: Network, game_name: str, size: int, simulations: int,
                             analysis=False, threads=1, seed=rng.randrange(2**31),
                             root_noise=root_noise)
         return [[m, int(v)] for m, v, _ in found.children if v > 0]
-    return play_record(game_name, size, seed, search, sample_plies, by="selfplay",
+    return play_record(game_name, size, seed, search, sample_plies, balance_range, by="selfplay",
                        simulations=simulations, root_noise=list(root_noise) if root_noise else None)

@@ -22,9 +22,14 @@ BALANCE_SPREAD = 6
 BALANCE_VARIED = 0.7
 
 
-def game_options(game_name: str, rng: random.Random) -> dict[str, Any]:
-    """The start options of a training game: the balance varied around its default."""
+def game_options(game_name: str, rng: random.Random,
+                 balance_range: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The start options of a training game: the balance varied around its default, or
+    drawn evenly from ``balance_range`` (low, high) when one is given (a network that
+    must know balances far from the default, as where the fair komi lies below it)."""
     balance = game_class(game_name).balance
+    if balance_range is not None:
+        return {balance.option: rng.randint(*balance_range)}
     low = max(balance.minimum, balance.default - BALANCE_SPREAD)
     high = min(balance.maximum, balance.default + BALANCE_SPREAD)
     varied = rng.random() < BALANCE_VARIED
@@ -35,12 +40,13 @@ Children = list[list[Any]]  # [move name, visits] of a searcher's root, most vis
 
 
 def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, random.Random], Children],
-                sample_plies: int, **facts: Any) -> dict[str, Any]:
+                sample_plies: int, balance_range: tuple[int, int] | None = None,
+                **facts: Any) -> dict[str, Any]:
     """One self-play game as a record: ``search(game, rng)`` gives each move's root
     visits; the move is drawn by visits in the first ``sample_plies`` plies, the most
     visited after. ``facts`` (who searched, how much) go into the record."""
     rng = random.Random(seed)
-    options = game_options(game_name, rng)
+    options = game_options(game_name, rng, balance_range)
     game = hexstones.new_game(game_name, size=size, **options)
     moves: list[str] = []
     visits: list[Children] = []
@@ -63,11 +69,12 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
 
 
 def teacher_game(game_name: str, size: int, iterations: int, seed: int,
-                 sample_plies: int = SAMPLE_PLIES) -> dict[str, Any]:
+                 sample_plies: int = SAMPLE_PLIES,
+                 balance_range: tuple[int, int] | None = None) -> dict[str, Any]:
     """One game of the classic MCTS against itself, ``iterations`` a move."""
     def search(game, rng: random.Random) -> Children:
         found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
                             reuse=False, analysis=False)
         return [[m, int(v)] for m, v, _ in found.children if v > 0]
-    return play_record(game_name, size, seed, search, sample_plies, by="mcts",
+    return play_record(game_name, size, seed, search, sample_plies, balance_range, by="mcts",
                        iterations=iterations)
