@@ -166,8 +166,8 @@ def format_curve(curve: dict[str, Any]) -> str:
                      f"nearest whole value {curve['rounded']})")
     if has_margin:
         m = curve["margin_fair_komi"]
-        lines.append("Black's expected margin is 0 at komi "
-                     + ("(not crossed in this range)" if m is None else f"{m:.2f}"))
+        lines.append("Black's expected margin is not 0 anywhere in this range" if m is None
+                     else f"Black's expected margin is 0 at komi {m:.2f}")
     return "\n".join(lines) + "\n"
 
 
