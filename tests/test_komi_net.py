@@ -329,3 +329,39 @@ def test_report_shows_a_records_files_study_and_plays_nothing(tmp_path, capsys):
                  "--json", str(js)]) == 2
     assert "no droched game of side 4" in capsys.readouterr().err
     assert not js.exists()
+
+
+def test_a_study_counts_only_the_games_of_the_weights_it_plays_with(tmp_path, capsys):
+    """A net: player's records name its weights: after the network changed, a study run
+    again plays its games anew instead of counting the other weights' games as its own."""
+    base = ["komi", "keil", "--size", "3", "--komi", "0", "--games", "2", "--player", "net:4",
+            "--workers", "1", "--no-progress", "--seed", "6"]
+    records = tmp_path / "g.jsonl"
+    first, second = (random_network("keil", seed=s, channels=8, blocks=1) for s in (1, 2))
+    assert first.fingerprint != second.fingerprint
+    try:
+        puct.install_network("keil", first)
+        assert main([*base, "--records", str(records)]) == 0
+        assert main([*base, "--records", str(records)]) == 0  # all there: nothing played
+        assert len(records.read_text().splitlines()) == 2
+        puct.install_network("keil", second)
+        assert main([*base, "--records", str(records)]) == 0
+    finally:
+        puct.restore_shipped("keil")
+    games = [json.loads(line) for line in records.read_text().splitlines()]
+    assert [g["network"] for g in games] == [first.fingerprint] * 2 + [second.fingerprint] * 2
+    capsys.readouterr()
+    assert main(["komi", "keil", "--size", "3", "--report", "--records", str(records)]) == 2
+    err = capsys.readouterr().err
+    assert first.fingerprint in err and second.fingerprint in err
+
+
+def test_a_networks_fingerprint_names_its_weights_and_playout_share():
+    net = random_network("keil", seed=1, channels=8, blocks=1)
+    same = random_network("keil", seed=1, channels=8, blocks=1)
+    assert net.fingerprint == same.fingerprint and len(net.fingerprint) == 12
+    same.params["stem_b"][0] += 1e-3
+    changed = type(net)(net.config, same.params, trained=True)
+    assert changed.fingerprint != net.fingerprint
+    mixed = type(net)(net.config, net.params, trained=True, meta={"playout_mix": 0.5})
+    assert mixed.fingerprint != net.fingerprint

@@ -17,7 +17,8 @@ import numpy as np
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import black_share, check_sample_plies, parse_player, points_text
+from hexstones.ai.tournament import (black_share, check_sample_plies, network_fingerprint,
+                                     parse_player, points_text)
 from hexstones.games import GAME_NAMES, game_class, new_game
 
 
@@ -49,6 +50,9 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         raise ValueError("the study needs at least one komi value")
     if isinstance(games_per_komi, bool) or not isinstance(games_per_komi, int) or games_per_komi < 1:
         raise ValueError(f"games per komi must be a whole number of at least 1, not {games_per_komi!r}")
+    # A net: player's games are of the weights it plays with: a study resumed after they
+    # changed does not count the other weights' games as its own.
+    network = network_fingerprint(game_name, size) if parsed.kind == "net" else None
     tasks: list[dict[str, Any]] = []
     for komi in komis:
         options = {"size": size, balance_option(game_name): komi}
@@ -58,6 +62,8 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
                     "komi": komi, "seed": seed * 1_000_003 + len(tasks)}
             if sample_plies:
                 task["sample_plies"] = sample_plies
+            if network is not None:
+                task["network"] = network
             tasks.append(task)
     # Played in turns across the komi values (each keeps its seeds), so that a study
     # stopped early has about as many games at every value.
@@ -68,7 +74,8 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
 def task_key(task: dict[str, Any]) -> tuple:
     """What makes a study's game the same game again (a record carries its task's fields)."""
     return (task["game"], json.dumps(task["options"], sort_keys=True), task["komi"],
-            task["black"], task["white"], task["seed"], task.get("sample_plies", 0))
+            task["black"], task["white"], task["seed"], task.get("sample_plies", 0),
+            task.get("network"))
 
 
 def _config_key(task: dict[str, Any]) -> tuple:
@@ -146,7 +153,8 @@ def recorded_games(path: str, game_name: str, size: int, *, player: str | None =
                    komis: list[int] | None = None) -> list[dict[str, Any]]:
     """The games of ``game_name`` on side ``size`` in the records file ``path``, each once
     (a game recorded twice has one seed), of ``player`` self-play and at ``komis`` where
-    given. ValueError when there are none."""
+    given. ValueError when there are none, or when they are of several players (or one
+    player with several networks' weights): a study's table is of one player."""
     spec = parse_player(player).spec if player is not None else None
     found: dict[tuple, dict[str, Any]] = {}
     for record in load_records(path):
@@ -158,6 +166,11 @@ def recorded_games(path: str, game_name: str, size: int, *, player: str | None =
         who = f" of {player} self-play" if player is not None else ""
         raise ValueError(f"{path} holds no {game_name} game of side {size}{who}"
                          + (f" at {', '.join(map(str, komis))}" if komis is not None else ""))
+    players = study_players(list(found.values()))
+    if len(players) > 1:
+        raise ValueError(f"{path} holds games of {len(players)} players ({'; '.join(players)}): "
+                         "choose one with --player, or keep each network's games in a file "
+                         "of their own")
     return list(found.values())
 
 
@@ -165,7 +178,8 @@ def study_players(records: list[dict[str, Any]]) -> list[str]:
     """The players (with their opening sampling) of a study's games, as a user names them."""
     def named(r: dict[str, Any]) -> str:
         who = r["black"] if r["black"] == r["white"] else f"{r['black']} against {r['white']}"
-        return who + (f" (--sample-plies {r['sample_plies']})" if r.get("sample_plies") else "")
+        return (who + (f", --sample-plies {r['sample_plies']}" if r.get("sample_plies") else "")
+                + (f", weights {r['network']}" if r.get("network") else ""))
 
     return sorted({named(r) for r in records})
 

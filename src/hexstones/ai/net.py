@@ -24,6 +24,7 @@ files, and its module computes the same function (the tests hold the two togethe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from importlib import resources
@@ -370,6 +371,21 @@ class Network:
         self.meta: dict[str, Any] = dict(meta or {})
         self._packed: tuple | None = None
         self._gather: tuple[np.ndarray, np.ndarray] | None = None
+        self._fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """12 hex digits naming these weights and the playout share they are searched with:
+        what a game record says its network player used, so that games of other weights
+        are told apart (a komi study resumed after the network changed)."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256(json.dumps([self.config, self.meta.get("playout_mix")],
+                                               sort_keys=True).encode())
+            for name in sorted(self.params):
+                digest.update(name.encode())
+                digest.update(self.params[name].tobytes())
+            self._fingerprint = digest.hexdigest()[:12]
+        return self._fingerprint
 
     @property
     def num_parameters(self) -> int:

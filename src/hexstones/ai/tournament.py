@@ -99,6 +99,15 @@ def player_move(player: PlayerSpec, game, seed: int, sample: bool = False) -> st
     return result.children[0][0]
 
 
+def network_fingerprint(game_name: str, size: int) -> str | None:
+    """The fingerprint of the network a ``net:`` player plays ``game_name`` with on side
+    ``size`` in this process (None: it has none)."""
+    from hexstones.ai import puct
+
+    network = puct.network_for(game_name, size)
+    return network.fingerprint if network is not None else None
+
+
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
     """Play one game described by ``task`` and return its record (a plain dict).
 
@@ -127,6 +136,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
         result = {"winner": winner, "score": score}
     record = dict(task)
+    if "network" not in record and any(p.kind == "net" for p in players.values()):
+        record["network"] = network_fingerprint(task["game"], game.size)
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
                   seconds=round(time.perf_counter() - start, 3))
     if result.get("score") is not None:

@@ -172,10 +172,6 @@ def _report(args: argparse.Namespace, size: int) -> int:
             raise ValueError("--report reads the games of --records FILE.jsonl: name the file")
         games = ks.recorded_games(args.records, args.game, size, player=args.player,
                                   komis=args.komis)
-        players = ks.study_players(games)
-        if len(players) > 1:
-            raise ValueError(f"{args.records} holds games of {len(players)} players "
-                             f"({'; '.join(players)}): choose one with --player")
     except (ValueError, OSError) as exc:
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
