@@ -17,8 +17,13 @@ import numpy as np
 
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import (black_share, check_sample_plies, network_fingerprint,
-                                     parse_player, points_text)
+from hexstones.ai.tournament import (
+    black_share,
+    check_sample_plies,
+    network_fingerprint,
+    parse_player,
+    points_text,
+)
 from hexstones.games import GAME_NAMES, game_class, new_game
 
 
