@@ -169,18 +169,13 @@ def write_atomic(path: Path, write: Callable[[Any], None], mode: str = "wb") -> 
 
 def _teacher_task(task: dict[str, Any]) -> dict[str, Any]:
     return teacher_game(task["game"], task["size"], task["iterations"], task["seed"],
-                        balance_range=_balance_range(task))
+                        balance_range=task["balance_range"])
 
 
 def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     network = Network(task["config"], task["params"], trained=True)
     return selfplay_game(network, task["game"], task["size"], task["simulations"], task["seed"],
-                         balance_range=_balance_range(task))
-
-
-def _balance_range(task: dict[str, Any]) -> tuple[int, int] | None:
-    found = task.get("balance_range")
-    return (int(found[0]), int(found[1])) if found is not None else None
+                         balance_range=task["balance_range"])
 
 
 # -- the run ----------------------------------------------------------------------
