@@ -323,8 +323,8 @@ def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_p
     tiny = ["--size", "3", "--out", str(out), "--games", "2", "--simulations", "4", "--steps", "3",
             "--batch", "8", "--channels", "8", "--blocks", "1", "--backend", "serial"]
     run = [sys.executable, "-m", "hexstones.cli", "train", "keil", *tiny]
-    done = subprocess.run([*run, "--iterations", "1", "--symmetry-weight", "0", "--balance=-3:-2"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*run, "--iterations", "1", "--symmetry-weight", "0", "--balance=-3:-2",
+                           "--relabel", "0.5"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     # Resumed with none: the run's 1 iteration, weight 0 and komi range stand (not the defaults).
     done = subprocess.run([*run, "--resume"], capture_output=True, text=True, timeout=300)
@@ -333,13 +333,16 @@ def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_p
     assert state["iteration"] == 1
     assert state["settings"]["iterations"] == 1 and state["settings"]["symmetry_weight"] == 0
     assert state["settings"]["balance_range"] == [-3, -2]
-    # Resumed with all three: they change, and the new games have the new komi.
+    assert state["settings"]["relabel_share"] == 0.5
+    # Resumed with all four: they change, and the new games have the new komi.
     done = subprocess.run([*run, "--resume", "--iterations", "2", "--symmetry-weight", "1",
-                           "--balance", "4:4"], capture_output=True, text=True, timeout=300)
+                           "--balance", "4:4", "--relabel", "0"], capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
     assert state["iteration"] == 2
     assert state["settings"]["iterations"] == 2 and state["settings"]["symmetry_weight"] == 1
+    assert state["settings"]["relabel_share"] == 0
     komis = [r["options"]["komi"] for r in state["buffer"]["records"]]
     assert all(-3 <= k <= -2 for k in komis[:2]) and komis[2:] == [4, 4]
     # a range that is not one is refused before anything runs
@@ -364,6 +367,51 @@ def test_a_balance_range_draws_each_training_games_balance_from_it(tmp_path):
         _settings(tmp_path, 1, game="droched", balance_range=[-1, 2]).check()
     with pytest.raises(ValueError, match="empty"):
         _settings(tmp_path, 1, balance_range=[3, 1]).check()
+
+
+@pytest.mark.parametrize("game_name", ["keil", "dehil"])
+def test_a_relabelled_position_is_the_same_game_scored_at_the_other_komi(game_name):
+    from hexstones.ai.training.data import positions_of, relabel_balance
+    from hexstones.ai.training.teacher import play_record
+
+    def uniform(game, rng):  # a random game: every legal move one visit
+        return [[m, 1] for m in game.legal_moves()]
+
+    rng = np.random.default_rng(5)
+    for seed, komi, other in ((1, 2, -3), (2, -4, 5), (3, 0, 1), (4, 6, 6)):
+        record = play_record(game_name, 3, seed, uniform, 1000, (komi, komi))
+        assert record["winner"] is not None
+        # Every position given komi ``other``: exactly what the same moves give at that komi
+        # (features, value, score), however the winner changes.
+        relabelled = relabel_balance(positions_of(record), rng, other, other, 1.0)
+        replayed = positions_of(dict(record, options={"komi": other}))
+        for target in ("features", "policy", "value", "score", "ownership"):
+            assert np.array_equal(getattr(relabelled, target), getattr(replayed, target)), target
+        assert np.array_equal(relabelled.value, np.sign(relabelled.score))
+        # Share 0 changes nothing; share 1/2 about half of them, each a whole komi in range.
+        assert np.array_equal(relabel_balance(positions_of(record), rng, other, other, 0.0).features,
+                              positions_of(record).features)
+    record = play_record(game_name, 4, 9, uniform, 1000, (0, 0))
+    positions = positions_of(record)
+    halves = relabel_balance(positions_of(record), rng, -9, 9, 0.5)
+    komis, _ = fx.balances_of(halves.features)
+    moved = komis != 0
+    assert 0.25 * len(komis) < moved.sum() < 0.75 * len(komis)
+    assert komis.min() >= -9 and komis.max() <= 9
+    assert np.array_equal(halves.value[~moved], positions.value[~moved])
+    # A game stopped before its end has no final score to move: its positions stay.
+    unfinished = dict(record, moves=record["moves"][:6], visits=record["visits"][:6])
+    cut = positions_of(unfinished)
+    assert np.array_equal(relabel_balance(positions_of(unfinished), rng, -9, 9, 1.0).features,
+                          cut.features)
+
+
+def test_relabelling_is_refused_where_the_balance_is_not_a_komi(tmp_path):
+    _torch()
+    with pytest.raises(ValueError, match="not a komi"):
+        _settings(tmp_path, 1, game="droched", relabel_share=0.5).check()
+    with pytest.raises(ValueError, match="relabel_share"):
+        _settings(tmp_path, 1, relabel_share=1.5).check()
 
 
 def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):

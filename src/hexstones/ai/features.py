@@ -116,3 +116,21 @@ def features_of(game) -> np.ndarray:
 def geometry_of(game) -> np.ndarray:
     """The neighbour table ``int32[P, 6]`` (-1 off the board) the network convolves over."""
     return geometry(game.size).nbr
+
+
+def balances_of(features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(balance, white)`` of each position of ``features`` (``[N, P, C]``): the balance
+    value its features were written with (whole numbers) and whether White was to move."""
+    balance = np.rint(features[:, 0, F_BALANCE] * BALANCE_SCALE).astype(np.int64)
+    return balance, features[:, 0, F_WHITE] > 0.5
+
+
+def set_balances(features: np.ndarray, rows: np.ndarray, balance: np.ndarray) -> None:
+    """Rewrite, in place, the balance features of positions ``rows`` of ``features``
+    (``[N, P, C]``) as :func:`write_features` writes them for the balance values
+    ``balance`` (one per row); every other feature is independent of the balance."""
+    # Divided in float64 and then rounded, as write_features does: the same bits.
+    value = (np.asarray(balance, np.float64) / BALANCE_SCALE).astype(np.float32)[:, None]
+    white = features[rows, 0, F_WHITE][:, None] > 0.5
+    features[rows, :, F_BALANCE] = value
+    features[rows, :, F_BALANCE_MOVER] = np.where(white, value, -value)

@@ -83,6 +83,12 @@ def add_parser(sub) -> None:
                    help="draw each new game's balance (komi; Droched: black stones in the "
                         "prison) evenly from LOW to HIGH (default: the game's default, varied "
                         "by up to 6 either way in 70%% of the games)")
+    p.add_argument("--relabel", type=float, metavar="SHARE",
+                   help="Keil, Dehil: give this share of the training positions of finished "
+                        "games another komi from the balance range, with the value and score "
+                        "that komi gives their final position, so the value head learns what "
+                        "komi is worth from every game (default 0; a --resume may change it, "
+                        "and without it keeps the run's)")
     p.add_argument("--init", metavar="WEIGHTS|shipped",
                    help="start from these weights (a .npz that hexstones train wrote, or "
                         "'shipped': the game's shipped network) instead of random ones; "
@@ -112,12 +118,13 @@ def run(args: argparse.Namespace) -> int:
         teacher_dir=args.teacher_dir, teacher_games=args.teacher_games,
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init, balance_range=args.balance,
+        relabel_share=loop.Settings.relabel_share if args.relabel is None else args.relabel,
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:
         # A resume keeps the run's own value of these unless the command line gives one.
         given = {"iterations": args.iterations, "symmetry_weight": args.symmetry_weight,
-                 "balance_range": args.balance}
+                 "balance_range": args.balance, "relabel_share": args.relabel}
         kept = {name for name, value in given.items() if value is None}
         net = loop.train(settings, resume=args.resume, changes=set(loop.RESUMABLE) - kept)
     except ValueError as exc:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 import hexstones
-from hexstones.ai.features import NUM_FEATURES, features_of
+from hexstones.ai.features import NUM_FEATURES, balances_of, features_of, set_balances
 from hexstones.games import BLACK, WHITE, Game
 
 TARGETS = ("features", "policy", "policy_weight", "value", "score", "ownership")
@@ -102,6 +102,34 @@ def positions_of(record: dict[str, Any]) -> Positions:
         ownership = np.stack([black_view if m == BLACK else -black_view for m in movers])
     return Positions(np.stack(feats), np.stack(pols), np.array(weights, np.float32), value,
                      score, ownership.astype(np.float32))
+
+
+def relabel_balance(positions: Positions, rng: np.random.Generator, low: int, high: int,
+                    share: float) -> Positions:
+    """The positions with ``share`` of those of finished games given another komi, drawn
+    evenly from ``low .. high``: their balance features as that komi writes them, and
+    their value and score targets what the same final position would have scored with it
+    (the margin moves by the difference of the two komi, the winner by its sign).
+
+    Only for games whose balance is a komi (``Balance.offsets_score``). So a value head
+    learns what komi is worth from every game, whatever komi it was played at: a network
+    trained on games at komi 0 to 12 alone reads a komi below 0 as nothing it has seen
+    (Keil 7's self-play at komi -10 .. -1 lost nearly every game for Black). The policy
+    target stays the one searched at the game's own komi. Rewrites ``positions``'
+    arrays (a sampled batch's copies) and returns it."""
+    n = len(positions)
+    rows = np.flatnonzero((positions.value != 0) & (rng.random(n) < share))
+    if len(rows) == 0:
+        return positions
+    balance, white = balances_of(positions.features[rows])
+    new = rng.integers(low, high + 1, len(rows))
+    # A komi is White's: k more of it lowers Black's margin by k and raises White's.
+    shift = np.where(white, new - balance, balance - new).astype(np.float32)
+    margin = positions.score[rows] + shift
+    positions.score[rows] = margin
+    positions.value[rows] = np.sign(margin)
+    set_balances(positions.features, rows, new)
+    return positions
 
 
 def read_records(path, skip: int = 0) -> list[dict[str, Any]]:

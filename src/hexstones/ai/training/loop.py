@@ -40,12 +40,13 @@ from hexstones.ai.training.data import (
     point_sources,
     positions_of,
     read_records,
+    relabel_balance,
     turn,
 )
 from hexstones.ai.training.model import TorchNet, to_network, torch_index
 from hexstones.ai.training.plots import series_plot
 from hexstones.ai.training.selfplay import selfplay_game
-from hexstones.ai.training.teacher import teacher_game
+from hexstones.ai.training.teacher import balance_bounds, teacher_game
 from hexstones.core.layout import geometry
 from hexstones.games import game_class
 
@@ -60,7 +61,7 @@ LR_FLOOR = 0.1
 
 # The settings a resumed run takes from the command that resumes it.
 RESUMABLE = ("iterations", "device", "backend", "workers", "ray_address", "checkpoint_seconds",
-             "symmetry_weight", "balance_range")
+             "symmetry_weight", "balance_range", "relabel_share")
 
 
 @dataclass
@@ -100,6 +101,10 @@ class Settings:
     # [low, high]: each new game's balance (komi, prison stones) drawn evenly from it; None:
     # the default, varied by up to 6 either way in 70 % of the games (teacher.game_options)
     balance_range: list[int] | None = None
+    # Share of the training positions of finished games given another komi from the balance
+    # range, their value and score targets those of that komi (data.relabel_balance); only
+    # where the balance is a komi.
+    relabel_share: float = 0.0
     command: str = ""
 
     def check(self) -> None:
@@ -123,6 +128,12 @@ class Settings:
             raise ValueError(f"symmetry_weight must not be negative, not {self.symmetry_weight}")
         if not 0.0 <= self.teacher_share <= 1.0:
             raise ValueError(f"teacher_share must be in [0, 1], not {self.teacher_share}")
+        if not 0.0 <= self.relabel_share <= 1.0:
+            raise ValueError(f"relabel_share must be in [0, 1], not {self.relabel_share}")
+        if self.relabel_share > 0 and not cls.balance.offsets_score:
+            raise ValueError(f"{cls.title}'s balance ({cls.balance.label}) is not a komi: "
+                             f"a final position cannot be scored with another, so there is "
+                             f"nothing to relabel")
         if self.balance_range is not None:
             balance = cls.balance
             low, high = (balance.check(v, cls.title) for v in self.balance_range)
@@ -414,6 +425,9 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = learning_rate(s.lr, self.step, s.steps)
             size, batch = self.buffer.sample(self.rng, s.batch, s.game)
+            if s.relabel_share > 0:
+                batch = relabel_balance(batch, self.rng, *balance_bounds(s.game, s.balance_range),
+                                        s.relabel_share)
             paired = s.symmetry_weight > 0
             parts = self.losses(self.paired(batch, size) if paired else batch, size, paired)
             total = parts["policy"] + parts["value"]

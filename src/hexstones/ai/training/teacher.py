@@ -8,7 +8,7 @@ head learns it as an input. A game record is the dict :mod:`.data` reads.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import hexstones
@@ -28,12 +28,22 @@ def game_options(game_name: str, rng: random.Random,
     drawn evenly from ``balance_range`` (low, high) when one is given (a network that
     must know balances far from the default, as where the fair komi lies below it)."""
     balance = game_class(game_name).balance
+    low, high = balance_bounds(game_name, balance_range)
     if balance_range is not None:
-        return {balance.option: rng.randint(*balance_range)}
-    low = max(balance.minimum, balance.default - BALANCE_SPREAD)
-    high = min(balance.maximum, balance.default + BALANCE_SPREAD)
+        return {balance.option: rng.randint(low, high)}
     varied = rng.random() < BALANCE_VARIED
     return {balance.option: rng.randint(low, high) if varied else balance.default}
+
+
+def balance_bounds(game_name: str, balance_range: Sequence[int] | None = None) -> tuple[int, int]:
+    """The lowest and highest balance a training game may start with: ``balance_range``
+    when one is given, else the default's spread (within the game's limits)."""
+    if balance_range is not None:
+        low, high = balance_range
+        return int(low), int(high)
+    balance = game_class(game_name).balance
+    return (max(balance.minimum, balance.default - BALANCE_SPREAD),
+            min(balance.maximum, balance.default + BALANCE_SPREAD))
 
 
 Children = list[list[Any]]  # [move name, visits] of a searcher's root, most visited first
