@@ -253,6 +253,38 @@ def test_komi_study_fits_a_logistic_curve_and_places_its_crossing():
     assert "logistic fit over the 4000 games: 50% at 4.50" in table
 
 
+def test_komi_study_reads_the_fair_komi_from_the_margins_before_komi():
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    # Black's margins on the board (half points: no ties), spread wide as in Keil 7's games.
+    board = np.round(rng.normal(-6.0, 30.0, 400)) + 0.5
+    records = []
+    for margin in board:
+        komi = int(rng.integers(-2, 3))
+        black, white = 50.0 + margin, 50.0 + komi  # White's score holds the komi
+        records.append({"komi": komi, "black": "net:1", "winner": "black" if black > white else "white",
+                        "score": {"black": black, "white": white}})
+    assert [ks.board_margin(r) for r in records] == list(board)
+    found = ks.margin_estimate("keil", records)
+    assert found["games"] == 400 and found["median"] == float(np.median(board))
+    low, high = found["ci95"]
+    assert low < found["median"] < high and high - low < 12  # the median of 400 games
+    assert abs(found["median"] + 6) < high - low
+    # At the median half the games are Black's: those whose margin exceeds it.
+    assert (board > found["median"]).mean() <= 0.5 <= (board >= found["median"]).mean()
+    assert found["within_10"] == round(float(np.mean(np.abs(board - found["median"]) <= 10)), 3)
+    # Fewer games give a wider interval; games without a result do not count.
+    few = ks.margin_estimate("keil", records[:40] + [dict(records[0], winner=None, score=None)])
+    assert few["games"] == 40 and few["ci95"][1] - few["ci95"][0] > high - low
+    assert ks.margin_estimate("keil", records[:9]) is None
+    # Droched's balance is no komi: nothing to read.
+    assert ks.margin_estimate("droched", records) is None
+    summary = ks.summarise("keil", 7, records)
+    assert summary["margins"] == found
+    assert "Black's margin before komi over the 400 finished games: median" in ks.format_table(summary)
+
+
 def test_komi_plot_is_valid_svg_with_a_point_per_komi():
     rows = [{"komi": k, "games": 4, "black_wins": w, "black_win_rate": w / 4,
              "ci95": list(wilson_interval(w, 4))} for k, w in ((0, 4), (2, 2), (4, 1))]

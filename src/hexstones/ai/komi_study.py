@@ -235,8 +235,41 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
     return {"game": game_name, "size": size, "balance": balance_label(game_name),
             "rows": rows, "fair_komi": fair["komi"], "fair_row": fair,
             "fit": logistic_fit([r["komi"] for r in records], [black_share(r) for r in records]),
+            "margins": margin_estimate(game_name, records),
             "player": records[0]["black"] if records else None,
             "sample_plies": records[0].get("sample_plies", 0) if records else 0}
+
+
+def board_margin(record: dict[str, Any]) -> float:
+    """Black's final margin before komi (the board and the half point) of a finished
+    game's record, in a game whose balance is a komi for White."""
+    return record["score"]["black"] - record["score"]["white"] + record["komi"]
+
+
+def margin_estimate(game_name: str, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The fair komi read from the games' margins before komi: their median (Black wins
+    at komi ``k`` iff that margin exceeds ``k``, so half the games are Black's at the
+    median), with a 95% interval from the order statistics. Every game counts whatever
+    komi it was played at, so it says more per game than the win rates where the margins
+    spread wide (a point of komi then moves few games); it assumes the players play the
+    board the same at each komi of the study. Also: the share of games whose margin is
+    within 10 points of the median. None for games whose balance is not a komi, or with
+    fewer than 10 finished games."""
+    if not game_class(game_name).balance.offsets_score:
+        return None
+    margins = np.sort([board_margin(r) for r in records if r.get("score") and r["winner"]])
+    n = len(margins)
+    if n < 10:
+        return None
+    median = float(np.median(margins))
+    # The ranks that bound the median with 95% confidence (the normal approximation of
+    # the binomial count of margins below it).
+    half = 1.96 * math.sqrt(n) / 2
+    low = margins[max(0, math.floor(n / 2 - half) - 1)]
+    high = margins[min(n - 1, math.ceil(n / 2 + half))]
+    near = float(np.mean(np.abs(margins - median) <= 10))
+    return {"median": median, "ci95": [float(low), float(high)], "games": n,
+            "within_10": round(near, 3)}
 
 
 def logistic_fit(komis: list[float], black: list[float]) -> dict[str, Any] | None:
@@ -298,6 +331,12 @@ def format_table(summary: dict[str, Any]) -> str:
         low, high = fit["ci95"]
         lines.append(f"logistic fit over the {fit['games']} games: 50% at {fit['crossing']:.2f} "
                      f"(95% {low:.2f} to {high:.2f}), slope {fit['slope']:+.3f} log-odds a point")
+    margins = summary.get("margins")
+    if margins:
+        low, high = margins["ci95"]
+        lines.append(f"Black's margin before komi over the {margins['games']} finished games: "
+                     f"median {margins['median']:+g} (95% {low:+g} to {high:+g}), "
+                     f"{100 * margins['within_10']:.0f}% of them within 10 points of it")
     return "\n".join(lines) + "\n"
 
 
