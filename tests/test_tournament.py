@@ -251,6 +251,17 @@ def test_komi_study_fits_a_logistic_curve_and_places_its_crossing():
                for k, b in zip(komis, black)]
     table = ks.format_table(ks.summarise("keil", 5, records))
     assert "logistic fit over the 4000 games: 50% at 4.50" in table
+    assert fit["resolved"] and mirrored["resolved"] is False  # rising: no crossing of a balance
+    # A win rate that komi does not move (games decided by whole groups): no crossing placed.
+    flat = [k for k in (-1, 0, 1) for _ in range(100)]
+    wins = [int(i % 2 == 0) for i in range(300)]
+    wins[:20] = [0] * 20  # a little lower at komi -1 than elsewhere: a rising slope, weak
+    fit = ks.logistic_fit(flat, wins)
+    assert fit is not None and not fit["resolved"] and fit["slope_ci95"][0] < 0 < fit["slope_ci95"][1]
+    records = [{"komi": k, "winner": "black" if b else "white", "black": "random"}
+               for k, b in zip(flat, wins)]
+    table = ks.format_table(ks.summarise("keil", 7, records))
+    assert "no crossing, Black's win rate is not seen to fall with the komi for White" in table
 
 
 def test_komi_study_reads_the_fair_komi_from_the_margins_before_komi():

@@ -304,9 +304,14 @@ def logistic_fit(komis: list[float], black: list[float]) -> dict[str, Any] | Non
     crossing = -a / b
     grad = np.array([-1.0 / b, a / b**2])
     half = 1.96 * math.sqrt(max(float(grad @ cov @ grad), 0.0))
+    slope_high = b + 1.96 * math.sqrt(cov[1, 1])
     return {"crossing": round(crossing, 3), "ci95": [round(crossing - half, 3), round(crossing + half, 3)],
             "slope": round(b, 4), "slope_ci95": [round(b - 1.96 * math.sqrt(cov[1, 1]), 4),
-                                                 round(b + 1.96 * math.sqrt(cov[1, 1]), 4)],
+                                                 round(slope_high, 4)],
+            # Every balance is White's (komi, prison stones), so Black's chance falls with
+            # it; a slope that the games do not show falling places no crossing (the
+            # interval above then means nothing).
+            "resolved": bool(slope_high < 0),
             "games": len(komis)}
 
 
@@ -329,8 +334,15 @@ def format_table(summary: dict[str, Any]) -> str:
     fit = summary.get("fit")
     if fit:
         low, high = fit["ci95"]
-        lines.append(f"logistic fit over the {fit['games']} games: 50% at {fit['crossing']:.2f} "
-                     f"(95% {low:.2f} to {high:.2f}), slope {fit['slope']:+.3f} log-odds a point")
+        if fit.get("resolved", True):
+            lines.append(f"logistic fit over the {fit['games']} games: 50% at {fit['crossing']:.2f} "
+                         f"(95% {low:.2f} to {high:.2f}), slope {fit['slope']:+.3f} log-odds a point")
+        else:
+            slope_low, slope_high = fit["slope_ci95"]
+            lines.append(f"logistic fit over the {fit['games']} games: no crossing, Black's win "
+                         f"rate is not seen to fall with the {summary['balance']} (slope "
+                         f"{fit['slope']:+.3f} log-odds a point, 95% {slope_low:+.3f} to "
+                         f"{slope_high:+.3f})")
     margins = summary.get("margins")
     if margins:
         low, high = margins["ci95"]
