@@ -388,9 +388,10 @@ def test_a_relabelled_position_is_the_same_game_scored_at_the_other_komi(game_na
         for target in ("features", "policy", "value", "score", "ownership"):
             assert np.array_equal(getattr(relabelled, target), getattr(replayed, target)), target
         assert np.array_equal(relabelled.value, np.sign(relabelled.score))
-        # Share 0 changes nothing; share 1/2 about half of them, each a whole komi in range.
+        # Share 0 changes nothing.
         assert np.array_equal(relabel_balance(positions_of(record), rng, other, other, 0.0).features,
                               positions_of(record).features)
+    # Share 1/2: about half of them, each a whole komi in range.
     record = play_record(game_name, 4, 9, uniform, 1000, (0, 0))
     positions = positions_of(record)
     halves = relabel_balance(positions_of(record), rng, -9, 9, 0.5)

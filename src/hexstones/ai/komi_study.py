@@ -304,14 +304,13 @@ def logistic_fit(komis: list[float], black: list[float]) -> dict[str, Any] | Non
     crossing = -a / b
     grad = np.array([-1.0 / b, a / b**2])
     half = 1.96 * math.sqrt(max(float(grad @ cov @ grad), 0.0))
-    slope_high = b + 1.96 * math.sqrt(cov[1, 1])
+    slope_half = 1.96 * math.sqrt(cov[1, 1])
     return {"crossing": round(crossing, 3), "ci95": [round(crossing - half, 3), round(crossing + half, 3)],
-            "slope": round(b, 4), "slope_ci95": [round(b - 1.96 * math.sqrt(cov[1, 1]), 4),
-                                                 round(slope_high, 4)],
+            "slope": round(b, 4), "slope_ci95": [round(b - slope_half, 4), round(b + slope_half, 4)],
             # Every balance is White's (komi, prison stones), so Black's chance falls with
             # it; a slope that the games do not show falling places no crossing (the
             # interval above then means nothing).
-            "resolved": bool(slope_high < 0),
+            "resolved": bool(b + slope_half < 0),
             "games": len(komis)}
 
 
