@@ -195,6 +195,95 @@ def test_a_droched_game_stopped_by_the_move_limit_is_a_draw(monkeypatch):
     assert study["rows"][0]["black_wins"] == 1.5
 
 
+def _resigning_game(**fields):
+    """A Keil side 3 game of two small searches that give up below a win chance of 0.45
+    on two turns in a row (seed 7: White does, on its second turn)."""
+    task = {"game": "keil", "options": {"size": 3, "komi": 0}, "black": "mcts:40",
+            "white": "mcts:40", "seed": 7, "resign": [0.45, 2], **fields}
+    return t.play_game(task)
+
+
+def test_a_player_resigns_where_the_played_out_game_says_it_would_have():
+    resigned = _resigning_game()
+    played_out = _resigning_game(play_out=True)
+    loser = resigned["resigned"]
+    winner = "white" if loser == "black" else "black"
+    assert resigned["winner"] == winner and "score" not in resigned
+    assert not resigned["adjudicated"] and "would_resign" not in resigned
+    # The same game up to the resignation, then played on to the rules' end.
+    ply = len(resigned["moves"])
+    assert played_out["would_resign"] == {"color": loser, "ply": ply}
+    assert played_out["moves"][:ply] == resigned["moves"]
+    assert len(played_out["moves"]) > ply and "resigned" not in played_out
+    replay = new_game("keil", size=3, komi=0)
+    for move in played_out["moves"]:
+        replay.play(move)
+    assert replay.is_over and replay.result()["winner"] == played_out["winner"]
+    # Nobody resigns before the turns run out, or while the opening is sampled.
+    assert len(_resigning_game(resign=[0.45, 50])["moves"]) >= len(played_out["moves"])
+    assert len(_resigning_game(sample_plies=ply + 1).get("moves")) > ply
+
+
+def test_a_droched_game_stopped_by_the_move_limit_goes_to_who_would_not_have_resigned(monkeypatch):
+    monkeypatch.setattr(t, "MAX_MOVES_PER_POINT", 2)  # 38 moves on side 3
+    task = {"game": "droched", "options": {"size": 3, "prison": 4}, "black": "mcts:30",
+            "white": "mcts:30", "seed": 2, "resign": [0.45, 1], "play_out": True}
+    rec = t.play_game(task)
+    assert rec["adjudicated"] and len(rec["moves"]) == 38
+    assert rec["winner"] == ("white" if rec["would_resign"]["color"] == "black" else "black")
+    task.pop("resign")
+    assert t.play_game(task)["winner"] is None  # without resigning: a draw, as before
+
+
+def test_resignation_is_refused_for_players_without_a_win_chance_and_bad_values():
+    good = t.Resign(0.05)
+    with pytest.raises(ValueError, match="mcts:, uct: or net:"):
+        t.schedule(["level:1", "mcts:10"], ["keil"], games_per_pair=1, resign=good)
+    with pytest.raises(ValueError, match="mcts:, uct: or net:"):
+        ks.study_tasks("keil", 3, [0], games_per_komi=1, player="random", resign=good)
+    for bad, match in ((t.Resign(0.5), "between 0 and 0.5"), (t.Resign(0), "between 0 and 0.5"),
+                       (t.Resign(0.1, 0), "turns below"), (t.Resign(0.1, 2, -1), "play-outs")):
+        with pytest.raises(ValueError, match=match):
+            ks.study_tasks("keil", 3, [0], games_per_komi=1, player="mcts:5", resign=bad)
+
+
+def test_a_study_with_resignation_plays_every_nth_game_out_and_counts_wrong_resignations(
+        tmp_path, capsys):
+    tasks = ks.study_tasks("keil", 3, [0, 4], games_per_komi=4, player="mcts:40",
+                           resign=t.Resign(0.45, 2, 2))
+    by_komi = {k: [x.get("play_out", False) for x in tasks if x["komi"] == k] for k in (0, 4)}
+    assert by_komi == {0: [True, False, True, False], 4: [True, False, True, False]}
+    records = t.run_tasks(tasks, backend="serial")
+    check = ks.summarise("keil", 3, records)["resignations"]
+    out = [r for r in records if r.get("play_out")]
+    checked = [r for r in out if "would_resign" in r and not r["adjudicated"]]
+    assert check["games"] == 8 and check["played_out"] == 4
+    assert check["resigned"] == sum("resigned" in r for r in records) > 0
+    assert check["checked"] == len(checked) > 0
+    assert check["wrong"] == sum(r["winner"] == r["would_resign"]["color"] for r in checked)
+    assert ks.summarise("keil", 3, [dict(r, resign=None) for r in records])["resignations"] is None
+    # The command: the table says it, and games with another threshold are another player's.
+    path = tmp_path / "games.jsonl"
+
+    def study(resign):
+        return main(["komi", "keil", "--size", "3", "--komi", "0", "--games", "2",
+                     "--player", "mcts:40", "--resign", resign, "--resign-check", "2",
+                     "--workers", "1", "--no-progress", "--records", str(path)])
+
+    assert study("0.45:2") == 0
+    assert "resignations (win chance below 0.45 on 2 turns in a row)" in capsys.readouterr().out
+    assert [json.loads(line)["resign"] for line in path.read_text().splitlines()] == [[0.45, 2]] * 2
+    assert study("0.4") == 0
+    assert main(["komi", "keil", "--size", "3", "--report", "--records", str(path)]) == 2
+    assert "--resign 0.4:3" in capsys.readouterr().err
+    before = path.read_text()
+    for bad, says in (("abc", "--resign takes BELOW"), ("0.1:x", "--resign takes BELOW"),
+                      ("0.7", "between 0 and 0.5")):
+        assert study(bad) == 2
+        assert says in capsys.readouterr().err
+    assert path.read_text() == before
+
+
 def test_progress_bar_shows_games_done_and_leaders():
     out = io.StringIO()
     bar = t.Progress(4, ["a", "b"], stream=out)

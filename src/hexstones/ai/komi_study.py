@@ -18,7 +18,9 @@ import numpy as np
 from hexstones.ai.elo import wilson_interval
 from hexstones.ai.svgplot import line_plot
 from hexstones.ai.tournament import (
+    Resign,
     black_share,
+    check_resign,
     check_sample_plies,
     network_fingerprint,
     parse_player,
@@ -42,15 +44,19 @@ def balance_label(game_name: str) -> str:
 
 
 def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: int,
-                player: str, seed: int = 0, sample_plies: int = 0) -> list[dict[str, Any]]:
+                player: str, seed: int = 0, sample_plies: int = 0,
+                resign: Resign | None = None) -> list[dict[str, Any]]:
     """The games of a study. ``sample_plies``: each game's first moves are drawn in
     proportion to the search's visits, so that a player whose search draws no random
-    numbers (``net:SIMULATIONS``) plays different games."""
+    numbers (``net:SIMULATIONS``) plays different games. ``resign``: when a player gives
+    up (:class:`~hexstones.ai.tournament.Resign`; every ``check``-th game at each komi is
+    played out)."""
     if game_name not in GAME_NAMES:
         raise ValueError(f"unknown game {game_name!r}: choose from {', '.join(GAME_NAMES)}")
     parsed = parse_player(player)
     spec = parsed.spec
     check_sample_plies(sample_plies, [parsed])
+    check_resign(resign, [parsed])
     if not komis:
         raise ValueError("the study needs at least one komi value")
     if isinstance(games_per_komi, bool) or not isinstance(games_per_komi, int) or games_per_komi < 1:
@@ -62,11 +68,13 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
     for komi in komis:
         options = {"size": size, balance_option(game_name): komi}
         new_game(game_name, **options)  # a bad size or komi fails before any game
-        for _ in range(games_per_komi):
+        for j in range(games_per_komi):
             task = {"game": game_name, "options": options, "black": spec, "white": spec,
                     "komi": komi, "seed": seed * 1_000_003 + len(tasks)}
             if sample_plies:
                 task["sample_plies"] = sample_plies
+            if resign is not None:
+                task.update(resign.fields(j))
             if network is not None:
                 task["network"] = network
             tasks.append(task)
@@ -80,7 +88,7 @@ def task_key(task: dict[str, Any]) -> tuple:
     """What makes a study's game the same game again (a record carries its task's fields)."""
     return (task["game"], json.dumps(task["options"], sort_keys=True), task["komi"],
             task["black"], task["white"], task["seed"], task.get("sample_plies", 0),
-            task.get("network"))
+            task.get("network"), json.dumps(task.get("resign")))
 
 
 def _config_key(task: dict[str, Any]) -> tuple:
@@ -174,8 +182,8 @@ def recorded_games(path: str, game_name: str, size: int, *, player: str | None =
     players = study_players(list(found.values()))
     if len(players) > 1:
         raise ValueError(f"{path} holds games of {len(players)} players ({'; '.join(players)}): "
-                         "choose one with --player, or keep each network's games in a file "
-                         "of their own")
+                         "choose one with --player, or keep each player's games (each network's, "
+                         "each resignation threshold's) in a file of their own")
     return list(found.values())
 
 
@@ -184,7 +192,8 @@ def study_players(records: list[dict[str, Any]]) -> list[str]:
     def named(r: dict[str, Any]) -> str:
         who = r["black"] if r["black"] == r["white"] else f"{r['black']} against {r['white']}"
         return (who + (f", --sample-plies {r['sample_plies']}" if r.get("sample_plies") else "")
-                + (f", weights {r['network']}" if r.get("network") else ""))
+                + (f", weights {r['network']}" if r.get("network") else "")
+                + (f", --resign {r['resign'][0]:g}:{r['resign'][1]}" if r.get("resign") else ""))
 
     return sorted({named(r) for r in records})
 
@@ -236,8 +245,27 @@ def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[
             "rows": rows, "fair_komi": fair["komi"], "fair_row": fair,
             "fit": logistic_fit([r["komi"] for r in records], [black_share(r) for r in records]),
             "margins": margin_estimate(game_name, records),
+            "resignations": resignation_check(records),
             "player": records[0]["black"] if records else None,
             "sample_plies": records[0].get("sample_plies", 0) if records else 0}
+
+
+def resignation_check(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How the games of players that resign ended, and how often a resignation would have
+    been wrong: of the games played out (``play_out``) in which a player would have
+    resigned and the rules then decided, those that player won. None if no game's
+    players resign."""
+    resigning = [r for r in records if r.get("resign")]
+    if not resigning:
+        return None
+    out = [r for r in resigning if r.get("play_out")]
+    checked = [r for r in out if r.get("would_resign") and not r.get("adjudicated")]
+    wrong = sum(r["winner"] == r["would_resign"]["color"] for r in checked)
+    low, high = wilson_interval(wrong, len(checked)) if checked else (0.0, 1.0)
+    return {"threshold": resigning[0]["resign"], "games": len(resigning),
+            "resigned": sum("resigned" in r for r in resigning), "played_out": len(out),
+            "would_resign": sum("would_resign" in r for r in out), "checked": len(checked),
+            "wrong": wrong, "wrong_ci95": [low, high]}
 
 
 def board_margin(record: dict[str, Any]) -> float:
@@ -342,6 +370,17 @@ def format_table(summary: dict[str, Any]) -> str:
                          f"rate is not seen to fall with the {summary['balance']} (slope "
                          f"{fit['slope']:+.3f} log-odds a point, 95% {slope_low:+.3f} to "
                          f"{slope_high:+.3f})")
+    check = summary.get("resignations")
+    if check:
+        below, turns = check["threshold"]
+        line = (f"resignations (win chance below {below:g} on {turns} turns in a row): "
+                f"{check['resigned']} of {check['games']} games; {check['played_out']} played "
+                f"out to check, in {check['would_resign']} a player would have resigned")
+        if check["checked"]:
+            low, high = check["wrong_ci95"]
+            line += (f"; of the {check['checked']} of those the rules decided, that player "
+                     f"won {check['wrong']} (95% {100 * low:.0f}-{100 * high:.0f}%)")
+        lines.append(line)
     margins = summary.get("margins")
     if margins:
         low, high = margins["ci95"]

@@ -77,26 +77,72 @@ def player_move(player: PlayerSpec, game, seed: int, sample: bool = False) -> st
     """``player``'s move in ``game``: its search's most visited move, or with ``sample``
     one drawn in proportion to the visits (seeded), to vary the openings of players whose
     search draws no random numbers (``net:SIMULATIONS``)."""
+    return player_turn(player, game, seed, sample)[0]
+
+
+def player_turn(player: PlayerSpec, game, seed: int,
+                sample: bool = False) -> tuple[str, float | None]:
+    """:func:`player_move` with the search's win chance for the player to move (None
+    where no search ran: a level, a random player, a single legal move)."""
     from hexstones import ai
 
     if player.kind == "random":
-        return random.Random(seed).choice(game.legal_moves())
+        return random.Random(seed).choice(game.legal_moves()), None
     if player.kind == "level":
         if sample:
             raise ValueError("sampled opening moves need an mcts:, uct: or net: player")
-        return ai.choose_move(game, level=player.level, seed=seed)
+        return ai.choose_move(game, level=player.level, seed=seed), None
     legal = game.legal_moves()
     if len(legal) == 1:
-        return legal[0]
+        return legal[0], None
     result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
                        knowledge=player.kind != "uct", reuse_key=player.spec,
                        analysis=False, engine="net" if player.kind == "net" else "mcts")
     if not result.children:
-        return legal[0]
+        return legal[0], None
     if sample:
         moves, visits = zip(*[(m, v) for m, v, _ in result.children])
-        return random.Random(seed).choices(moves, weights=visits)[0]
-    return result.children[0][0]
+        return random.Random(seed).choices(moves, weights=visits)[0], result.root_win_rate
+    return result.children[0][0], result.root_win_rate
+
+
+@dataclass(frozen=True)
+class Resign:
+    """When a player gives up a game: its search gives it a win chance below ``below``
+    on ``moves`` of its turns in a row (after the sampled opening). Every ``check``-th game
+    of a schedule is played out instead (the task's ``play_out``), its record noting who
+    would have resigned when, so that a report can count the resignations the rules'
+    result would have proved wrong (AlphaZero's check of its resignation threshold)."""
+
+    below: float
+    moves: int = 3
+    check: int = 10  # 0: no game played out
+
+    def fields(self, index: int) -> dict[str, Any]:
+        """The task fields of the ``index``-th game of a schedule (counted per configuration)."""
+        out: dict[str, Any] = {"resign": [self.below, self.moves]}
+        if self.check and index % self.check == 0:
+            out["play_out"] = True
+        return out
+
+
+def check_resign(resign: Resign | None, parsed: list) -> Resign | None:
+    """``resign`` checked for the players ``parsed``: a win chance strictly between 0 and
+    0.5, a whole number of turns of at least 1, players whose search gives a win chance."""
+    if resign is None:
+        return None
+    if not isinstance(resign.below, (int, float)) or isinstance(resign.below, bool) \
+            or not 0 < resign.below < 0.5:
+        raise ValueError(f"a resignation threshold is a win chance between 0 and 0.5, "
+                         f"not {resign.below!r}")
+    for name, value, least in (("turns below it", resign.moves, 1),
+                               ("the games between play-outs", resign.check, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
+    if any(p.kind in ("level", "random") for p in parsed):
+        raise ValueError("resigning needs players whose search gives a win chance: "
+                         "mcts:, uct: or net:, not a level or random")
+    return resign
 
 
 def network_fingerprint(game_name: str, size: int) -> str | None:
@@ -113,7 +159,10 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
 
     ``task``: game, options (new_game's), black, white (player specs), seed, and
     optionally sample_plies: the game's first moves drawn in proportion to the search's
-    visits (:func:`player_move`).
+    visits (:func:`player_move`); resign (``[below, turns]``, see :class:`Resign`) and
+    play_out. A resigned game's record has ``resigned`` (the colour) and no score; a game
+    played out notes ``would_resign`` (``{"color", "ply"}``) where a player would have
+    resigned, and that decides it if the move limit stops it without a score (Droched).
     """
     game = new_game(task["game"], **task.get("options", {}))
     players = {BLACK: parse_player(task["black"]), WHITE: parse_player(task["white"])}
@@ -121,6 +170,10 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     sample_plies = int(task.get("sample_plies", 0))
     limit = MAX_MOVES_PER_POINT * game.board.num_points
     start = time.perf_counter()
+    resign = task.get("resign")  # [below, turns] or absent
+    play_out = bool(task.get("play_out"))
+    low_turns = {BLACK: 0, WHITE: 0}
+    resigned = would_resign = None
     adjudicated = False
     while not game.is_over:
         if not game.legal_moves():
@@ -128,18 +181,34 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         if len(game.moves) >= limit:
             adjudicated = True
             break
-        game.play(player_move(players[game.to_move], game, rng.randrange(2**31),
-                              sample=len(game.moves) < sample_plies))
+        mover, sampled = game.to_move, len(game.moves) < sample_plies
+        move, win_rate = player_turn(players[mover], game, rng.randrange(2**31), sample=sampled)
+        if resign and win_rate is not None and not sampled:
+            low_turns[mover] = low_turns[mover] + 1 if win_rate < resign[0] else 0
+            if low_turns[mover] >= resign[1] and would_resign is None:
+                would_resign = {"color": mover, "ply": len(game.moves)}
+                if not play_out:
+                    resigned = mover
+                    break
+        game.play(move)
     result = game.result()
-    if result is None:  # stopped by the move limit: decided by the score as it stands,
-        score = game.score()  # a draw (winner None) in a game without one (Droched)
+    if resigned is not None:
+        result = {"winner": WHITE if resigned == BLACK else BLACK}
+    elif result is None:  # stopped by the move limit: decided by the score as it stands,
+        score = game.score()  # a draw (winner None) in a game without one (Droched),
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
+        if winner is None and would_resign is not None:  # unless a player would have resigned
+            winner = WHITE if would_resign["color"] == BLACK else BLACK
         result = {"winner": winner, "score": score}
     record = dict(task)
     if "network" not in record and any(p.kind == "net" for p in players.values()):
         record["network"] = network_fingerprint(task["game"], game.size)
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
                   seconds=round(time.perf_counter() - start, 3))
+    if resigned is not None:
+        record["resigned"] = resigned
+    elif would_resign is not None:
+        record["would_resign"] = would_resign
     if result.get("score") is not None:
         record["score"] = result["score"]
     return record
@@ -157,16 +226,19 @@ def check_sample_plies(sample_plies: Any, parsed: list) -> int:
 
 def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, seed: int = 0,
              options: dict[str, dict[str, Any]] | None = None,
-             ladder: bool = False, sample_plies: int = 0) -> list[dict[str, Any]]:
+             ladder: bool = False, sample_plies: int = 0,
+             resign: Resign | None = None) -> list[dict[str, Any]]:
     """Every pair meets ``games_per_pair`` times in each game, colours alternating.
 
     ``ladder``: only neighbours in the list meet (1-2, 2-3, ...), to compare each level
     with the one below at a fraction of a round-robin's cost. ``sample_plies``: each
     game's first moves drawn in proportion to the search's visits (a search that draws
     no random numbers, as ``net:N``, otherwise plays one game per pairing and colour).
+    ``resign``: when players give up (:class:`Resign`).
     """
     parsed = [parse_player(p) for p in players]
     check_sample_plies(sample_plies, parsed)
+    check_resign(resign, parsed)
     specs = [p.spec for p in parsed]
     if len(set(specs)) != len(specs):
         raise ValueError("each player may appear once in a round-robin")
@@ -190,6 +262,8 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
                             "seed": seed * 1_000_003 + len(tasks)}
                     if sample_plies:
                         task["sample_plies"] = sample_plies
+                    if resign is not None:
+                        task.update(resign.fields(k))
                     tasks.append(task)
     return tasks
 

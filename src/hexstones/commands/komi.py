@@ -28,7 +28,7 @@ def _komi_list(text: str) -> list[int]:
 
 def add_parser(sub) -> None:
     from hexstones.ai.tournament import BACKENDS
-    from hexstones.commands.tournament import add_sample_plies
+    from hexstones.commands.tournament import add_resign, add_sample_plies
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--player", help="the AI playing both sides (default level:5; with "
                                      "--report: the games of this player only)")
     add_sample_plies(p)
+    add_resign(p)
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--workers", type=int)
     p.add_argument("--ray-address")
@@ -76,7 +77,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import komi_study as ks, tournament as t
-    from hexstones.commands.tournament import INTERRUPTED, play_tasks
+    from hexstones.commands.tournament import INTERRUPTED, play_tasks, resign_of
     from hexstones.games import game_class
 
     size = args.size if args.size is not None else game_class(args.game).default_size
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tasks = ks.study_tasks(args.game, size, komis, games_per_komi=args.games,
                                player=args.player, seed=args.seed,
-                               sample_plies=args.sample_plies)
+                               sample_plies=args.sample_plies, resign=resign_of(args))
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
         earlier = ks.read_records(args.records, tasks) if args.records else []

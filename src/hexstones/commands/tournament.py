@@ -35,6 +35,7 @@ def add_parser(sub) -> None:
                    help="only neighbours in the player list meet (e.g. each level and the next)")
     p.add_argument("--seed", type=int, default=0)
     add_sample_plies(p)
+    add_resign(p)
     p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -45,6 +46,34 @@ def add_sample_plies(p) -> None:
                    help="draw each game's first K moves in proportion to the search's visits "
                         "(varies the games of a player whose search draws no random numbers, "
                         "such as net:SIMULATIONS; default 0)")
+
+
+def add_resign(p) -> None:
+    """The ``--resign`` options of the commands that play tournament games."""
+    p.add_argument("--resign", metavar="BELOW[:TURNS]",
+                   help="a player resigns when its search gives it a win chance below BELOW "
+                        "(e.g. 0.05) on TURNS of its turns in a row (default 3); for mcts:, "
+                        "uct: and net: players. Ends lost games that would run long (Droched's "
+                        "prison fights) early")
+    p.add_argument("--resign-check", type=int, default=10, metavar="N",
+                   help="with --resign: play every Nth game out instead, noting who would have "
+                        "resigned, to count the resignations the result proves wrong "
+                        "(default 10; 0: none)")
+
+
+def resign_of(args: argparse.Namespace):
+    """The :class:`~hexstones.ai.tournament.Resign` that ``--resign`` asks for, or None;
+    ValueError for a malformed value (the ranges are checked with the players)."""
+    from hexstones.ai.tournament import Resign
+
+    if args.resign is None:
+        return None
+    below, _, turns = args.resign.partition(":")
+    try:
+        return Resign(float(below), int(turns) if turns else 3, args.resign_check)
+    except ValueError:
+        raise ValueError(f"--resign takes BELOW or BELOW:TURNS, e.g. 0.05:3, not "
+                         f"{args.resign!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
                            seed=args.seed, options=options, ladder=args.ladder,
-                           sample_plies=args.sample_plies)
+                           sample_plies=args.sample_plies, resign=resign_of(args))
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
     except ValueError as exc:
