@@ -542,3 +542,22 @@ def test_a_tournament_can_sample_its_opening_plies(tmp_path, capsys):
     assert "not a level" in capsys.readouterr().err
     with pytest.raises(ValueError, match="whole number"):
         t.schedule(["net:8", "net:9"], ["keil"], games_per_pair=1, sample_plies=-1)
+
+
+def test_a_tournament_can_let_its_players_resign(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    argv = ["tournament", "mcts:20", "mcts:40", "--game", "keil", "--size", "3", "--komi", "0",
+            "--games", "4", "--resign", "0.45:2", "--resign-check", "2", "--workers", "1",
+            "--no-progress", "--json", str(out)]
+    assert main(argv) == 0
+    games = json.loads(out.read_text())["games"]
+    assert [g["resign"] for g in games] == [[0.45, 2]] * 4
+    assert [bool(g.get("play_out")) for g in games] == [True, False, True, False]
+    for g in games:  # a resigned game goes to the other player; a played-out one has none
+        if "resigned" in g:
+            assert not g.get("play_out") and g["winner"] != g["resigned"]
+        assert "resigned" not in g or "would_resign" not in g
+    assert any("resigned" in g for g in games)
+    assert main(["tournament", "level:1", "mcts:40", "--game", "keil", "--size", "3",
+                 "--resign", "0.05"]) == 2
+    assert "not a level or random" in capsys.readouterr().err

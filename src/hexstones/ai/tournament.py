@@ -109,18 +109,18 @@ def player_turn(player: PlayerSpec, game, seed: int,
 @dataclass(frozen=True)
 class Resign:
     """When a player gives up a game: its search gives it a win chance below ``below``
-    on ``moves`` of its turns in a row (after the sampled opening). Every ``check``-th game
+    on ``turns`` of its turns in a row (after the sampled opening). Every ``check``-th game
     of a schedule is played out instead (the task's ``play_out``), its record noting who
     would have resigned when, so that a report can count the resignations the rules'
     result would have proved wrong (AlphaZero's check of its resignation threshold)."""
 
     below: float
-    moves: int = 3
+    turns: int = 3
     check: int = 10  # 0: no game played out
 
     def fields(self, index: int) -> dict[str, Any]:
         """The task fields of the ``index``-th game of a schedule (counted per configuration)."""
-        out: dict[str, Any] = {"resign": [self.below, self.moves]}
+        out: dict[str, Any] = {"resign": [self.below, self.turns]}
         if self.check and index % self.check == 0:
             out["play_out"] = True
         return out
@@ -135,7 +135,7 @@ def check_resign(resign: Resign | None, parsed: list) -> Resign | None:
             or not 0 < resign.below < 0.5:
         raise ValueError(f"a resignation threshold is a win chance between 0 and 0.5, "
                          f"not {resign.below!r}")
-    for name, value, least in (("turns below it", resign.moves, 1),
+    for name, value, least in (("turns below it", resign.turns, 1),
                                ("the games between play-outs", resign.check, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
