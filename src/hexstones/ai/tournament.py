@@ -29,7 +29,7 @@ from typing import Any
 
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.ai.levels import get_level
-from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game
+from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game, other
 
 BACKENDS = ("local", "serial", "ray")
 # A game longer than this many moves per board point is stopped and decided by its score.
@@ -173,7 +173,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     resign = task.get("resign")  # [below, turns] or absent
     play_out = bool(task.get("play_out"))
     low_turns = {BLACK: 0, WHITE: 0}
-    resigned = would_resign = None
+    resigned: str | None = None
+    would_resign: dict[str, Any] | None = None  # {"color", "ply"}
     adjudicated = False
     while not game.is_over:
         if not game.legal_moves():
@@ -193,12 +194,12 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         game.play(move)
     result = game.result()
     if resigned is not None:
-        result = {"winner": WHITE if resigned == BLACK else BLACK}
+        result = {"winner": other(resigned)}
     elif result is None:  # stopped by the move limit: decided by the score as it stands,
         score = game.score()  # a draw (winner None) in a game without one (Droched),
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
         if winner is None and would_resign is not None:  # unless a player would have resigned
-            winner = WHITE if would_resign["color"] == BLACK else BLACK
+            winner = other(would_resign["color"])
         result = {"winner": winner, "score": score}
     record = dict(task)
     if "network" not in record and any(p.kind == "net" for p in players.values()):
