@@ -111,7 +111,8 @@ def test_features_turn_with_the_board(name):
             turned.play(turned.move_of(int(images[k, a])))
         got = turn(Positions(f[None], np.zeros((1, f.shape[0] + 1), np.float32),
                              np.ones(1, np.float32), np.zeros(1, np.float32),
-                             np.zeros(1, np.float32), np.zeros((1, f.shape[0]), np.float32)),
+                             np.zeros(1, np.float32), np.zeros((1, f.shape[0]), np.float32),
+                             np.zeros(1, np.float32)),
                    sources[k]).features[0]
         assert np.array_equal(got, fx.features_of(turned)), k
 
@@ -369,13 +370,107 @@ def test_a_balance_range_draws_each_training_games_balance_from_it(tmp_path):
         _settings(tmp_path, 1, balance_range=[3, 1]).check()
 
 
+def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
+    """``--resign``: a self-play game ends when the mover's search stays below the
+    threshold; its positions take the value from the resignation and have no score or
+    ownership targets, which the loss and the komi relabelling leave out. The game played
+    out (the check) is the same game up to the resignation, and notes it."""
+    _torch()
+    from hexstones.ai.training import loop
+    from hexstones.ai.training.data import Positions, positions_of, relabel_balance
+    from hexstones.ai.training.selfplay import selfplay_game
+
+    net = random_network("droched", seed=1, channels=8, blocks=1)
+    resigned = [selfplay_game(net, "droched", 4, 8, seed, resign=[0.45, 2]) for seed in (1, 2, 3)]
+    assert all(r.get("resigned") in ("black", "white") for r in resigned)
+    for record in resigned:
+        game = hexstones.new_game("droched", size=4, **record["options"])
+        for move in record["moves"]:
+            game.play(move)
+        assert not game.is_over and len(record["moves"]) == len(record["visits"]) < 6 * 37
+        assert record["winner"] == ("white" if record["resigned"] == "black" else "black")
+        assert record["resign"] == [0.45, 2] and "would_resign" not in record
+        played_out = selfplay_game(net, "droched", 4, 8, record["seed"], resign=[0.45, 2],
+                                   play_out=True)
+        n = len(record["moves"])
+        assert played_out["moves"][:n] == record["moves"] and len(played_out["moves"]) > n
+        assert played_out["would_resign"] == {"color": record["resigned"], "ply": n}
+        assert played_out["play_out"] and "resigned" not in played_out
+        assert not record["adjudicated"]
+        positions = positions_of(record)
+        replay = hexstones.new_game("droched", size=4, **record["options"])
+        movers = []
+        for move in record["moves"]:
+            movers.append(replay.to_move)
+            replay.play(move)
+        assert positions.value.tolist() == [1.0 if m == record["winner"] else -1.0 for m in movers]
+        assert not positions.score_weight.any()
+
+    # Keil: a finished game's positions carry the score; a resigned one's do not, and the
+    # relabelling and the loss leave those out.
+    def uniform(game, rng):
+        return [[m, 1] for m in game.legal_moves()], 0.0 if len(game.moves) >= 6 else 0.5
+
+    from hexstones.ai.training.teacher import play_record
+    finished = positions_of(play_record("keil", 3, 4, uniform, 1000, (2, 2)))
+    gave_up = play_record("keil", 3, 4, uniform, 0, (2, 2), resign=[0.1, 1])
+    assert gave_up["resigned"] == "black" and len(gave_up["moves"]) == 6  # Black's 4th turn
+    stopped = positions_of(gave_up)
+    assert finished.score_weight.all() and not stopped.score_weight.any()
+    before = Positions.concat([finished, stopped])  # concat copies: relabelling rewrites
+    relabelled = relabel_balance(Positions.concat([finished, stopped]), np.random.default_rng(0),
+                                 -7, -7, 1.0)
+    n = len(finished)
+    assert not np.array_equal(relabelled.features[:n], before.features[:n])
+    for target in ("features", "value", "score"):
+        assert np.array_equal(getattr(relabelled, target)[n:], getattr(before, target)[n:])
+    trainer = loop.Trainer(_settings(tmp_path, 1, sizes=[3]))
+    trainer.fresh_state()
+    stopped.score[:] = 50.0  # were it counted, the score loss would change
+    stopped.ownership[:] = 1.0
+    with loop.torch.no_grad():
+        alone = trainer.losses(finished, 3)
+        mixed = trainer.losses(Positions.concat([finished, stopped]), 3)
+    for term in ("score", "ownership"):
+        assert float(mixed[term]) == pytest.approx(float(alone[term]), rel=1e-5), term
+
+
+def test_a_training_run_with_resignation_counts_its_check(tmp_path):
+    """``hexstones train --resign``: self-play games resign, every Nth is played out, and
+    the totals count the check; bad values are refused before anything runs."""
+    _torch()
+    from hexstones.ai.training import loop
+
+    out = tmp_path / "run"
+    loop.train(_settings(out, 2, game="droched", sizes=[4], games=4, teacher_games=0,
+                         resign=[0.49, 1], resign_check=2))
+    state = loop.torch.load(out / loop.CHECKPOINT, weights_only=False)
+    records = state["buffer"]["records"]
+    assert len(records) == 8 and state["settings"]["resign"] == [0.49, 1]
+    # the first and third game of each iteration played out
+    assert [bool(r.get("play_out")) for r in records] == [True, False, True, False] * 2
+    totals = state["totals"]
+    assert totals["resigned"] == sum("resigned" in r for r in records) > 0
+    checked = [r for r in records if "would_resign" in r and not r["adjudicated"]]
+    assert totals["checked"] == len(checked)
+    assert totals["resigner_won"] == sum(r["winner"] == r["would_resign"]["color"] for r in checked)
+    run = [sys.executable, "-m", "hexstones.cli", "train", "droched", "--size", "4",
+           "--out", str(tmp_path / "other")]
+    for bad, says in ((["--resign", "0.7"], "between 0 and 0.5"), (["--resign", "0.1:x"], "BELOW:TURNS"),
+                      (["--resign", "0.1:0"], "at least 1"),
+                      (["--resign", "0.1", "--resign-check", "-1"], "at least 0")):
+        done = subprocess.run(run + bad, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and says in done.stderr, (bad, done.stderr)
+        assert not (tmp_path / "other").exists()
+
+
 @pytest.mark.parametrize("game_name", ["keil", "dehil"])
 def test_a_relabelled_position_is_the_same_game_scored_at_the_other_komi(game_name):
     from hexstones.ai.training.data import positions_of, relabel_balance
     from hexstones.ai.training.teacher import play_record
 
-    def uniform(game, rng):  # a random game: every legal move one visit
-        return [[m, 1] for m in game.legal_moves()]
+    def uniform(game, rng):  # a random game: every legal move one visit, no win chance
+        return [[m, 1] for m in game.legal_moves()], None
 
     rng = np.random.default_rng(5)
     for seed, komi, other in ((1, 2, -3), (2, -4, 5), (3, 0, 1), (4, 6, 6)):
@@ -464,7 +559,8 @@ def test_the_symmetry_term_measures_the_values_disagreement_and_training_shrinks
     feats = np.stack([fx.features_of(_played("droched", 4, plies, seed=plies)) for plies in range(2, 18)])
     n, P = feats.shape[:2]
     batch = Positions(feats, np.zeros((n, P + 1), np.float32), np.zeros(n, np.float32),
-                      np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros((n, P), np.float32))
+                      np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros((n, P), np.float32),
+                      np.zeros(n, np.float32))
     pair = trainer.paired(batch, 4)
     np.testing.assert_array_equal(pair.features[:n], feats)
     sources = point_sources("droched", 4)

@@ -23,7 +23,7 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,19 +126,67 @@ class Resign:
         return out
 
 
+    def checked(self) -> Resign:
+        """Itself, once checked: a win chance strictly between 0 and 0.5, a whole number
+        of turns of at least 1, of games between play-outs of at least 0."""
+        if not isinstance(self.below, (int, float)) or isinstance(self.below, bool) \
+                or not 0 < self.below < 0.5:
+            raise ValueError(f"a resignation threshold is a win chance between 0 and 0.5, "
+                             f"not {self.below!r}")
+        for name, value, least in (("turns below it", self.turns, 1),
+                                   ("the games between play-outs", self.check, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be a whole number of at least {least}, "
+                                 f"not {value!r}")
+        return self
+
+
+class ResignWatch:
+    """A game's resignation as it goes: :meth:`resigns` is told each searched turn's win
+    chance for the mover. ``resign``: a task's ``[below, turns]`` (None: nobody resigns);
+    ``play_out``: note who would have resigned (``would_resign``, ``{"color", "ply"}``)
+    and play on. One watch serves the tournament's games and training's self-play."""
+
+    def __init__(self, resign: Sequence[float] | None, play_out: bool = False):
+        self.resign = resign
+        self.play_out = play_out
+        self.low_turns = {BLACK: 0, WHITE: 0}
+        self.resigned: str | None = None
+        self.would_resign: dict[str, Any] | None = None
+
+    def resigns(self, mover: str, ply: int, win_rate: float | None) -> bool:
+        """Whether ``mover``, whose search gave it ``win_rate`` (None: no search ran) at
+        ply ``ply``, resigns now. Leave out the sampled opening's turns."""
+        if not self.resign or win_rate is None:
+            return False
+        below, turns = self.resign
+        self.low_turns[mover] = self.low_turns[mover] + 1 if win_rate < below else 0
+        if self.low_turns[mover] >= turns and self.would_resign is None:
+            self.would_resign = {"color": mover, "ply": ply}
+            if not self.play_out:
+                self.resigned = mover
+                return True
+        return False
+
+    def winner_of_stopped(self) -> str | None:
+        """Who wins a game the move limit stopped without a result: the player who would
+        not have resigned (None: nobody would have)."""
+        return other(self.would_resign["color"]) if self.would_resign else None
+
+    def note(self, record: dict[str, Any]) -> None:
+        """Write ``resigned`` or ``would_resign`` into a game's record."""
+        if self.resigned is not None:
+            record["resigned"] = self.resigned
+        elif self.would_resign is not None:
+            record["would_resign"] = self.would_resign
+
+
 def check_resign(resign: Resign | None, parsed: list) -> Resign | None:
-    """``resign`` checked for the players ``parsed``: a win chance strictly between 0 and
-    0.5, a whole number of turns of at least 1, players whose search gives a win chance."""
+    """``resign`` checked (:meth:`Resign.checked`) for the players ``parsed``: players
+    whose search gives a win chance."""
     if resign is None:
         return None
-    if not isinstance(resign.below, (int, float)) or isinstance(resign.below, bool) \
-            or not 0 < resign.below < 0.5:
-        raise ValueError(f"a resignation threshold is a win chance between 0 and 0.5, "
-                         f"not {resign.below!r}")
-    for name, value, least in (("turns below it", resign.turns, 1),
-                               ("the games between play-outs", resign.check, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be a whole number of at least {least}, not {value!r}")
+    resign.checked()
     if any(p.kind in ("level", "random") for p in parsed):
         raise ValueError("resigning needs players whose search gives a win chance: "
                          "mcts:, uct: or net:, not a level or random")
@@ -170,11 +218,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     sample_plies = int(task.get("sample_plies", 0))
     limit = MAX_MOVES_PER_POINT * game.board.num_points
     start = time.perf_counter()
-    resign = task.get("resign")  # [below, turns] or absent
-    play_out = bool(task.get("play_out"))
-    low_turns = {BLACK: 0, WHITE: 0}
-    resigned: str | None = None
-    would_resign: dict[str, Any] | None = None  # {"color", "ply"}
+    watch = ResignWatch(task.get("resign"), bool(task.get("play_out")))
     adjudicated = False
     while not game.is_over:
         if not game.legal_moves():
@@ -184,32 +228,24 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             break
         mover, sampled = game.to_move, len(game.moves) < sample_plies
         move, win_rate = player_turn(players[mover], game, rng.randrange(2**31), sample=sampled)
-        if resign and win_rate is not None and not sampled:
-            low_turns[mover] = low_turns[mover] + 1 if win_rate < resign[0] else 0
-            if low_turns[mover] >= resign[1] and would_resign is None:
-                would_resign = {"color": mover, "ply": len(game.moves)}
-                if not play_out:
-                    resigned = mover
-                    break
+        if not sampled and watch.resigns(mover, len(game.moves), win_rate):
+            break
         game.play(move)
     result = game.result()
-    if resigned is not None:
-        result = {"winner": other(resigned)}
+    if watch.resigned is not None:
+        result = {"winner": other(watch.resigned)}
     elif result is None:  # stopped by the move limit: decided by the score as it stands,
         score = game.score()  # a draw (winner None) in a game without one (Droched),
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
-        if winner is None and would_resign is not None:  # unless a player would have resigned
-            winner = other(would_resign["color"])
+        if winner is None:  # unless a player would have resigned
+            winner = watch.winner_of_stopped()
         result = {"winner": winner, "score": score}
     record = dict(task)
     if "network" not in record and any(p.kind == "net" for p in players.values()):
         record["network"] = network_fingerprint(task["game"], game.size)
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
                   seconds=round(time.perf_counter() - start, 3))
-    if resigned is not None:
-        record["resigned"] = resigned
-    elif would_resign is not None:
-        record["would_resign"] = would_resign
+    watch.note(record)
     if result.get("score") is not None:
         record["score"] = result["score"]
     return record

@@ -89,6 +89,16 @@ def add_parser(sub) -> None:
                         "that komi gives their final position, so the value head learns what "
                         "komi is worth from every game (default 0; a --resume may change it, "
                         "and without it keeps the run's)")
+    p.add_argument("--resign", metavar="BELOW[:TURNS]",
+                   help="end a self-play game when the mover's search gives it a win chance "
+                        "below BELOW (e.g. 0.05) on TURNS of its turns in a row (default 3): "
+                        "lost Droched games otherwise run to the move limit. Resigned games "
+                        "teach the value, not the score or ownership (a --resume may change "
+                        "it, and without it keeps the run's)")
+    p.add_argument("--resign-check", type=int, metavar="N",
+                   help="with --resign: play every Nth self-play game of an iteration out, "
+                        "noting who would have resigned; the progress line counts how often "
+                        "that player still won (default 10; 0: none)")
     p.add_argument("--init", metavar="WEIGHTS|shipped",
                    help="start from these weights (a .npz that hexstones train wrote, or "
                         "'shipped': the game's shipped network) instead of random ones; "
@@ -103,8 +113,14 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     from hexstones.ai import tournament
+    from hexstones.commands.tournament import resign_of
     from hexstones.games import game_class
 
+    try:
+        resign = resign_of(args)
+    except ValueError as exc:
+        print(f"hexstones train: {exc}", file=sys.stderr)
+        return 2
     sizes = args.sizes or [args.size if args.size is not None else game_class(args.game).default_size]
     settings = loop.Settings(
         game=args.game, sizes=sizes, out=args.out,
@@ -119,12 +135,16 @@ def run(args: argparse.Namespace) -> int:
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init, balance_range=args.balance,
         relabel_share=loop.Settings.relabel_share if args.relabel is None else args.relabel,
+        resign=None if resign is None else [resign.below, resign.turns],
+        resign_check=(loop.Settings.resign_check if args.resign_check is None
+                      else args.resign_check),
         command=shlex.join(["hexstones"] + sys.argv[1:]))
     loop.configure_threads()
     try:
         # A resume keeps the run's own value of these unless the command line gives one.
         given = {"iterations": args.iterations, "symmetry_weight": args.symmetry_weight,
-                 "balance_range": args.balance, "relabel_share": args.relabel}
+                 "balance_range": args.balance, "relabel_share": args.relabel,
+                 "resign": args.resign, "resign_check": args.resign_check}
         kept = {name for name, value in given.items() if value is None}
         net = loop.train(settings, resume=args.resume, changes=set(loop.RESUMABLE) - kept)
     except ValueError as exc:

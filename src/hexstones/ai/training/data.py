@@ -5,7 +5,9 @@ A game record (the teacher's and self-play's share the format) is a dict with ``
 pairs of the searcher's root). Replaying it through the game API gives, for every ply,
 the features seen by the side to move and the targets: the visit distribution (policy),
 the result for the mover (value: +1 win, -1 loss, 0 draw), the final score margin for the
-mover and the final ownership (+1 the mover's) in games with a score.
+mover and the final ownership (+1 the mover's) in games with a score. A game that did not
+end by the rules (a resignation, the move limit) takes its result from the record's
+``winner`` and has no score or ownership targets (``score_weight`` 0).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import hexstones
 from hexstones.ai.features import NUM_FEATURES, balances_of, features_of, set_balances
 from hexstones.games import BLACK, WHITE, Game
 
-TARGETS = ("features", "policy", "policy_weight", "value", "score", "ownership")
+TARGETS = ("features", "policy", "policy_weight", "value", "score", "ownership", "score_weight")
 
 
 @dataclass
@@ -34,6 +36,8 @@ class Positions:
     value: np.ndarray          # float32[N]
     score: np.ndarray          # float32[N] (0 in games without a score)
     ownership: np.ndarray      # float32[N, P] (0 in games without a score)
+    score_weight: np.ndarray   # float32[N]: 1 where score and ownership are targets (the
+    # game ended by the rules with a score), else 0
 
     def __len__(self) -> int:
         return len(self.value)
@@ -43,7 +47,7 @@ class Positions:
         P = num_points
         return Positions(np.zeros((0, P, NUM_FEATURES), np.float32), np.zeros((0, P + 1), np.float32),
                          np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros(0, np.float32),
-                         np.zeros((0, P), np.float32))
+                         np.zeros((0, P), np.float32), np.zeros(0, np.float32))
 
     @staticmethod
     def concat(parts: list[Positions]) -> Positions:
@@ -87,12 +91,15 @@ def positions_of(record: dict[str, Any]) -> Positions:
     if n == 0:
         return Positions.empty(P)
     outcome = game.outcome()
-    winner = outcome.winner if outcome else None
+    # Not ended by the rules: the record says who won (a resignation), or nobody.
+    winner = outcome.winner if outcome else record.get("winner")
     value = np.array([0.0 if winner is None else (1.0 if winner == m else -1.0) for m in movers],
                      np.float32)
     score = np.zeros(n, np.float32)
     ownership = np.zeros((n, P), np.float32)
+    score_weight = np.zeros(n, np.float32)
     if game.has_score and outcome is not None and outcome.score:
+        score_weight[:] = 1.0
         margin = outcome.score[BLACK] - outcome.score[WHITE]
         score = np.array([margin if m == BLACK else -margin for m in movers], np.float32)
         black_view = np.zeros(P, np.float32)
@@ -101,7 +108,7 @@ def positions_of(record: dict[str, Any]) -> Positions:
             black_view[index[point]] = 1.0 if color == BLACK else -1.0
         ownership = np.stack([black_view if m == BLACK else -black_view for m in movers])
     return Positions(np.stack(feats), np.stack(pols), np.array(weights, np.float32), value,
-                     score, ownership.astype(np.float32))
+                     score, ownership.astype(np.float32), score_weight)
 
 
 def relabel_balance(positions: Positions, rng: np.random.Generator, low: int, high: int,
@@ -118,7 +125,7 @@ def relabel_balance(positions: Positions, rng: np.random.Generator, low: int, hi
     target stays the one searched at the game's own komi. Rewrites ``positions``'
     arrays (a sampled batch's copies) and returns it."""
     n = len(positions)
-    rows = np.flatnonzero((positions.value != 0) & (rng.random(n) < share))
+    rows = np.flatnonzero((positions.score_weight > 0) & (rng.random(n) < share))
     if len(rows) == 0:
         return positions
     balance, white = balances_of(positions.features[rows])
@@ -164,7 +171,7 @@ def turn(positions: Positions, sources: np.ndarray) -> Positions:
     pts = sources[:-1]
     return Positions(positions.features[:, pts], positions.policy[:, sources],
                      positions.policy_weight, positions.value, positions.score,
-                     positions.ownership[:, pts])
+                     positions.ownership[:, pts], positions.score_weight)
 
 
 # -- replay buffer -----------------------------------------------------------------

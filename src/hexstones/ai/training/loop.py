@@ -61,7 +61,7 @@ LR_FLOOR = 0.1
 
 # The settings a resumed run takes from the command that resumes it.
 RESUMABLE = ("iterations", "device", "backend", "workers", "ray_address", "checkpoint_seconds",
-             "symmetry_weight", "balance_range", "relabel_share")
+             "symmetry_weight", "balance_range", "relabel_share", "resign", "resign_check")
 
 
 @dataclass
@@ -105,6 +105,12 @@ class Settings:
     # range, their value and score targets those of that komi (data.relabel_balance); only
     # where the balance is a komi.
     relabel_share: float = 0.0
+    # [below, turns]: a self-play game ends when the mover's search gives it a win chance
+    # below ``below`` on ``turns`` of its turns in a row (tournament.Resign); None: never.
+    # Every ``resign_check``-th game of an iteration is played out, noting who would have
+    # resigned, so the totals can tell how often a resignation would have been wrong.
+    resign: list[Any] | None = None
+    resign_check: int = 10
     command: str = ""
 
     def check(self) -> None:
@@ -139,6 +145,10 @@ class Settings:
             low, high = (balance.check(v, cls.title) for v in self.balance_range)
             if low > high:
                 raise ValueError(f"the balance range {low}:{high} is empty (give LOW:HIGH)")
+        if self.resign is not None:
+            if len(self.resign) != 2:
+                raise ValueError(f"resign is [below, turns], not {self.resign!r}")
+            tournament.Resign(self.resign[0], self.resign[1], self.resign_check).checked()
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available to torch here")
 
@@ -186,7 +196,8 @@ def _teacher_task(task: dict[str, Any]) -> dict[str, Any]:
 def _selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     network = Network(task["config"], task["params"], trained=True)
     return selfplay_game(network, task["game"], task["size"], task["simulations"], task["seed"],
-                         balance_range=task["balance_range"])
+                         balance_range=task["balance_range"], resign=task.get("resign"),
+                         play_out=bool(task.get("play_out")))
 
 
 # -- the run ----------------------------------------------------------------------
@@ -355,7 +366,7 @@ class Trainer:
                       "simulations": s.simulations, "config": net.config, "params": net.params,
                       "balance_range": s.balance_range,
                       "seed": s.seed * 1_000_003 + self.iteration * 100_003 + drawn + i}
-                     for i in range(count)]
+                     | self._resign_fields(drawn + i) for i in range(count)]
             records: list[dict[str, Any]] = []
             try:
                 self.run_tasks(tasks, _selfplay_task, records.append)
@@ -368,24 +379,53 @@ class Trainer:
             played_here += count
             rate = played_here / max(time.monotonic() - start, 1e-9)
             self.progress.show(f"iteration {self.iteration}: self-play {self.games_done}/{s.games} "
-                               f"games ({rate:.3f} games/s, buffer {self.buffer.positions} positions)",
-                               force=True)
+                               f"games ({rate:.3f} games/s, buffer {self.buffer.positions} positions"
+                               f"{self._resign_summary()})", force=True)
+
+    def _resign_fields(self, index: int) -> dict[str, Any]:
+        """The resignation fields of an iteration's ``index``-th self-play task."""
+        s = self.s
+        if s.resign is None:
+            return {}
+        return tournament.Resign(s.resign[0], s.resign[1], s.resign_check).fields(index)
+
+    def _resign_summary(self) -> str:
+        t = self.totals
+        if not t.get("resigned") and not t.get("checked"):
+            return ""
+        return (f"; resigned {t['resigned']}; of the games played out, {t['checked']} ended by "
+                f"the rules after a player would have resigned, who won {t['resigner_won']}")
 
     def _keep_selfplay(self, records: list[dict[str, Any]], drawn: int) -> None:
         """Add finished self-play games to the buffer and checkpoint; ``drawn`` seeds were used."""
         for record in records:
             self.totals["positions"] += self.buffer.add(record)
+            self._count_resignation(record)
         self.totals["selfplay_games"] += len(records)
         self.games_done += len(records)
         self.seeds_drawn += drawn
         self.save()
+
+    def _count_resignation(self, record: dict[str, Any]) -> None:
+        """Totals of the resignation check (AlphaZero's): resigned games; played-out games
+        where a player would have resigned that the rules decided (not the move limit),
+        and how many of those that player won."""
+        for name in ("resigned", "checked", "resigner_won"):
+            self.totals.setdefault(name, 0)
+        if record.get("resigned"):
+            self.totals["resigned"] += 1
+        would = record.get("would_resign")
+        if would and not record.get("adjudicated"):
+            self.totals["checked"] += 1
+            self.totals["resigner_won"] += record.get("winner") == would["color"]
 
     def losses(self, batch: Positions, size: int, paired: bool = False) -> dict[str, torch.Tensor]:
         """The loss terms of ``batch``; ``paired``: its second half is its first half turned
         by another symmetry, and ``symmetry`` is how far their values disagree."""
         dev = self.s.device
         t = {name: torch.from_numpy(np.ascontiguousarray(getattr(batch, name))).to(dev)
-             for name in ("features", "policy", "policy_weight", "value", "score", "ownership")}
+             for name in ("features", "policy", "policy_weight", "value", "score", "ownership",
+                          "score_weight")}
         logits, value, score, ownership = self.model(t["features"], self._index(size))
         weight = t["policy_weight"]
         target = policy_target(t["policy"], self.s.policy_power)
@@ -397,8 +437,14 @@ class Trainer:
         out = {"policy": (policy * weight).sum() / weight.sum().clamp(min=1),
                "value": F.mse_loss(value, t["value"])}
         if score is not None:
-            out["score"] = F.smooth_l1_loss(score / 10, t["score"] / 10)
-            out["ownership"] = F.mse_loss(ownership, t["ownership"])
+            # Only over positions whose game ended by the rules (a resigned game has no
+            # final score or ownership to learn).
+            known = t["score_weight"]
+            count = known.sum().clamp(min=1)
+            out["score"] = (F.smooth_l1_loss(score / 10, t["score"] / 10, reduction="none")
+                            * known).sum() / count
+            out["ownership"] = (F.mse_loss(ownership, t["ownership"], reduction="none").mean(1)
+                                * known).sum() / count
         if paired:
             first, second = value.chunk(2)
             out["symmetry"] = F.mse_loss(first, second)

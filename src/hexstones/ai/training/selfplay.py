@@ -10,11 +10,12 @@ comes from the first moves, drawn in proportion to the visits (:func:`.teacher.p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hexstones.ai import puct
 from hexstones.ai.net import Network
-from hexstones.ai.training.teacher import SAMPLE_PLIES, Children, play_record
+from hexstones.ai.training.teacher import SAMPLE_PLIES, Searched, play_record
 
 # (share, alpha_total) of the root's Dirichlet noise (:func:`hexstones.ai.puct.search`):
 # AlphaZero's share; KataGo's total concentration (about 10 spread over the legal moves).
@@ -24,13 +25,16 @@ ROOT_NOISE = (0.25, 10.0)
 def selfplay_game(network: Network, game_name: str, size: int, simulations: int, seed: int,
                   sample_plies: int = SAMPLE_PLIES,
                   root_noise: tuple[float, float] | None = ROOT_NOISE,
-                  balance_range: tuple[int, int] | None = None) -> dict[str, Any]:
+                  balance_range: tuple[int, int] | None = None,
+                  resign: Sequence[float] | None = None, play_out: bool = False) -> dict[str, Any]:
     """One game of ``network`` against itself, ``simulations`` simulations a move, with
-    ``root_noise`` at every move's root (None: none)."""
-    def search(game, rng) -> Children:
+    ``root_noise`` at every move's root (None: none); ``resign`` and ``play_out`` as
+    :func:`.teacher.play_record` takes them."""
+    def search(game, rng) -> Searched:
         found = puct.search(game, iterations=max(1, simulations), network=network, reuse=False,
                             analysis=False, threads=1, seed=rng.randrange(2**31),
                             root_noise=root_noise)
-        return [[m, int(v)] for m, v, _ in found.children if v > 0]
-    return play_record(game_name, size, seed, search, sample_plies, balance_range, by="selfplay",
-                       simulations=simulations, root_noise=list(root_noise) if root_noise else None)
+        return [[m, int(v)] for m, v, _ in found.children if v > 0], found.root_win_rate
+    return play_record(game_name, size, seed, search, sample_plies, balance_range,
+                       resign=resign, play_out=play_out, by="selfplay", simulations=simulations,
+                       root_noise=list(root_noise) if root_noise else None)

@@ -13,7 +13,8 @@ from typing import Any
 
 import hexstones
 from hexstones.ai import mcts
-from hexstones.games import game_class
+from hexstones.ai.tournament import ResignWatch
+from hexstones.games import game_class, other
 
 # Plies at the start where the move is drawn in proportion to the visits (variety).
 SAMPLE_PLIES = 8
@@ -47,44 +48,73 @@ def balance_bounds(game_name: str, balance_range: Sequence[int] | None = None) -
 
 
 Children = list[list[Any]]  # [move name, visits] of a searcher's root, most visited first
+# A search's answer: the root's children and its win chance for the player to move (None:
+# not known).
+Searched = tuple[Children, float | None]
 
 
-def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, random.Random], Children],
+def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, random.Random], Searched],
                 sample_plies: int, balance_range: tuple[int, int] | None = None,
+                resign: Sequence[float] | None = None, play_out: bool = False,
                 **facts: Any) -> dict[str, Any]:
     """One self-play game as a record: ``search(game, rng)`` gives each move's root
-    visits; the move is drawn by visits in the first ``sample_plies`` plies, the most
-    visited after. ``facts`` (who searched, how much) go into the record."""
+    visits and win chance; the move is drawn by visits in the first ``sample_plies``
+    plies, the most visited after. ``resign`` (``[below, turns]``) and ``play_out`` as
+    the tournament's games take them (:class:`hexstones.ai.tournament.ResignWatch`): a
+    resigned game's record has ``resigned`` and no score; a game the move limit stops
+    goes to the player who would not have resigned. ``facts`` (who searched, how much)
+    go into the record."""
     rng = random.Random(seed)
     options = game_options(game_name, rng, balance_range)
     game = hexstones.new_game(game_name, size=size, **options)
+    watch = ResignWatch(resign, play_out)
     moves: list[str] = []
     visits: list[Children] = []
     limit = 6 * game.board.num_points
     while not game.is_over and len(moves) < limit:
         legal = game.legal_moves()
-        children: Children = [[legal[0], 1]] if len(legal) == 1 else search(game, rng)
-        if len(moves) < sample_plies:
+        if len(legal) == 1:
+            children: Children = [[legal[0], 1]]
+            win_rate: float | None = None
+        else:
+            children, win_rate = search(game, rng)
+        sampled = len(moves) < sample_plies
+        if sampled:
             names: list[str] = [c[0] for c in children]
             move = rng.choices(names, weights=[c[1] for c in children])[0]
+        elif watch.resigns(game.to_move, len(moves), win_rate):
+            break
         else:
             move = children[0][0]
         visits.append(children)
         game.play(move)
         moves.append(move)
     outcome = game.outcome()
-    return {"game": game_name, "size": size, "options": options, "seed": seed, **facts,
-            "moves": moves, "visits": visits, "winner": outcome.winner if outcome else None,
-            "score": outcome.score if outcome else None}
+    winner = outcome.winner if outcome else None
+    if watch.resigned is not None:
+        winner = other(watch.resigned)
+    elif outcome is None:
+        winner = watch.winner_of_stopped()
+    record = {"game": game_name, "size": size, "options": options, "seed": seed, **facts,
+              "moves": moves, "visits": visits, "winner": winner,
+              "score": outcome.score if outcome else None,
+              # stopped by the move limit (not by the rules, not by a resignation)
+              "adjudicated": outcome is None and watch.resigned is None}
+    if resign:
+        record["resign"] = list(resign)
+        if play_out:
+            record["play_out"] = True
+    watch.note(record)
+    return record
 
 
 def teacher_game(game_name: str, size: int, iterations: int, seed: int,
                  sample_plies: int = SAMPLE_PLIES,
                  balance_range: tuple[int, int] | None = None) -> dict[str, Any]:
     """One game of the classic MCTS against itself, ``iterations`` a move."""
-    def search(game, rng: random.Random) -> Children:
+    def search(game, rng: random.Random) -> Searched:
         found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
                             reuse=False, analysis=False)
-        return [[m, int(v)] for m, v, _ in found.children if v > 0]
+        return [[m, int(v)] for m, v, _ in found.children if v > 0], found.root_win_rate
     return play_record(game_name, size, seed, search, sample_plies, balance_range, by="mcts",
                        iterations=iterations)
