@@ -64,6 +64,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="the baseline's time a move")
     ap.add_argument("--net-seconds", type=float, default=1.0, help="the candidate's time a move")
     ap.add_argument("--level", type=int, default=10, help="the candidate's level")
+    ap.add_argument("--resign", metavar="BELOW[:TURNS]",
+                    help="the candidate resigns a lost game (hexstones gtp --resign); give the "
+                         "baseline's own in --baseline")
     ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
     ap.add_argument("--out", help="write the match's JSON here")
     ap.add_argument("--resume", action="store_true",
@@ -84,6 +87,8 @@ def main() -> None:
     where = f"--game {args.game} --size {args.size}"
     candidate = (f"taskset -c {core_a} {shlex.quote(sys.executable)} -m hexstones.cli gtp {where} "
                  f"--level {args.level} --seconds {args.net_seconds}")
+    if args.resign:
+        candidate += f" --resign {shlex.quote(args.resign)}"
     if args.baseline == "self":
         baseline = (f"taskset -c {core_b} {shlex.quote(sys.executable)} -m hexstones.cli gtp "
                     f"{where} --level {args.level} --seconds {args.seconds}")

@@ -272,13 +272,64 @@ def test_bad_command_line_exits_2(capsys):
     from hexstones.cli import main
 
     for argv in (["--size", "99"], ["--game", "go"], ["--game", "droched", "--komi", "3"],
-                 ["--level", "11"], ["--iterations", "0"], ["--player", "oracle"]):
+                 ["--level", "11"], ["--iterations", "0"], ["--player", "oracle"],
+                 ["--resign", "0.5"], ["--resign", "0.1:0"], ["--resign", "x"],
+                 ["--player", "random", "--resign", "0.1"]):
         try:
             code = main(["gtp"] + argv)  # returns before reading stdin: the arguments are bad
         except SystemExit as exc:
             code = exc.code
         assert code == 2, argv
         assert capsys.readouterr().err.strip()
+
+
+def test_an_engine_with_resign_gives_up_a_lost_game_and_changes_nothing():
+    """``--resign BELOW:TURNS``: genmove answers ``resign`` once its search has given it
+    less than BELOW on TURNS of its genmoves in a row; the position stays as it was, the
+    winning side never resigns, and a new game forgets the earlier win chances."""
+    # Keil side 3 with 20 points of komi: Black cannot win, White cannot lose.
+    args = ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200", "--seed", "3"]
+    client = GTPClient(ENGINE + args + ["--resign", "0.05:2"], timeout=AI_TIMEOUT, env=PLAIN_AI)
+    try:
+        first = client.send("genmove black")  # the first turn below the threshold: a move
+        assert first not in ("resign", "pass")
+        second = client.send("genmove white")
+        assert second != "resign"
+        board = client.send("showboard")
+        assert client.send("genmove black") == "resign"  # the second turn in a row
+        assert client.send("showboard") == board  # nothing was played
+        assert client.send("gogui-rules_side_to_move") == "black"
+        client.send("clear_board")
+        assert client.send("genmove black") != "resign"  # counting starts again
+        for _ in range(3):
+            assert client.send("genmove white") != "resign"
+            assert client.send("genmove black") == "resign"
+            client.send("clear_board")
+            client.send("genmove black")
+    finally:
+        client.close()
+    # Without --resign the same engine plays on.
+    plain = GTPClient(ENGINE + args, timeout=AI_TIMEOUT, env=PLAIN_AI)
+    try:
+        for _ in range(2):
+            assert plain.send("genmove black") != "resign"
+            plain.send("genmove white")
+    finally:
+        plain.close()
+
+
+def test_a_resigning_engine_loses_the_match_game_by_resignation():
+    engine = ENGINE + ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200"]
+    resigning = " ".join(engine + ["--seed", "1", "--resign", "0.05:1"])
+    match = play_match((resigning, " ".join(engine + ["--seed", "2"])), game="keil", games=2,
+                       options={"size": 3, "komi": 20}, timeout=AI_TIMEOUT)
+    # Game 1: the resigning engine has Black, which cannot win, and gives up at once; game
+    # 2: it has White, which cannot lose, and the game ends by the rules.
+    first, second = match.games
+    assert first.reason == "resignation" and first.winner == "white" and first.moves == []
+    assert first.result == "W+R"
+    assert second.reason == "rules" and second.winner == "white"
+    assert match.wins(0) == 1 and match.wins(1) == 1
 
 
 # -- the match runner ----------------------------------------------------------------

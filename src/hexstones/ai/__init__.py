@@ -22,7 +22,7 @@ from typing import Any
 from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
 from hexstones.games import Game, other
 
-__all__ = ["choose_move", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
+__all__ = ["choose_move", "choose_turn", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
            "get_level", "search", "engine_for"]
 
 # Analysis lists this many best moves.
@@ -123,6 +123,14 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
     ``level`` (1-10) sets the playing strength; an explicit ``seconds``/``iterations``
     overrides its budget but keeps its style (knowledge, randomness).
     """
+    return choose_turn(game, seconds=seconds, iterations=iterations, seed=seed, level=level)[0]
+
+
+def choose_turn(game: Game, *, seconds: float | None = None, iterations: int | None = None,
+                seed: int | None = None, level: int | None = None) -> tuple[str, float | None]:
+    """:func:`choose_move`, with the search's win chance for the side to move (its root
+    value; None where no search ran: a single legal move, a pass that wins), for a player
+    that resigns (GTP's ``--resign``)."""
     lv = get_level(level) if level is not None else None
     _check_budget(seconds, iterations)
     if not isinstance(game, Game):
@@ -131,23 +139,24 @@ def choose_move(game: Game, *, seconds: float | None = None, iterations: int | N
     if not legal:
         raise ValueError("the game is over: there is no move to choose")
     if len(legal) == 1:
-        return legal[0]
+        return legal[0], None
     if pass_wins(game, legal):
-        return "pass"
+        return "pass", None
     engine = engine_for(game, level)
     secs, iters = _budget_for(lv, seconds, iterations, engine == "net")
     result = search(game, seconds=secs, iterations=iters, seed=seed,
                     knowledge=lv.knowledge if lv else True, engine=engine,
                     reuse_key=("choose_move", level, secs, iters), analysis=False)
     if not result.children:
-        return random.Random(seed).choice(legal)
+        return random.Random(seed).choice(legal), None
+    rate = result.root_win_rate
     temperature = lv.temperature if lv else 0.0
     if temperature > 0:
         rng = random.Random(None if seed is None else seed ^ 0x5EED)
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
-        return rng.choices([m for m, _, _ in result.children], weights=weights)[0]
+        return rng.choices([m for m, _, _ in result.children], weights=weights)[0], rate
     best, _, best_rate = result.children[0]
-    return settle(game, best, legal, best_rate)
+    return settle(game, best, legal, best_rate), rate
 
 
 def settle(game: Game, move: str, legal: list[str], win_rate: float | None = None) -> str:

@@ -23,18 +23,25 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, help="random seed, for repeatable play")
     p.add_argument("--player", choices=("ai", "random"), default="ai",
                    help="who answers genmove: the AI (default) or uniformly random legal moves")
+    p.add_argument("--resign", metavar="BELOW[:TURNS]",
+                   help="genmove answers resign once the search has given the engine's colour "
+                        "a win chance below BELOW (e.g. 0.05) on TURNS of its genmoves in a row "
+                        "(default 3); default: never")
 
 
 def make_engine(args: argparse.Namespace, command: str):
     """The engine the arguments ask for, or None after printing why (exit code 2)."""
     from hexstones.commands import check_budget, game_options
+    from hexstones.commands.tournament import parse_resign
     from hexstones.protocol.gtp import Engine
 
     try:
         options = game_options(args.game, args)
         check_budget(args)
+        resign = None if args.resign is None else parse_resign(args.resign)
         return Engine(args.game, **options, level=args.level, seconds=args.seconds,
-                      iterations=args.iterations, seed=args.seed, player=args.player)
+                      iterations=args.iterations, seed=args.seed, player=args.player,
+                      resign=resign)
     except ValueError as exc:
         print(f"hexstones {command}: {exc}", file=sys.stderr)
         return None

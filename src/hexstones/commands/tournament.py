@@ -68,12 +68,19 @@ def resign_of(args: argparse.Namespace):
 
     if args.resign is None:
         return None
-    below, _, turns = args.resign.partition(":")
+    below, turns = parse_resign(args.resign)
+    return Resign(below, turns, args.resign_check)
+
+
+def parse_resign(text: str) -> tuple[float, int]:
+    """``BELOW[:TURNS]`` (``--resign``) as (below, turns), turns 3 if not given;
+    ValueError for a malformed value (the ranges are checked by ``Resign.checked``)."""
+    below, _, turns = text.partition(":")
     try:
-        return Resign(float(below), int(turns) if turns else 3, args.resign_check)
+        return float(below), int(turns) if turns else 3
     except ValueError:
         raise ValueError(f"--resign takes BELOW or BELOW:TURNS, e.g. 0.05:3, not "
-                         f"{args.resign!r}") from None
+                         f"{text!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -69,13 +69,24 @@ class Engine:
 
     def __init__(self, game: str = "keil", *, level: int | None = None, seconds: float | None = None,
                  iterations: int | None = None, seed: int | None = None, player: str = "ai",
-                 **options: Any):
-        """``options``: the new game's, as ``new_game`` takes them (``size``, ``komi``, ...)."""
+                 resign: tuple[float, int] | None = None, **options: Any):
+        """``options``: the new game's, as ``new_game`` takes them (``size``, ``komi``, ...).
+        ``resign`` (below, turns): genmove answers ``resign`` once the search has given the
+        engine's colour a win chance below ``below`` on ``turns`` of its genmoves in a row
+        (the AI player only)."""
         if player not in PLAYERS:
             raise ValueError(f"player must be one of {', '.join(PLAYERS)}, not {player!r}")
+        if resign is not None:
+            if player != "ai":
+                raise ValueError("only the AI player resigns: its search gives a win chance")
+            from hexstones.ai.tournament import Resign
+
+            Resign(*resign).checked()
+        self.resign = resign
         self.player = player
         self.game: Game = new_game(game, **options)  # ValueError on a bad option: caller reports
         self.level, self.seconds, self.iterations, self.seed = level, seconds, iterations, seed
+        self._new_watch()
         if level is not None:
             from hexstones.ai import get_level
 
@@ -131,6 +142,12 @@ class Engine:
             raise GTPError(str(exc)) from None
         self.game = game
 
+    def _new_watch(self) -> None:
+        """Forget the win chances of earlier genmoves (a new game)."""
+        from hexstones.ai.tournament import ResignWatch
+
+        self.watch = ResignWatch(self.resign)
+
     def cmd_boardsize(self, args: list[str]) -> str:
         self._arity(args, 1, "boardsize SIDE")
         if not re.fullmatch(r"[0-9]{1,3}", args[0]):
@@ -139,11 +156,13 @@ class Engine:
             self.game = new_game(self.game.name, **{**self.game.options, "size": int(args[0])})
         except ValueError as exc:
             raise GTPError(f"unacceptable size: {exc}") from None
+        self._new_watch()
         return ""
 
     def cmd_clear_board(self, args: list[str]) -> str:
         self._arity(args, 0, "clear_board")
         self.game = new_game(self.game.name, **self.game.options)
+        self._new_watch()
         return ""
 
     def cmd_komi(self, args: list[str]) -> str:
@@ -184,8 +203,11 @@ class Engine:
         else:
             from hexstones import ai
 
-            move = ai.choose_move(self.game, seconds=self.seconds, iterations=self.iterations,
-                                  seed=self._next_seed(), level=self.level)
+            move, win_rate = ai.choose_turn(self.game, seconds=self.seconds,
+                                            iterations=self.iterations, seed=self._next_seed(),
+                                            level=self.level)
+            if self.watch.resigns(color, len(self.game.moves), win_rate):
+                return "resign"  # the game stays as it is: the controller ends it
         self.game.play(move)
         return move
 
@@ -243,6 +265,7 @@ class Engine:
             while len(game.moves) >= int(args[1]):
                 game.undo()
         self.game = game
+        self._new_watch()
         return ""
 
     def cmd_printsgf(self, args: list[str]) -> str:
