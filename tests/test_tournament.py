@@ -561,3 +561,57 @@ def test_a_tournament_can_let_its_players_resign(tmp_path, capsys):
     assert main(["tournament", "level:1", "mcts:40", "--game", "keil", "--size", "3",
                  "--resign", "0.05"]) == 2
     assert "not a level or random" in capsys.readouterr().err
+
+
+def test_two_networks_meet_through_their_weights_files(tmp_path, capsys):
+    """``net:N@FILE`` plays the weights in FILE: two training runs' networks compared in
+    one tournament, each game's record naming each colour's network."""
+    from hexstones.ai.net import random_network
+
+    paths = []
+    for seed, name in ((1, "First.npz"), (2, "second.npz")):
+        path = tmp_path / name  # capitals kept: only the player's kind is case-blind
+        random_network("keil", seed=seed, channels=8, blocks=1).save(path)
+        paths.append(str(path))
+    one, two = (f"NET:8@{p}" for p in paths)
+    parsed = t.parse_player(one)
+    assert (parsed.kind, parsed.iterations, parsed.weights) == ("net", 8, paths[0])
+    assert parsed.spec == f"net:8@{paths[0]}"
+    assert t.parse_player(f"net:0.5s@{paths[1]}").seconds == 0.5
+    prints = [t.weights_network(p).fingerprint for p in paths]
+    assert prints[0] != prints[1]
+    out = tmp_path / "two.json"
+    assert main(["tournament", one, two, "--game", "keil", "--size", "3", "--games", "2",
+                 "--backend", "serial", "--sample-plies", "2", "--json", str(out)]) == 0
+    games = json.loads(out.read_text())["games"]
+    assert len(games) == 2
+    for record in games:
+        black, white = record["black"], record["white"]
+        expected = {c: prints[paths.index(spec.partition("@")[2])]
+                    for c, spec in (("black", black), ("white", white))}
+        assert record["networks"] == expected and "network" not in record
+        game = new_game("keil", size=3)
+        for move in record["moves"]:
+            game.play(move)
+        assert game.is_over and game.result()["winner"] == record["winner"]
+    # A searched move with the file's weights is that network's, not the shipped one's.
+    from hexstones.ai import puct
+
+    game = new_game("keil", size=3)
+    mine = puct.search(game, iterations=8, network=t.weights_network(paths[0]), reuse=False,
+                       analysis=False)
+    move, rate = t.player_turn(t.parse_player(one), game, seed=0)
+    assert (move, rate) == (mine.children[0][0], mine.root_win_rate)
+    # Refused before any game: a missing file, a file that is not a network's, weights
+    # of another game, @ on a player that is not net:.
+    (tmp_path / "junk.npz").write_text("not weights")
+    droched = tmp_path / "droched.npz"
+    random_network("droched", seed=1, channels=8, blocks=1).save(droched)
+    for bad, says in ((f"net:8@{tmp_path / 'none.npz'}", "no weights file"),
+                      (f"net:8@{tmp_path / 'junk.npz'}", "no network's weights"),
+                      (f"net:8@{droched}", "droched's, not keil's"),
+                      (f"mcts:8@{paths[0]}", "only a net: player")):
+        capsys.readouterr()
+        assert main(["tournament", bad, one, "--game", "keil", "--size", "3", "--games", "1",
+                     "--backend", "serial"]) == 2, bad
+        assert says in capsys.readouterr().err, bad

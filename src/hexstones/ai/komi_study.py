@@ -63,7 +63,7 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         raise ValueError(f"games per komi must be a whole number of at least 1, not {games_per_komi!r}")
     # A net: player's games are of the weights it plays with: a study resumed after they
     # changed does not count the other weights' games as its own.
-    network = network_fingerprint(game_name, size) if parsed.kind == "net" else None
+    network = network_fingerprint(game_name, size, parsed) if parsed.kind == "net" else None
     tasks: list[dict[str, Any]] = []
     for komi in komis:
         options = {"size": size, balance_option(game_name): komi}

@@ -6,7 +6,8 @@ A player is written as a short spec:
 * ``mcts:1000`` / ``mcts:0.5s`` -- full-knowledge search with 1000 iterations / 0.5 s a move;
 * ``uct:1000`` / ``uct:0.5s`` -- the plain UCT baseline (uniform random playouts, no RAVE);
 * ``net:400`` / ``net:1s`` -- the network-guided search (:mod:`hexstones.ai.puct`) with 400
-  simulations / 1 s a move (the game needs shipped weights);
+  simulations / 1 s a move (the game needs shipped weights); ``net:400@FILE.npz`` plays the
+  weights in that file instead (a training run's, to compare two networks);
 * ``random`` -- a uniformly random legal move.
 
 Games are independent tasks (a dict in, a dict out) so that any backend can run them:
@@ -45,12 +46,22 @@ class PlayerSpec:
     level: int | None = None
     iterations: int | None = None
     seconds: float | None = None
+    weights: str | None = None  # net: the weights file it plays (None: the game's own)
 
 
 def parse_player(text: str) -> PlayerSpec:
     """A :class:`PlayerSpec` from ``level:N``, ``mcts:ITER``, ``uct:ITER``, ``mcts:Ns``,
-    ``uct:Ns`` or ``random``; ValueError saying what is accepted otherwise."""
-    spec = text.strip().lower() if isinstance(text, str) else ""
+    ``uct:Ns``, ``net:N`` or ``net:Ns`` (each ``net:`` one optionally ``@WEIGHTS``, a
+    network file) or ``random``; ValueError saying what is accepted otherwise."""
+    head, at, weights = text.strip().partition("@") if isinstance(text, str) else ("", "", "")
+    spec = head.lower()
+    if at:
+        if not spec.startswith("net:"):
+            raise ValueError(f"bad player {text!r}: only a net: player names weights (@FILE)")
+        weights_network(weights)  # a clear error now for a file that is not a network's
+        found = parse_player(spec)
+        return PlayerSpec(f"{spec}@{weights}", "net", iterations=found.iterations,
+                          seconds=found.seconds, weights=weights)
     m = _SPEC.match(spec)
     if not m:
         raise ValueError(
@@ -95,9 +106,16 @@ def player_turn(player: PlayerSpec, game, seed: int,
     legal = game.legal_moves()
     if len(legal) == 1:
         return legal[0], None
-    result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
-                       knowledge=player.kind != "uct", reuse_key=player.spec,
-                       analysis=False, engine="net" if player.kind == "net" else "mcts")
+    if player.weights is not None:
+        from hexstones.ai import puct
+
+        result = puct.search(game, seconds=player.seconds, iterations=player.iterations,
+                             seed=seed, reuse_key=player.spec, analysis=False,
+                             network=player_network(player, game.name, game.size))
+    else:
+        result = ai.search(game, seconds=player.seconds, iterations=player.iterations, seed=seed,
+                           knowledge=player.kind != "uct", reuse_key=player.spec,
+                           analysis=False, engine="net" if player.kind == "net" else "mcts")
     if not result.children:
         return legal[0], None
     if sample:
@@ -193,12 +211,43 @@ def check_resign(resign: Resign | None, parsed: list) -> Resign | None:
     return resign
 
 
-def network_fingerprint(game_name: str, size: int) -> str | None:
-    """The fingerprint of the network a ``net:`` player plays ``game_name`` with on side
-    ``size`` in this process (None: it has none)."""
+def weights_network(path: str):
+    """The network in the weights file ``path`` (read once a process); ValueError for a
+    file that is not a network's weights."""
+    from hexstones.ai.net import read_network
+
+    if path not in _WEIGHTS:
+        if not path or not os.path.isfile(path):
+            raise ValueError(f"no weights file {path!r}")
+        try:
+            _WEIGHTS[path] = read_network(path)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"{path} holds no network's weights ({exc})") from None
+    return _WEIGHTS[path]
+
+
+_WEIGHTS: dict[str, Any] = {}
+
+
+def player_network(player: PlayerSpec, game_name: str, size: int):
+    """The network a ``net:`` player plays ``game_name`` with on side ``size``: its own
+    weights (ValueError if they are another game's), else the game's in this process
+    (None: it has none)."""
     from hexstones.ai import puct
 
-    network = puct.network_for(game_name, size)
+    if player.weights is None:
+        return puct.network_for(game_name, size)
+    network = weights_network(player.weights)
+    if network.game != game_name:
+        raise ValueError(f"{player.spec}: the weights are {network.game}'s, not {game_name}'s")
+    return network
+
+
+def network_fingerprint(game_name: str, size: int, player: PlayerSpec | None = None) -> str | None:
+    """The fingerprint of the network a ``net:`` player (``player``; None: a plain
+    ``net:``) plays ``game_name`` with on side ``size`` in this process (None: it has
+    none)."""
+    network = player_network(player or PlayerSpec("net:1", "net", iterations=1), game_name, size)
     return network.fingerprint if network is not None else None
 
 
@@ -241,8 +290,13 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             winner = watch.winner_of_stopped()
         result = {"winner": winner, "score": score}
     record = dict(task)
-    if "network" not in record and any(p.kind == "net" for p in players.values()):
-        record["network"] = network_fingerprint(task["game"], game.size)
+    if "network" not in record:
+        prints = {color: network_fingerprint(task["game"], game.size, p)
+                  for color, p in players.items() if p.kind == "net"}
+        if len(set(prints.values())) == 1:
+            record["network"] = next(iter(prints.values()))
+        elif prints:  # two networks: each colour's
+            record["networks"] = prints
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
                   seconds=round(time.perf_counter() - start, 3))
     watch.note(record)
@@ -288,7 +342,10 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
         if name not in GAME_NAMES:
             raise ValueError(f"unknown game {name!r}: choose from {', '.join(GAME_NAMES)}")
         opts = dict((options or {}).get(name, {}))
-        new_game(name, **opts)  # bad options fail here, before any game is played
+        size = new_game(name, **opts).size  # bad options fail here, before any game is played
+        for p in parsed:
+            if p.weights is not None:
+                player_network(p, name, size)  # weights of another game fail here too
         for i in range(len(specs)):
             for j in range(i + 1, i + 2 if ladder else len(specs)):
                 if j >= len(specs):
