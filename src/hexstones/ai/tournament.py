@@ -143,7 +143,6 @@ class Resign:
             out["play_out"] = True
         return out
 
-
     def checked(self) -> Resign:
         """Itself, once checked: a win chance strictly between 0 and 0.5, a whole number
         of turns of at least 1, of games between play-outs of at least 0."""
