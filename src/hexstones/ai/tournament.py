@@ -532,13 +532,15 @@ def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, An
 def format_table(summary: dict[str, Any]) -> str:
     lines = []
     sections = [("all games", summary["overall"])] + list(summary["by_game"].items())
+    # as wide as the longest player's name (net:N@FILE names a file)
+    width = max([16] + [len(row["player"]) for _, s in sections for row in s["players"]])
     for title, s in sections:
         lines.append(f"{title}: {s['games']} games, Black won {points_text(s['black_wins'])}")
-        lines.append(f"  {'player':<16} {'games':>5} {'wins':>5} {'win%':>6} {'Elo':>7} {'±95%':>6}")
+        lines.append(f"  {'player':<{width}} {'games':>5} {'wins':>5} {'win%':>6} {'Elo':>7} {'±95%':>6}")
         for row in s["players"]:
             rate = "-" if row["win_rate"] is None else f"{100 * row['win_rate']:.1f}"
-            lines.append(f"  {row['player']:<16} {row['games']:>5} {points_text(row['wins']):>5} {rate:>6} "
-                         f"{row['elo']:>7.0f} {row['ci95']:>6.0f}")
+            lines.append(f"  {row['player']:<{width}} {row['games']:>5} {points_text(row['wins']):>5} "
+                         f"{rate:>6} {row['elo']:>7.0f} {row['ci95']:>6.0f}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
