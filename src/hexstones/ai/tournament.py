@@ -185,9 +185,15 @@ class ResignWatch:
                 return True
         return False
 
-    def winner_of_stopped(self) -> str | None:
-        """Who wins a game the move limit stopped without a result: the player who would
-        not have resigned (None: nobody would have)."""
+    def winner(self, by_rules: str | None) -> str | None:
+        """The game's winner: the resigner's opponent; else ``by_rules`` (the rules' winner,
+        or the count's in a game the move limit stopped); else, where that leaves none (a
+        stopped Droched game), the player who would not have resigned (None: nobody
+        would have)."""
+        if self.resigned is not None:
+            return other(self.resigned)
+        if by_rules is not None:
+            return by_rules
         return other(self.would_resign["color"]) if self.would_resign else None
 
     def note(self, record: dict[str, Any]) -> None:
@@ -228,13 +234,13 @@ def weights_network(path: str):
 _WEIGHTS: dict[str, Any] = {}
 
 
-def player_network(player: PlayerSpec, game_name: str, size: int):
-    """The network a ``net:`` player plays ``game_name`` with on side ``size``: its own
-    weights (ValueError if they are another game's), else the game's in this process
-    (None: it has none)."""
+def player_network(player: PlayerSpec | None, game_name: str, size: int):
+    """The network a ``net:`` player (None: a plain ``net:``) plays ``game_name`` with on
+    side ``size``: its own weights (ValueError if they are another game's), else the
+    game's in this process (None: it has none)."""
     from hexstones.ai import puct
 
-    if player.weights is None:
+    if player is None or player.weights is None:
         return puct.network_for(game_name, size)
     network = weights_network(player.weights)
     if network.game != game_name:
@@ -246,7 +252,7 @@ def network_fingerprint(game_name: str, size: int, player: PlayerSpec | None = N
     """The fingerprint of the network a ``net:`` player (``player``; None: a plain
     ``net:``) plays ``game_name`` with on side ``size`` in this process (None: it has
     none)."""
-    network = player_network(player or PlayerSpec("net:1", "net", iterations=1), game_name, size)
+    network = player_network(player, game_name, size)
     return network.fingerprint if network is not None else None
 
 
@@ -281,13 +287,11 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         game.play(move)
     result = game.result()
     if watch.resigned is not None:
-        result = {"winner": other(watch.resigned)}
+        result = {"winner": watch.winner(None)}
     elif result is None:  # stopped by the move limit: decided by the score as it stands,
         score = game.score()  # a draw (winner None) in a game without one (Droched),
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
-        if winner is None:  # unless a player would have resigned
-            winner = watch.winner_of_stopped()
-        result = {"winner": winner, "score": score}
+        result = {"winner": watch.winner(winner), "score": score}  # unless one would resign
     record = dict(task)
     if "network" not in record:
         prints = {color: network_fingerprint(task["game"], game.size, p)

@@ -113,11 +113,11 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     from hexstones.ai import tournament
-    from hexstones.commands.tournament import resign_of
+    from hexstones.commands.tournament import parse_resign
     from hexstones.games import game_class
 
     try:
-        resign = resign_of(args)
+        resign = None if args.resign is None else list(parse_resign(args.resign))
     except ValueError as exc:
         print(f"hexstones train: {exc}", file=sys.stderr)
         return 2
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         teacher_iterations=args.teacher_iterations, checkpoint_seconds=args.checkpoint_seconds,
         channels=args.channels, blocks=args.blocks, init=args.init, balance_range=args.balance,
         relabel_share=loop.Settings.relabel_share if args.relabel is None else args.relabel,
-        resign=None if resign is None else [resign.below, resign.turns],
+        resign=resign,
         resign_check=(loop.Settings.resign_check if args.resign_check is None
                       else args.resign_check),
         command=shlex.join(["hexstones"] + sys.argv[1:]))

@@ -14,7 +14,7 @@ from typing import Any
 import hexstones
 from hexstones.ai import mcts
 from hexstones.ai.tournament import ResignWatch
-from hexstones.games import game_class, other
+from hexstones.games import game_class
 
 # Plies at the start where the move is drawn in proportion to the visits (variety).
 SAMPLE_PLIES = 8
@@ -90,13 +90,9 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
         game.play(move)
         moves.append(move)
     outcome = game.outcome()
-    winner = outcome.winner if outcome else None
-    if watch.resigned is not None:
-        winner = other(watch.resigned)
-    elif outcome is None:
-        winner = watch.winner_of_stopped()
     record = {"game": game_name, "size": size, "options": options, "seed": seed, **facts,
-              "moves": moves, "visits": visits, "winner": winner,
+              "moves": moves, "visits": visits,
+              "winner": watch.winner(outcome.winner if outcome else None),
               "score": outcome.score if outcome else None,
               # stopped by the move limit (not by the rules, not by a resignation)
               "adjudicated": outcome is None and watch.resigned is None}
