@@ -27,6 +27,10 @@ alternating; a match already over is only summarised, and recorded with
 games were not kept, the candidate having scored P in them (counted in the summary as
 ``prior_games`` / ``prior_points``).
 
+``--adjudicate BELOW[:TURNS]`` has the referee end a game that both engines agree is lost
+(:class:`hexstones.protocol.match.Adjudication`): with ``--resign`` for the candidate it
+keeps Droched games, which the side ahead does not hurry, to a few hundred moves.
+
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
 ``matches``, by board side) and, when the match is won (the 95% interval's lower end
 above 50%) against a baseline other than ``self``, adds the side to its
@@ -53,7 +57,8 @@ def elo_of(share: float) -> float:
 
 def main() -> None:
     from hexstones.ai.elo import wilson_interval
-    from hexstones.protocol.match import play_match
+    from hexstones.commands.tournament import parse_resign
+    from hexstones.protocol.match import Adjudication, play_match
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", required=True,
@@ -67,6 +72,12 @@ def main() -> None:
     ap.add_argument("--resign", metavar="BELOW[:TURNS]",
                     help="the candidate resigns a lost game (hexstones gtp --resign); give the "
                          "baseline's own in --baseline")
+    ap.add_argument("--adjudicate", metavar="BELOW[:TURNS]",
+                    help="the referee ends a game once both engines, asked after each of their "
+                         "moves (kata-analyze), gave one side at most BELOW for TURNS moves each "
+                         "(hexstones match --adjudicate)")
+    ap.add_argument("--adjudicate-seconds", type=float, default=0.2,
+                    help="each of those analyses' time (default 0.2)")
     ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
     ap.add_argument("--out", help="write the match's JSON here")
     ap.add_argument("--resume", action="store_true",
@@ -79,6 +90,14 @@ def main() -> None:
                     help="record the match in this network file's metadata (see above)")
     args = ap.parse_args()
     core_a, core_b = args.cores.split(",")
+    adjudicate = None
+    if args.adjudicate:
+        try:
+            adjudicate = Adjudication(*parse_resign(args.adjudicate, "--adjudicate"),
+                                      args.adjudicate_seconds)
+            adjudicate.check()
+        except ValueError as exc:
+            ap.error(str(exc))
     # The candidate plays the network: the shipped weights unless a folder is named (shipped
     # weights play the levels only once they have won such a match: ai.puct.plays_by_default).
     from hexstones.ai.net import weights_path
@@ -125,6 +144,9 @@ def main() -> None:
             "candidate": candidate, "baseline": baseline,
             "minutes": round(earlier_minutes + (time.time() - start) / 60, 1),
             "network_dir": os.environ.get("HEXSTONES_NETWORK_DIR"),
+            **({"adjudication": adjudicate._asdict(),
+                "adjudicated": sum(1 for g in done.games if g.reason == "adjudication")}
+               if adjudicate else {}),
             **({"prior_games": prior_games, "prior_points": prior_points} if prior_games else {}),
         }
 
@@ -155,7 +177,8 @@ def main() -> None:
         # Long enough for a first move that compiles (the engines' numba caches warm).
         play_match((candidate, baseline), game=args.game, games=args.games,
                    options={"size": args.size}, timeout=900.0,
-                   names=("candidate", "baseline"), on_game=report, first_game=first_game)
+                   names=("candidate", "baseline"), on_game=report, first_game=first_game,
+                   adjudicate=adjudicate)
         stopped = False
     except KeyboardInterrupt:
         stopped = True
@@ -199,7 +222,7 @@ def record_match(path: str, summary: dict, command: str, against_classic: bool) 
     record = {key: summary[key] for key in ("games", "candidate_points", "win_rate", "ci95",
                                             "elo", "elo_ci95", "baseline", "minutes")}
     record["command"] = "python " + command
-    for key in ("stopped_after", "prior_games", "prior_points"):
+    for key in ("stopped_after", "prior_games", "prior_points", "adjudication", "adjudicated"):
         if key in summary:
             record[key] = summary[key]
     network.meta.setdefault("matches", {})[str(size)] = record

@@ -12,7 +12,7 @@ import pytest
 
 import hexstones
 from hexstones.protocol.gtp import clean_line
-from hexstones.protocol.match import EngineFailure, GTPClient, play_match
+from hexstones.protocol.match import Adjudication, EngineFailure, GTPClient, play_match
 from hexstones.records import read_record, read_sgf
 
 ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
@@ -330,6 +330,98 @@ def test_a_resigning_engine_loses_the_match_game_by_resignation():
     assert first.result == "W+R"
     assert second.reason == "rules" and second.winner == "white"
     assert match.wins(0) == 1 and match.wins(1) == 1
+
+
+# -- adjudication ------------------------------------------------------------------------
+
+# An engine like ours that does not know kata-analyze (a real subprocess, as any engine).
+NO_ANALYSIS = """
+import sys
+from hexstones.protocol.gtp import Engine, serve
+engine = Engine("keil", size=3, komi=20, iterations=200, seed=5)
+del engine.commands["kata-analyze"]
+sys.exit(serve(engine, sys.stdin, sys.stdout))
+"""
+
+
+def test_the_analysis_asked_for_adjudication_gives_the_win_chance_and_leaves_the_engine_ready():
+    args = ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200", "--seed", "3"]
+    client = GTPClient(ENGINE + args, timeout=AI_TIMEOUT, env=PLAIN_AI)
+    try:
+        black = client.win_rate(0.1)  # Black, to move, cannot win
+        assert black is not None and black < 0.05
+        assert client.send("name")  # the stream is over: answers come in order again
+        client.send("play black b2")
+        white = client.win_rate(0.1)
+        assert white is not None and white > 0.95
+        assert client.send("gogui-rules_side_to_move") == "white"
+        for color, move in (("white", "button"), ("black", "pass"), ("white", "pass")):
+            client.send(f"play {color} {move}")
+        assert client.send("gogui-rules_final_result") == "white"  # over: nothing to analyse
+        assert client.win_rate(0.1) is None
+        assert client.send("name")
+    finally:
+        client.close()
+
+
+def test_both_engines_giving_up_on_a_side_end_the_game_by_adjudication(tmp_path):
+    engine = ENGINE + ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200"]
+    one, two = " ".join(engine + ["--seed", "1"]), " ".join(engine + ["--seed", "2"])
+    rule = Adjudication(0.05, turns=2, seconds=0.1)
+    match = play_match((one, two), game="keil", games=2, options={"size": 3, "komi": 20},
+                       timeout=AI_TIMEOUT, adjudicate=rule)
+    assert match.adjudicated_by == rule and match.analysts == (True, True)
+    for outcome in match.games:
+        # Black cannot win: after two moves of each engine, both agree, and White wins.
+        assert outcome.reason == "adjudication" and outcome.winner == "white"
+        assert outcome.result == "W+" and len(outcome.moves) == 4
+        assert "by adjudication" in outcome.text
+        record = read_sgf(outcome.sgf)
+        assert record.moves == outcome.moves and "RE[W+]" in outcome.sgf
+    assert match.wins(0) == match.wins(1) == 1
+    assert match.to_json()["adjudication"] == {"below": 0.05, "turns": 2, "seconds": 0.1}
+    assert "adjudicated: 2" in match.summary()
+    # An engine that cannot be asked: no adjudication, the game is played out.
+    script = tmp_path / "engine.py"
+    script.write_text(NO_ANALYSIS)
+    match = play_match((one, f"{sys.executable} {script}"), game="keil", games=1,
+                       options={"size": 3, "komi": 20}, timeout=AI_TIMEOUT, adjudicate=rule)
+    assert match.adjudicated_by is None and match.analysts == (True, False)
+    (outcome,) = match.games
+    assert outcome.reason == "rules" and outcome.winner == "white"
+    done = subprocess.run(
+        [sys.executable, "-m", "hexstones.cli", "match", one, f"{sys.executable} {script}",
+         "--size", "3", "--komi", "20", "--games", "1", "--adjudicate", "0.05:2"],
+        capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert "engine 2 does not know kata-analyze" in done.stderr
+
+
+def test_adjudication_needs_both_engines_to_agree_for_their_last_turns():
+    rule = Adjudication(0.1, turns=2)
+    # (the colour that moved, its engine's win chance for the other side, now to move)
+    white_wins = [("black", 0.95), ("white", 0.05), ("black", 0.92), ("white", 0.08)]
+    assert rule.loser(white_wins) == "black"
+    assert rule.loser(white_wins[1:]) is None  # only one turn of Black's engine
+    assert rule.loser(white_wins[:3] + [("white", 0.2)]) is None  # White's engine not sure
+    assert rule.loser(white_wins[:3] + [("white", None)]) is None  # no opinion: no verdict
+    black_wins = [("white", 0.99), ("black", 0.0), ("white", 0.9), ("black", 0.1)]
+    assert rule.loser(black_wins) == "white"
+    assert rule.loser(white_wins + black_wins) == "white"  # only the last turns count
+    assert rule.loser([("black", 0.95), ("white", 0.05)]) is None
+    assert Adjudication(0.1, turns=1).loser([("black", 0.95), ("white", 0.05)]) == "black"
+    from hexstones.protocol.match import _root_win_rate
+
+    line = ("info move a1 visits 30 winrate 0.1000 order 0 pv a1 b2 "
+            "info move c3 visits 10 winrate 0.5000 order 1 pv c3")
+    assert _root_win_rate(line) == pytest.approx(0.2)  # (30 * 0.1 + 10 * 0.5) / 40
+    for nothing in ("", "info move a1 visits 0 winrate 0.3 order 0", "info move a1 visits 3 winrate x",
+                    "info move a1 visits 3 winrate 1.5"):
+        assert _root_win_rate(nothing) is None
+    for bad in (Adjudication(0.0), Adjudication(0.5), Adjudication(0.1, turns=0),
+                Adjudication(0.1, seconds=0), Adjudication(0.1, turns=True)):
+        with pytest.raises(ValueError):
+            bad.check()
 
 
 # -- the match runner ----------------------------------------------------------------

@@ -27,13 +27,21 @@ def add_parser(sub) -> None:
                    help="stop a game without result after this many moves (default 2000)")
     p.add_argument("--timeout", type=float, default=60.0,
                    help="seconds an engine may take for one answer (default 60)")
+    p.add_argument("--adjudicate", metavar="BELOW[:TURNS]",
+                   help="end a game once both engines, asked after each of their moves "
+                        "(kata-analyze), gave the same side a win chance of at most BELOW for "
+                        "their last TURNS moves each (default 3); that side loses. Engines "
+                        "without kata-analyze play every game out")
+    p.add_argument("--adjudicate-seconds", type=float, default=0.2, metavar="S",
+                   help="how long each such analysis runs (default 0.2)")
     p.add_argument("--sgf-dir", type=pathlib.Path, help="write each game's SGF record here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.commands import game_options
-    from hexstones.protocol.match import play_match
+    from hexstones.commands.tournament import parse_resign
+    from hexstones.protocol.match import Adjudication, play_match
 
     def fail(message: str) -> int:
         print(f"hexstones match: {message}", file=sys.stderr)
@@ -47,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--timeout must be positive, not {args.timeout}")
     try:
         options = game_options(args.game, args)
+        adjudicate = None
+        if args.adjudicate is not None:
+            below, turns = parse_resign(args.adjudicate, "--adjudicate")
+            adjudicate = Adjudication(below, turns, args.adjudicate_seconds)
+            adjudicate.check()
     except ValueError as exc:
         return fail(str(exc))
     if args.sgf_dir is not None:
@@ -65,8 +78,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
                            options=options, max_moves=args.max_moves, timeout=args.timeout,
-                           on_game=report)
+                           on_game=report, adjudicate=adjudicate)
     except ValueError as exc:
         return fail(str(exc))
+    if adjudicate is not None and match.adjudicated_by is None:
+        unable = " and ".join(f"engine {k + 1}" for k in (0, 1) if not match.analysts[k])
+        print(f"hexstones match: no game was adjudicated: {unable} does not know kata-analyze",
+              file=sys.stderr)
     print(json.dumps(match.to_json(), indent=1) if args.json else match.summary())
     return 0

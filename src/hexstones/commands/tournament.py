@@ -73,14 +73,15 @@ def resign_of(args: argparse.Namespace):
     return Resign(below, turns, args.resign_check)
 
 
-def parse_resign(text: str) -> tuple[float, int]:
-    """``BELOW[:TURNS]`` (``--resign``) as (below, turns), turns 3 if not given;
-    ValueError for a malformed value (the ranges are checked by ``Resign.checked``)."""
+def parse_resign(text: str, option: str = "--resign") -> tuple[float, int]:
+    """``BELOW[:TURNS]`` (``--resign``, ``hexstones match --adjudicate``) as (below, turns),
+    turns 3 if not given; ValueError for a malformed value (the ranges are checked by
+    ``Resign.checked`` and ``Adjudication.check``)."""
     below, _, turns = text.partition(":")
     try:
         return float(below), int(turns) if turns else 3
     except ValueError:
-        raise ValueError(f"--resign takes BELOW or BELOW:TURNS, e.g. 0.05:3, not "
+        raise ValueError(f"{option} takes BELOW or BELOW:TURNS, e.g. 0.05:3, not "
                          f"{text!r}") from None
 
 

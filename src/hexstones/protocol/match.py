@@ -4,6 +4,11 @@ The runner is the referee: it keeps its own game, asks the engine to move for th
 to move with ``genmove``, checks the move against the rules, and passes it to the other
 engine with ``play``. An engine that answers ``resign`` loses; one that plays an illegal
 move, refuses a legal one, fails a command or falls silent loses by forfeit.
+
+Adjudication (optional, as computer-chess referees do it): after each move the referee
+asks the engine that made it for a short ``kata-analyze``; once both engines, for the
+last TURNS moves of each, gave the same side at most BELOW, that side loses. An engine
+that does not know ``kata-analyze`` gives no opinion, and its games are played out.
 """
 
 from __future__ import annotations
@@ -14,9 +19,59 @@ import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from hexstones.games import Game, IllegalMove, Outcome, new_game, other
+
+
+class Adjudication(NamedTuple):
+    """The referee ends a game once both engines, for the last ``turns`` moves of each, gave
+    the same side a win chance of at most ``below``; each is asked after its own move, by
+    ``kata-analyze`` for ``seconds``."""
+
+    below: float
+    turns: int = 3
+    seconds: float = 0.2
+
+    def check(self) -> None:
+        if not 0 < self.below < 0.5:
+            raise ValueError(f"the adjudication threshold is a win chance between 0 and 0.5, "
+                             f"not {self.below!r}")
+        if isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1:
+            raise ValueError(f"adjudication needs at least 1 turn of each engine, not {self.turns!r}")
+        if not 0 < self.seconds <= 60:
+            raise ValueError(f"the adjudication's analysis takes more than 0 and at most 60 "
+                             f"seconds, not {self.seconds!r}")
+
+    def loser(self, opinions: list[tuple[str, float | None]]) -> str | None:
+        """The side both engines have given up on, from ``opinions``: (the colour that just
+        moved, its engine's win chance for the side now to move), one a move; or None."""
+        recent = opinions[-2 * self.turns:]
+        if len(recent) < 2 * self.turns or any(w is None for _, w in recent):
+            return None
+        for loser in ("black", "white"):
+            # The mover's engine judged the side to move, the mover's opponent.
+            if all((w if color != loser else 1 - w) <= self.below for color, w in recent):
+                return loser
+        return None
+
+
+def _root_win_rate(info: str) -> float | None:
+    """The win chance for the side to move that a kata-analyze ``info`` line gives: its
+    moves' ``winrate`` weighted by their ``visits`` (a lone move's may rest on a handful
+    of visits); None without visits."""
+    words = info.split()
+    visits = total = 0.0
+    for k in range(len(words) - 1):
+        if words[k] == "visits" and words[k + 2:k + 3] == ["winrate"] and k + 3 < len(words):
+            try:
+                n, w = float(words[k + 1]), float(words[k + 3])
+            except ValueError:
+                return None
+            if not (n >= 0 and 0 <= w <= 1):
+                return None
+            visits, total = visits + n, total + n * w
+    return total / visits if visits > 0 else None
 
 
 class EngineFailure(Exception):
@@ -58,11 +113,7 @@ class GTPClient:
 
     def send(self, command: str) -> str:
         """The answer to ``command`` (its lines joined); EngineFailure on ``? message``."""
-        try:
-            self.process.stdin.write(command + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise EngineFailure("the engine exited") from None
+        self._write(command)
         line = self._line()
         while not line.strip():  # tolerate stray blank lines before an answer
             line = self._line()
@@ -79,6 +130,38 @@ class GTPClient:
         if status == "?":
             raise EngineFailure(f"{command!r} failed: {answer}")
         return answer
+
+    def win_rate(self, seconds: float) -> float | None:
+        """The engine's win chance for the side to move, from ``kata-analyze`` run for about
+        ``seconds`` (its moves' win rates weighted by visits); None when it gives none."""
+        interval = max(1, round(seconds * 100))  # kata-analyze counts centiseconds
+        self._write(f"kata-analyze interval {interval}")
+        line = self._line()
+        while not line.strip():
+            line = self._line()
+        if line[:1] == "?":  # refused (a finished game, say): the answer ends with a blank line
+            while self._line().strip():
+                pass
+            return None
+        if line[:1] != "=":
+            raise EngineFailure(f"not a GTP answer to kata-analyze: {line!r}")
+        first = self._line()  # the stream's first info line (blank: it ended without one)
+        # Any command ends the stream; the engine answers it after the stream's blank line.
+        # "name" cannot fail, and its answer is the first line that starts with = or ?.
+        self._write("name")
+        line = self._line()
+        while line[:1] not in "=?":
+            line = self._line()
+        while self._line().strip():
+            pass
+        return _root_win_rate(first)
+
+    def _write(self, command: str) -> None:
+        try:
+            self.process.stdin.write(command + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise EngineFailure("the engine exited") from None
 
     def known(self, command: str) -> bool:
         try:
@@ -104,8 +187,8 @@ class GameOutcome:
     black: int  # index of the engine playing black (0 or 1)
     white: int
     winner: str | None  # "black", "white", or None (stopped at the move limit)
-    reason: str  # "rules", "resignation", "forfeit: ...", "move limit"
-    result: str  # SGF RE value: "B+2.5", "W+R", "B+F", "" (no result)
+    reason: str  # "rules", "resignation", "adjudication", "forfeit: ...", "move limit"
+    result: str  # SGF RE value: "B+2.5", "W+R", "B+F", "B+" (adjudicated), "" (no result)
     moves: list[str] = field(default_factory=list)
     sgf: str = ""
     text: str = ""  # the result in words (Outcome.text), "" without one
@@ -123,6 +206,8 @@ class MatchResult:
     commands: tuple[str, ...] = ("", "")
     players: tuple[str, ...] = ("", "")  # what the engines call themselves (GTP name, version)
     games: list[GameOutcome] = field(default_factory=list)
+    adjudicated_by: Adjudication | None = None  # the rule, when both engines could be asked
+    analysts: tuple[bool, bool] = (False, False)  # which engines know kata-analyze
 
     def wins(self, engine: int) -> int:
         return sum(1 for g in self.games if g.winner_engine == engine)
@@ -144,6 +229,11 @@ class MatchResult:
             lines.append(f"{self.names[k]}: {self.wins(k)} of {total} games{share}")
         if self.unfinished:
             lines.append(f"unfinished (move limit): {self.unfinished}")
+        rule = self.adjudicated_by
+        if rule is not None:
+            adjudicated = sum(1 for g in self.games if g.reason == "adjudication")
+            lines.append(f"adjudicated: {adjudicated} (both engines at most {rule.below:.0%} for "
+                         f"{rule.turns} turns each, kata-analyze {rule.seconds:g} s)")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -152,6 +242,7 @@ class MatchResult:
                         for k in (0, 1)],
             "wins": [self.wins(0), self.wins(1)],
             "unfinished": self.unfinished,
+            "adjudication": self.adjudicated_by._asdict() if self.adjudicated_by else None,
             "games": [{"number": g.number, "black": self.names[g.black], "white": self.names[g.white],
                        "winner": g.winner, "winner_engine": g.winner_engine, "reason": g.reason,
                        "result": g.result, "text": g.text, "moves": g.moves} for g in self.games],
@@ -169,8 +260,11 @@ def _setup(client: GTPClient, game: Game) -> None:
 
 
 def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, number: int,
-              max_moves: int) -> GameOutcome:
-    """One game, engine ``black`` (0 or 1) taking black; ``game`` is fresh and becomes the record."""
+              max_moves: int, adjudicate: Adjudication | None = None,
+              analysts: tuple[bool, bool] = (False, False)) -> GameOutcome:
+    """One game, engine ``black`` (0 or 1) taking black; ``game`` is fresh and becomes the
+    record. With ``adjudicate``, engines whose ``analysts`` entry is true are asked for
+    their judgement after each of their moves."""
     from hexstones.records import result_text
 
     white = 1 - black
@@ -187,6 +281,7 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
             _setup(clients[k], game)
         except EngineFailure as exc:
             return forfeit(color, f"setup failed: {exc}")
+    opinions: list[tuple[str, float | None]] = []
     while not game.is_over:
         if len(game.moves) >= max_moves:
             return GameOutcome(number, black, white, None, "move limit", "", list(game.moves))
@@ -209,6 +304,19 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
             watcher.send(f"play {color} {move}")
         except EngineFailure as exc:
             return forfeit(other(color), f"refused the legal move {move}: {exc}")
+        if adjudicate is not None and all(analysts) and not game.is_over:
+            try:
+                opinions.append((color, mover.win_rate(adjudicate.seconds)))
+            except EngineFailure as exc:
+                return forfeit(color, f"analysis failed: {exc}")
+            loser = adjudicate.loser(opinions)
+            if loser is not None:
+                winner = other(loser)
+                return GameOutcome(
+                    number, black, white, winner, "adjudication", ("B" if winner == "black" else "W") + "+",
+                    list(game.moves), text=f"{winner.capitalize()} wins by adjudication: both engines gave "
+                    f"{loser.capitalize()} at most {adjudicate.below:.0%} for {adjudicate.turns} "
+                    f"turn{'s' if adjudicate.turns > 1 else ''} each")
     outcome = game.outcome()
     return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
                        text=outcome.text())
@@ -218,16 +326,19 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                options: dict[str, Any] | None = None, max_moves: int = 2000, timeout: float = 60.0,
                names: tuple[str, str] | None = None,
                on_game: Callable[[GameOutcome], None] | None = None,
-               first_game: int = 1) -> MatchResult:
+               first_game: int = 1, adjudicate: Adjudication | None = None) -> MatchResult:
     """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
     alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
-    continues a match stopped before it."""
+    continues a match stopped before it. ``adjudicate`` ends games both engines agree on
+    (:class:`Adjudication`), when both know ``kata-analyze``."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
         raise ValueError(f"the move limit must be a whole number of at least 1, not {max_moves!r}")
     if isinstance(first_game, bool) or not isinstance(first_game, int) or not 1 <= first_game <= games:
         raise ValueError(f"the first game must be a whole number from 1 to {games}, not {first_game!r}")
+    if adjudicate is not None:
+        adjudicate.check()
     new_game(game, **(options or {}))  # a bad game or option fails here, before any engine starts
     clients: list[GTPClient] = []
     try:
@@ -242,10 +353,13 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         match = MatchResult(names or ("engine 1", "engine 2"),
                             tuple(shlex.join(c.argv) for c in clients),
                             tuple(_player_name(c) for c in clients))
+        analysts = (clients[0].known("kata-analyze"), clients[1].known("kata-analyze"))
+        match.analysts = analysts
+        match.adjudicated_by = adjudicate if adjudicate is not None and all(analysts) else None
         for number in range(first_game, games + 1):
             record = new_game(game, **(options or {}))
             outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record, number=number,
-                                max_moves=max_moves)
+                                max_moves=max_moves, adjudicate=adjudicate, analysts=analysts)
             outcome.sgf = _record_text(record, outcome, match.players)
             match.games.append(outcome)
             if on_game:
