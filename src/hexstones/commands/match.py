@@ -71,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
     def report(outcome) -> None:
         if args.sgf_dir is not None:
             (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
-        if not args.json:
-            print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
-                  f"{len(outcome.moves)} moves)", file=sys.stderr)
+        # Progress on stderr in either mode: a long match printing JSON shows it too.
+        print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
+              f"{len(outcome.moves)} moves)", file=sys.stderr, flush=True)
 
     try:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
