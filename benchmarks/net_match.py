@@ -57,8 +57,8 @@ def elo_of(share: float) -> float:
 
 def main() -> None:
     from hexstones.ai.elo import wilson_interval
-    from hexstones.commands.tournament import parse_resign
-    from hexstones.protocol.match import Adjudication, play_match
+    from hexstones.commands.match import parse_adjudication
+    from hexstones.protocol.match import play_match
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", required=True,
@@ -93,9 +93,7 @@ def main() -> None:
     adjudicate = None
     if args.adjudicate:
         try:
-            adjudicate = Adjudication(*parse_resign(args.adjudicate, "--adjudicate"),
-                                      args.adjudicate_seconds)
-            adjudicate.check()
+            adjudicate = parse_adjudication(args.adjudicate, args.adjudicate_seconds)
         except ValueError as exc:
             ap.error(str(exc))
     # The candidate plays the network: the shipped weights unless a folder is named (shipped

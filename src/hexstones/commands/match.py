@@ -38,10 +38,20 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def parse_adjudication(text: str, seconds: float):
+    """The :class:`~hexstones.protocol.match.Adjudication` that ``--adjudicate BELOW[:TURNS]``
+    and ``--adjudicate-seconds`` ask for; ValueError for a malformed or out-of-range value."""
+    from hexstones.commands.tournament import parse_resign
+    from hexstones.protocol.match import Adjudication
+
+    adjudicate = Adjudication(*parse_resign(text, "--adjudicate"), seconds)
+    adjudicate.check()
+    return adjudicate
+
+
 def run(args: argparse.Namespace) -> int:
     from hexstones.commands import game_options
-    from hexstones.commands.tournament import parse_resign
-    from hexstones.protocol.match import Adjudication, play_match
+    from hexstones.protocol.match import play_match
 
     def fail(message: str) -> int:
         print(f"hexstones match: {message}", file=sys.stderr)
@@ -55,11 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--timeout must be positive, not {args.timeout}")
     try:
         options = game_options(args.game, args)
-        adjudicate = None
-        if args.adjudicate is not None:
-            below, turns = parse_resign(args.adjudicate, "--adjudicate")
-            adjudicate = Adjudication(below, turns, args.adjudicate_seconds)
-            adjudicate.check()
+        adjudicate = (None if args.adjudicate is None
+                      else parse_adjudication(args.adjudicate, args.adjudicate_seconds))
     except ValueError as exc:
         return fail(str(exc))
     if args.sgf_dir is not None:

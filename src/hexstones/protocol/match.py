@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from hexstones.games import Game, IllegalMove, Outcome, new_game, other
+from hexstones.games import COLORS, Game, IllegalMove, Outcome, new_game, other
 
 
 class Adjudication(NamedTuple):
@@ -49,7 +49,7 @@ class Adjudication(NamedTuple):
         recent = opinions[-2 * self.turns:]
         if len(recent) < 2 * self.turns or any(w is None for _, w in recent):
             return None
-        for loser in ("black", "white"):
+        for loser in COLORS:
             # The mover's engine judged the side to move, the mover's opponent.
             if all((w if color != loser else 1 - w) <= self.below for color, w in recent):
                 return loser
@@ -266,15 +266,21 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
     record. With ``adjudicate``, engines whose ``analysts`` entry is true are asked for
     their judgement after each of their moves."""
     from hexstones.records import result_text
+    from hexstones.records.sgf import PROPERTY_OF_COLOR
 
     white = 1 - black
     by_color = {"black": black, "white": white}
 
+    def lost(loser: str, reason: str, how: str, text: str) -> GameOutcome:
+        """``loser`` lost the game before the rules ended it; ``how``: the SGF result's
+        suffix (``R``, ``F``, or nothing for a win of no stated margin)."""
+        winner = other(loser)
+        return GameOutcome(number, black, white, winner, reason, PROPERTY_OF_COLOR[winner] + "+" + how,
+                           list(game.moves), text=text)
+
     def forfeit(color: str, why: str) -> GameOutcome:
-        winner = other(color)
-        return GameOutcome(number, black, white, winner, f"forfeit by {color}: {why}",
-                           ("B" if winner == "black" else "W") + "+F", list(game.moves),
-                           text=f"{winner.capitalize()} wins: {color.capitalize()} forfeits")
+        return lost(color, f"forfeit by {color}: {why}", "F",
+                    f"{other(color).capitalize()} wins: {color.capitalize()} forfeits")
 
     for color, k in by_color.items():
         try:
@@ -292,10 +298,7 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
         except EngineFailure as exc:
             return forfeit(color, str(exc))
         if move == "resign":
-            winner = other(color)
-            return GameOutcome(number, black, white, winner, "resignation",
-                               ("B" if winner == "black" else "W") + "+R", list(game.moves),
-                               text=Outcome.resignation(color).text())
+            return lost(color, "resignation", "R", Outcome.resignation(color).text())
         try:
             game.play(move)
         except IllegalMove as exc:
@@ -311,12 +314,10 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
                 return forfeit(color, f"analysis failed: {exc}")
             loser = adjudicate.loser(opinions)
             if loser is not None:
-                winner = other(loser)
-                return GameOutcome(
-                    number, black, white, winner, "adjudication", ("B" if winner == "black" else "W") + "+",
-                    list(game.moves), text=f"{winner.capitalize()} wins by adjudication: both engines gave "
-                    f"{loser.capitalize()} at most {adjudicate.below:.0%} for {adjudicate.turns} "
-                    f"turn{'s' if adjudicate.turns > 1 else ''} each")
+                return lost(loser, "adjudication", "",
+                            f"{other(loser).capitalize()} wins by adjudication: both engines gave "
+                            f"{loser.capitalize()} at most {adjudicate.below:.0%} for "
+                            f"{adjudicate.turns} turn{'s' if adjudicate.turns > 1 else ''} each")
     outcome = game.outcome()
     return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
                        text=outcome.text())
