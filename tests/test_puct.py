@@ -303,10 +303,10 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
     every side; in the folder of $HEXSTONES_NETWORK_DIR a side's file serves that side and
     the game's file every other, ahead of any shipped weights."""
     name = "droched"
-    assert shipped_sides(name), "Droched ships weights for side 7 of their own"
+    assert shipped_sides(name), "Droched ships weights for side 5 of their own"
     side = shipped_sides(name)[0]
     own, every = load_network(name, side), load_network(name)
-    assert own.meta != every.meta and load_network(name, 5) is None
+    assert own.meta != every.meta and load_network(name, 7) is None
     try:
         puct.restore_shipped(name)
         assert puct.network_for(name, side).meta == own.meta
@@ -321,17 +321,17 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
         assert puct.network_for(name, side).meta == own.meta
 
         monkeypatch.setenv(puct.NETWORK_DIR_VARIABLE, str(tmp_path))
-        random_network(name, seed=4).save(tmp_path / f"{name}-5.npz")
+        random_network(name, seed=4).save(tmp_path / f"{name}-7.npz")
         puct.restore_shipped(name)
-        assert puct.network_for(name, 5).meta["seed"] == 4
-        assert puct.plays_by_default(hexstones.new_game(name, size=5))  # chosen for side 5
+        assert puct.network_for(name, 7).meta["seed"] == 4
+        assert puct.plays_by_default(hexstones.new_game(name, size=7))  # chosen for side 7
         assert puct.network_for(name, side).meta == own.meta  # nothing chosen for the others
         assert puct.network_for(name, 11).meta == every.meta
         random_network(name, seed=5).save(tmp_path / f"{name}.npz")
         puct.restore_shipped(name)
         assert puct.network_for(name, side).meta["seed"] == 5  # chosen for every side
         assert puct.network_for(name, 9).meta["seed"] == 5
-        assert puct.network_for(name, 5).meta["seed"] == 4
+        assert puct.network_for(name, 7).meta["seed"] == 4
     finally:
         monkeypatch.delenv(puct.NETWORK_DIR_VARIABLE, raising=False)
         puct.restore_shipped(name)
