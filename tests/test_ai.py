@@ -404,3 +404,41 @@ def test_droched_analysis_gives_each_group_its_chance_of_the_prison():
     assert {p: g["chance"] for g in groups for p in g["points"]} == pytest.approx(losses, abs=1e-4)
     for name in ("keil", "dehil"):
         assert "prison_chance" not in ai.analyze(hexstones.new_game(name, size=4), iterations=50, seed=1)
+
+
+def actions_left_after(game, move: str) -> int:
+    trial = game.copy()
+    trial.play(move)
+    return len(trial.legal_moves())
+
+
+def test_a_won_droched_position_plays_the_move_that_leaves_the_opponent_fewest_actions():
+    # A Droched 5 game played at random until the mover may release: then the mover's
+    # choices include a release (which leaves the opponent every action it had) and
+    # placements (each takes a cell).
+    import random
+    rng = random.Random(3)
+    game = hexstones.new_game("droched", size=5)
+    while "release" not in game.legal_moves() or len(game.legal_moves()) < 6:
+        game.play(rng.choice(game.legal_moves()))
+        assert not game.is_over
+    legal = game.legal_moves()
+    placements = [m for m in legal if m != "release"]
+    fewest = min(placements[:3], key=lambda m: actions_left_after(game, m))
+    # (move, visits, the mover's win rate), most visited first, as a search gives them.
+    children = [("release", 200, 0.99)] + [(m, 40, 0.97) for m in placements[:3]]
+    children += [(m, 19, 0.99) for m in placements[3:4]]  # under a tenth of the visits
+    children += [(m, 150, ai.WON - 0.01) for m in placements[4:5]]  # not sure enough
+    counts = {m: actions_left_after(game, m) for m, _, _ in children}
+    assert counts[fewest] < counts["release"]  # the rule changes the move here
+    assert ai.finish(game, children) == fewest
+    assert ai.best_move(game, children, legal) == fewest
+    # Not won: the most visited move stands.
+    unsure = [(m, v, min(w, ai.WON - 0.02)) for m, v, w in children]
+    assert ai.finish(game, unsure) is None
+    assert ai.best_move(game, unsure, legal) == "release"
+    # A game decided by a count (Keil, Dehil) never uses the rule.
+    keil = play_out(hexstones.new_game("keil", size=4), ["a1"])
+    assert not keil.last_to_act_wins and game.last_to_act_wins
+    keil_legal = keil.legal_moves()
+    assert ai.finish(keil, [(m, 100 - i, 0.99) for i, m in enumerate(keil_legal)]) is None

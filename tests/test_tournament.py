@@ -227,7 +227,7 @@ def test_a_player_resigns_where_the_played_out_game_says_it_would_have():
 def test_a_droched_game_stopped_by_the_move_limit_goes_to_who_would_not_have_resigned(monkeypatch):
     monkeypatch.setattr(t, "MAX_MOVES_PER_POINT", 2)  # 38 moves on side 3
     task = {"game": "droched", "options": {"size": 3, "prison": 4}, "black": "mcts:30",
-            "white": "mcts:30", "seed": 2, "resign": [0.45, 1], "play_out": True}
+            "white": "mcts:30", "seed": 4, "resign": [0.45, 1], "play_out": True}
     rec = t.play_game(task)
     assert rec["adjudicated"] and len(rec["moves"]) == 38
     assert rec["winner"] == ("white" if rec["would_resign"]["color"] == "black" else "black")

@@ -32,6 +32,11 @@ PRISON_PLAYOUTS = 200
 # Below this win rate (the search's, for its best move) a move after the opponent's pass
 # is given up for the pass that ends the game: see settle().
 HOPELESS = 0.05
+# A best move with at least this win rate (the mover's) wins, and in a game the last to act
+# wins the move played is one that brings the end nearer: see finish().
+WON = 0.95
+# finish() weighs the moves given at least this share of the best move's visits.
+FINISH_SHARE = 0.1
 
 
 def _check_budget(seconds, iterations) -> None:
@@ -155,8 +160,40 @@ def choose_turn(game: Game, *, seconds: float | None = None, iterations: int | N
         rng = random.Random(None if seed is None else seed ^ 0x5EED)
         weights = [visits ** (1.0 / temperature) for _, visits, _ in result.children]
         return rng.choices([m for m, _, _ in result.children], weights=weights)[0], rate
-    best, _, best_rate = result.children[0]
-    return settle(game, best, legal, best_rate), rate
+    return best_move(game, result.children, legal), rate
+
+
+def best_move(game: Game, children: list, legal: list[str]) -> str:
+    """The move to play from a search's ``children`` (move, visits, the mover's win rate;
+    most visited first): the most visited, unless :func:`finish` or :func:`settle` says
+    otherwise."""
+    best, _, best_rate = children[0]
+    return finish(game, children) or settle(game, best, legal, best_rate)
+
+
+def finish(game: Game, children: list) -> str | None:
+    """In a game the last player to act wins (``game.last_to_act_wins``: Droched), every
+    move of a won position looks won to the search, which then has no reason to end the
+    game: the network search, winning, alternated releases with placements that sent its
+    own stones to the prison (spare releases for the loser), and a person who never
+    resigns got a game of hundreds of moves that did not end. So there, when the most
+    visited move wins at least :data:`WON`, the move played is, of the moves that the
+    search gives at least ``WON`` and at least :data:`FINISH_SHARE` of the best move's
+    visits, the one after which the opponent has the fewest legal actions (ties: the more
+    visited); the game ends when they have none. None elsewhere."""
+    if not game.last_to_act_wins or not children or children[0][2] < WON:
+        return None
+    least_visits = FINISH_SHARE * children[0][1]
+    best, fewest = None, None
+    for move, visits, rate in children:
+        if rate < WON or visits < least_visits:
+            continue
+        trial = game.copy()
+        trial.play(move)
+        left = len(trial.legal_moves())
+        if fewest is None or left < fewest:
+            best, fewest = move, left
+    return best
 
 
 def settle(game: Game, move: str, legal: list[str], win_rate: float | None = None) -> str:

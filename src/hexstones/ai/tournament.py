@@ -85,9 +85,10 @@ def parse_player(text: str) -> PlayerSpec:
 
 
 def player_move(player: PlayerSpec, game, seed: int, sample: bool = False) -> str:
-    """``player``'s move in ``game``: its search's most visited move, or with ``sample``
-    one drawn in proportion to the visits (seeded), to vary the openings of players whose
-    search draws no random numbers (``net:SIMULATIONS``)."""
+    """``player``'s move in ``game``: its search's most visited move (as the levels pick
+    it: :func:`hexstones.ai.best_move`), or with ``sample`` one drawn in proportion to the
+    visits (seeded), to vary the openings of players whose search draws no random numbers
+    (``net:SIMULATIONS``)."""
     return player_turn(player, game, seed, sample)[0]
 
 
@@ -121,7 +122,7 @@ def player_turn(player: PlayerSpec, game, seed: int,
     if sample:
         moves, visits = zip(*[(m, v) for m, v, _ in result.children])
         return random.Random(seed).choices(moves, weights=visits)[0], result.root_win_rate
-    return result.children[0][0], result.root_win_rate
+    return ai.best_move(game, result.children, legal), result.root_win_rate
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ class Game:
     board_kind: ClassVar[str] = "points"                     # "points" of a grid or "cells"
     balance: ClassVar[Balance]
     has_score: ClassVar[bool] = True
+    last_to_act_wins: ClassVar[bool] = False                 # a player with no legal action loses
     score_parts: ClassVar[tuple[ScorePart, ...]] = ()
     overlays: ClassVar[tuple[Overlay, ...]] = ()
     final_overlay: ClassVar[str] = ""                         # shown when the game ends
@@ -90,7 +91,7 @@ class Game:
             "sizes": [cls.sizes[0], cls.sizes[-1]], "app_sizes": list(cls.app_sizes),
             "special_moves": list(cls.special_moves), "special_help": dict(cls.special_help),
             "board_kind": cls.board_kind, "balance": cls.balance.to_dict(),
-            "has_score": cls.has_score,
+            "has_score": cls.has_score, "last_to_act_wins": cls.last_to_act_wins,
             "score_parts": [{"key": p.key, "label": p.label, "sign": p.sign} for p in cls.score_parts],
             "overlays": [{"name": o.name, "label": o.label} for o in cls.overlays],
             "final_overlay": cls.final_overlay, "options": list(cls.option_names),

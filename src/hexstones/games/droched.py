@@ -79,6 +79,7 @@ class DrochedGame(CoreBacked, Game):
                       0, "black stones in the prison at the start", offsets_score=False,
                       study_range=(0, 4))
     has_score = False
+    last_to_act_wins = True
     overlays = (Overlay("groups", "Groups"),
                 Overlay("bridges", "Groups on bridges / broken bridges"))
     final_overlay = "bridges"

@@ -91,8 +91,7 @@ def _move_while_warming(game) -> str:
     result = pysearch.search(game, seconds=WARMING_SECONDS)
     if not result.children:
         return legal[0]
-    best, _, best_rate = result.children[0]
-    return ai.settle(game, best, legal, best_rate)
+    return ai.best_move(game, result.children, legal)
 
 
 def _nothing() -> None:
