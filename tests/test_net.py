@@ -409,7 +409,7 @@ def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
     # Keil: a finished game's positions carry the score; a resigned one's do not, and the
     # relabelling and the loss leave those out.
     def uniform(game, rng):
-        return [[m, 1] for m in game.legal_moves()], 0.0 if len(game.moves) >= 6 else 0.5
+        return [[m, 1, 0.5] for m in game.legal_moves()], 0.0 if len(game.moves) >= 6 else 0.5
 
     from hexstones.ai.training.teacher import play_record
     finished = positions_of(play_record("keil", 3, 4, uniform, 1000, (2, 2)))
@@ -470,7 +470,7 @@ def test_a_relabelled_position_is_the_same_game_scored_at_the_other_komi(game_na
     from hexstones.ai.training.teacher import play_record
 
     def uniform(game, rng):  # a random game: every legal move one visit, no win chance
-        return [[m, 1] for m in game.legal_moves()], None
+        return [[m, 1, 0.5] for m in game.legal_moves()], None
 
     rng = np.random.default_rng(5)
     for seed, komi, other in ((1, 2, -3), (2, -4, 5), (3, 0, 1), (4, 6, 6)):

@@ -34,7 +34,7 @@ def selfplay_game(network: Network, game_name: str, size: int, simulations: int,
         found = puct.search(game, iterations=max(1, simulations), network=network, reuse=False,
                             analysis=False, threads=1, seed=rng.randrange(2**31),
                             root_noise=root_noise)
-        return [[m, int(v)] for m, v, _ in found.children if v > 0], found.root_win_rate
+        return [[m, int(v), w] for m, v, w in found.children if v > 0], found.root_win_rate
     return play_record(game_name, size, seed, search, sample_plies, balance_range,
                        resign=resign, play_out=play_out, by="selfplay", simulations=simulations,
                        root_noise=list(root_noise) if root_noise else None)

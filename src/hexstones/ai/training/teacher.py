@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import hexstones
+from hexstones import ai
 from hexstones.ai import mcts
 from hexstones.ai.tournament import ResignWatch
 from hexstones.games import game_class
@@ -47,7 +48,9 @@ def balance_bounds(game_name: str, balance_range: Sequence[int] | None = None) -
             min(balance.maximum, balance.default + BALANCE_SPREAD))
 
 
-Children = list[list[Any]]  # [move name, visits] of a searcher's root, most visited first
+# [move name, visits, win rate for the mover] of a searcher's root, most visited first
+# (records keep the move and the visits)
+Children = list[list[Any]]
 # A search's answer: the root's children and its win chance for the player to move (None:
 # not known).
 Searched = tuple[Children, float | None]
@@ -59,10 +62,12 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
                 **facts: Any) -> dict[str, Any]:
     """One self-play game as a record: ``search(game, rng)`` gives each move's root
     visits and win chance; the move is drawn by visits in the first ``sample_plies``
-    plies, the most visited after. ``resign`` (``[below, turns]``) and ``play_out`` as
-    the tournament's games take them (:class:`hexstones.ai.tournament.ResignWatch`): a
-    resigned game's record has ``resigned`` and no score; a game the move limit stops
-    goes to the player who would not have resigned. ``facts`` (who searched, how much)
+    plies, after them picked as the levels pick it (:func:`hexstones.ai.best_move`: the
+    most visited, except where a won game is to be ended or a pass settles it).
+    ``resign`` (``[below, turns]``) and ``play_out`` as the tournament's games take them
+    (:class:`hexstones.ai.tournament.ResignWatch`): a resigned game's record has
+    ``resigned`` and no score; a game the move limit stops goes to the player who would
+    not have resigned. ``facts`` (who searched, how much)
     go into the record."""
     rng = random.Random(seed)
     options = game_options(game_name, rng, balance_range)
@@ -74,7 +79,7 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
     while not game.is_over and len(moves) < limit:
         legal = game.legal_moves()
         if len(legal) == 1:
-            children: Children = [[legal[0], 1]]
+            children: Children = [[legal[0], 1, 0.5]]
             win_rate: float | None = None
         else:
             children, win_rate = search(game, rng)
@@ -85,8 +90,8 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
         elif watch.resigns(game.to_move, len(moves), win_rate):
             break
         else:
-            move = children[0][0]
-        visits.append(children)
+            move = ai.best_move(game, [tuple(c) for c in children], legal)
+        visits.append([[c[0], c[1]] for c in children])
         game.play(move)
         moves.append(move)
     outcome = game.outcome()
@@ -111,6 +116,6 @@ def teacher_game(game_name: str, size: int, iterations: int, seed: int,
     def search(game, rng: random.Random) -> Searched:
         found = mcts.search(game, iterations=iterations, seed=rng.randrange(2**31),
                             reuse=False, analysis=False)
-        return [[m, int(v)] for m, v, _ in found.children if v > 0], found.root_win_rate
+        return [[m, int(v), w] for m, v, w in found.children if v > 0], found.root_win_rate
     return play_record(game_name, size, seed, search, sample_plies, balance_range, by="mcts",
                        iterations=iterations)
