@@ -67,8 +67,7 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
     ``resign`` (``[below, turns]``) and ``play_out`` as the tournament's games take them
     (:class:`hexstones.ai.tournament.ResignWatch`): a resigned game's record has
     ``resigned`` and no score; a game the move limit stops goes to the player who would
-    not have resigned. ``facts`` (who searched, how much)
-    go into the record."""
+    not have resigned. ``facts`` (who searched, how much) go into the record."""
     rng = random.Random(seed)
     options = game_options(game_name, rng, balance_range)
     game = hexstones.new_game(game_name, size=size, **options)
@@ -90,7 +89,7 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
         elif watch.resigns(game.to_move, len(moves), win_rate):
             break
         else:
-            move = ai.best_move(game, [tuple(c) for c in children], legal)
+            move = ai.best_move(game, children, legal)
         visits.append([[c[0], c[1]] for c in children])
         game.play(move)
         moves.append(move)
