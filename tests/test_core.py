@@ -170,6 +170,8 @@ def walk_comparing_legal_moves(name, size, seed, length, options, seen=None,
         if seen is not None:
             if name == "keil":
                 keil_mask_paths(geo, st, rings, left, seen)
+            if name == "droched":
+                droched_mask_paths(geo, st, seen)
             for p in range(P):
                 code = kern.play(geo, st, p) if st.board[p] == 0 else None
                 if code == OK:
@@ -223,6 +225,68 @@ def keil_mask_paths(geo, st, rings, left, seen):
                 undo(geo, st)
             else:  # the trial, not the ring, refuses it
                 seen["capture, played, refused"] += 1
+
+
+def droched_mask_paths(geo, st, seen):
+    """Count the placements of this Droched position by what decides them in the mask
+    (``droched._legal_moves``): "quiet" (``quiet_placement`` knows nobody goes to the
+    prison), of those "quiet, repeats" (the position table refuses it), "lone prisoner"
+    (known illegal), "played" (not known: tried in full) and of those "played, refused";
+    and check each verdict against ``play``."""
+    board, meta = st.board, st.meta
+    if meta[M_DEAD]:
+        return
+    X = int(meta[M_TO_MOVE])
+    droched.empty_forest(board, geo.nbr, geo.feature, st.work)
+    verdicts = {int(p): droched.quiet_placement(board, geo.nbr, st.work, p, X)
+                for p in np.flatnonzero(board == 0)}
+    for p, known in verdicts.items():
+        code = droched.play(geo, st, p)
+        removed = int(st.meta[M_REMOVED])
+        if code == OK:
+            undo(geo, st)
+        if known == droched.QUIET:
+            assert code == R_REPETITION or (code == OK and removed == 0), (p, code)
+            seen["quiet"] += 1
+            seen["quiet, repeats"] += code == R_REPETITION
+        elif known == droched.LONE_PRISONER:
+            assert code == R_LONE_PRISONER, (p, code)
+            seen["lone prisoner"] += 1
+        else:
+            seen["played"] += 1
+            seen["played, refused"] += code != OK
+
+
+def test_droched_mask_reaches_each_of_its_paths_on_larger_boards():
+    """Random Droched games on sides 3 to 9: every position's mask, tracked or not, is the
+    moves ``play`` accepts, each verdict of ``quiet_placement`` is what ``play`` does,
+    and the games reach each path of the mask (:func:`droched_mask_paths`)."""
+    seen: Counter = Counter()
+    for seed in range(6):
+        walk_comparing_legal_moves("droched", (4, 6, 9)[seed % 3], seed, 150,
+                                   {"prison": seed % 3}, seen)
+    for path in ("quiet", "lone prisoner", "played", "played, refused"):
+        assert seen[path] >= 3, seen
+
+
+def test_droched_mask_refuses_a_quiet_placement_that_repeats_a_board():
+    """The last path, rare in random walks: a placement that sends nobody to the prison
+    but remakes a board its player left at an earlier turn (the stone on the point went
+    to the prison since, and so did whatever took it)."""
+    geo = geometry(3)
+    st = start_state("droched", 3, prison=1)
+    for move in [2, 16, 17, 7, 0, 9, 18, 15, 5, 3, 1, 4, 11, 12, 13, 11, 17, 5, 18, 0, 10,
+                 2, 13, 8, 18, 18, 14, 17, 6, 1, 14, 7, 18, 13, 2, 12, 4, 11, 0, 10, 17, 8,
+                 3, 0, 6, 9, 15, 5, 19, 0, 4, 16, 1, 14, 2, 17, 6, 0, 6, 3, 1, 18, 2, 19, 6,
+                 1, 19, 15, 19, 6]:
+        assert droched.play(geo, st, move) == OK
+    seen: Counter = Counter()
+    droched_mask_paths(geo, st, seen)
+    assert seen["quiet, repeats"] >= 1, seen
+    assert droched.play(geo, st, 2) == R_REPETITION
+    out = np.empty(st.board.shape[0] + 1, np.int32)
+    k = droched.legal_moves(geo, st, out)
+    assert 2 not in out[:k] and out[:k].tolist() == legal_by_playing(droched, geo, st)
 
 
 @settings(max_examples=30, deadline=None)

@@ -49,7 +49,7 @@ def legal_moves_tracked(gid, geo, st, out, rings, left):
         return keil.legal_moves_tracked(geo, st, out, rings, left)
     if gid == DEHIL:
         return dehil.legal_moves_tracked(geo, st, out, rings, left)
-    return droched.legal_moves(geo, st, out)
+    return droched.legal_moves_tracked(geo, st, out, rings, left)
 
 
 @njit(cache=True)

@@ -37,13 +37,23 @@ from hexstones.core.layout import (
     R_OCCUPIED,
     R_PRISON_EMPTY,
     R_REPETITION,
+    W_ADJ,
+    W_AREAS,
     W_BUF,
     W_BUF2,
     W_CAND,
+    W_DEG,
+    W_DISC,
     W_FILL,
+    W_GROUP,
     W_LABEL,
+    W_LOW,
     W_MARKS,
     W_MASK,
+    W_NODEG,
+    W_SEDGE,
+    W_SNODE,
+    W_SPLIT,
 )
 
 GAME_ID = DROCHED  # this game's id for the dispatchers of hexstones.core.dispatch
@@ -310,6 +320,16 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
 @njit(cache=True, _nrt=False, inline="always")
 def play(geo, st, move):
     """Play ``move`` for the player to move; returns OK or a reason code (state unchanged)."""
+    return place(geo, st, move, False, False)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def place(geo, st, move, trial, forest):
+    """:func:`play`; with ``trial`` (a constant where inlined) only the verdict: the state is
+    left as it was whatever the answer (a trial costs no history row to write and take
+    back, as ``play`` then ``undo`` would). With ``forest`` (a constant), the work rows
+    hold :func:`empty_forest` of the board and every group is on a bridge: the pieces the
+    placement leaves are read there instead of walked."""
     nbr, feature, zob = geo.nbr, geo.feature, geo.zobrist
     board, meta, hh = st.board, st.meta, st.hist_hash
     P = board.shape[0]
@@ -367,7 +387,9 @@ def play(geo, st, move):
             return R_LONE_PRISONER
         queue = work[W_LABEL]
         starts = arc_starts(empty_dirs)
-        if feature[move] < 0 and starts & (starts - 1) == 0:
+        if forest:
+            reach, n = forest_pieces(board, nbr, marks, st, move, queue)
+        elif feature[move] < 0 and starts & (starts - 1) == 0:
             # At most one arc, off the border: the region keeps its features, whole.
             reach = np.int64(0)
             n = 0
@@ -428,13 +450,14 @@ def play(geo, st, move):
         h ^= zob[X, buf2[i]]
     for i in range(nY):
         h ^= zob[Y, buf[i]]
-    if repeats(st, h, -1):
+    repeated = repeats(st, h, -1)
+    if trial or repeated:
         for i in range(nX):
             board[buf2[i]] = X
         for i in range(nY):
             board[buf[i]] = Y
         board[move] = 0
-        return R_REPETITION
+        return R_REPETITION if repeated else OK
     meta[M_PRISON + Y - 1] += nY
     meta[M_PRISON + X - 1] += nX
     meta[M_REMOVED] = nX + nY
@@ -468,18 +491,246 @@ def is_over(geo, st):
     return over
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def feature_bit(feature, p):
+    """The bit of ``p``'s border feature (0 off the border)."""
+    f = feature[p]
+    return np.int64(1) << np.int64(f) if f >= 0 else np.int64(0)
+
+
+@njit(cache=True, _nrt=False)
+def empty_forest(board, nbr, feature, work):
+    """A depth-first search of the empty cells, region by region (Hopcroft-Tarjan), leaving
+    in the work rows what :func:`quiet_placement` reads: for an empty ``p``, ``disc[p]``
+    its discovery number, ``low[p]`` the lowest number its subtree reaches by one other
+    edge, ``parent[p]`` (-1 at a region's root), ``sub[p]`` the border features (bit
+    mask) of its subtree, ``last[p]`` the highest number in its subtree; by discovery
+    number ``i``, ``before[i]`` and ``after[i]`` the features of the cells of the same
+    region numbered below and above ``i``. Filling ``p`` leaves its region in pieces:
+    each child subtree with ``low >= disc[p]``, and (below the root) the rest."""
+    disc, low, parent, sub = work[W_DISC], work[W_LOW], work[W_SPLIT], work[W_SNODE]
+    last, order, before, after = work[W_SEDGE], work[W_NODEG], work[W_GROUP], work[W_AREAS]
+    stack, dirs = work[W_ADJ], work[W_DEG]
+    P = board.shape[0]
+    for p in range(P):
+        disc[p] = -1
+    t = 0
+    for r in range(P):
+        if board[r] != 0 or disc[r] >= 0:
+            continue
+        first = t
+        disc[r] = t
+        low[r] = t
+        parent[r] = -1
+        sub[r] = feature_bit(feature, r)
+        order[t] = r
+        t += 1
+        top = 0
+        stack[0] = r
+        dirs[0] = 0
+        while top >= 0:
+            v = stack[top]
+            d = dirs[top]
+            if d < 6:
+                dirs[top] = d + 1
+                u = nbr[v, d]
+                if u < 0 or board[u] != 0:
+                    continue
+                if disc[u] < 0:
+                    disc[u] = t
+                    low[u] = t
+                    parent[u] = v
+                    sub[u] = feature_bit(feature, u)
+                    order[t] = u
+                    t += 1
+                    top += 1
+                    stack[top] = u
+                    dirs[top] = 0
+                elif u != parent[v] and disc[u] < low[v]:
+                    low[v] = disc[u]
+            else:
+                last[v] = t - 1
+                top -= 1
+                if top >= 0:
+                    w = stack[top]
+                    if low[v] < low[w]:
+                        low[w] = low[v]
+                    sub[w] |= sub[v]
+        seen = 0
+        for i in range(first, t):
+            before[i] = seen
+            seen |= feature_bit(feature, order[i])
+        seen = 0
+        for i in range(t - 1, first - 1, -1):
+            after[i] = seen
+            seen |= feature_bit(feature, order[i])
+
+
+@njit(cache=True, _nrt=False)
+def forest_pieces(board, nbr, marks, st, move, queue):
+    """For ``place`` with the forest: the pieces the placement on ``move`` leaves of its
+    region (the stone already on the board). Lists in ``queue`` from 0 the cells of the
+    doubtful pieces (neither the features the region reached nor two) and returns (the
+    features of all the pieces, the count of doubtful cells), as ``split_region`` would
+    with every piece walked."""
+    work = st.work
+    disc, low, parent, sub = work[W_DISC], work[W_LOW], work[W_SPLIT], work[W_SNODE]
+    last, order, before, after = work[W_SEDGE], work[W_NODEG], work[W_GROUP], work[W_AREAS]
+    dp = disc[move]
+    rest = before[dp] | after[last[move]]
+    region = rest | sub[move]
+    whole = np.int64(0)
+    n = 0
+    for d in range(6):
+        q = nbr[move, d]
+        if q < 0 or board[q] != 0 or parent[q] != move:
+            continue
+        if low[q] >= dp:  # a piece of its own: the subtree, numbered disc[q] to last[q]
+            piece = sub[q]
+            whole |= piece
+            if piece != region and not two_features(piece):
+                for i in range(disc[q], last[q] + 1):
+                    queue[n] = order[i]
+                    n += 1
+        else:
+            rest |= sub[q]
+    if parent[move] >= 0:
+        whole |= rest
+        if rest != region and not two_features(rest):
+            # Walked from the parent (``move`` holds the stone now: the walk stays out).
+            stamp = new_stamp(st)
+            start = parent[move]
+            marks[start] = stamp
+            queue[n] = start
+            head = n
+            n += 1
+            while head < n:
+                e = queue[head]
+                head += 1
+                for d in range(6):
+                    q = nbr[e, d]
+                    if q >= 0 and board[q] == 0 and marks[q] != stamp:
+                        marks[q] = stamp
+                        queue[n] = q
+                        n += 1
+    return whole, n
+
+
+# What :func:`quiet_placement` knows of a placement.
+UNKNOWN = -1  # play it to know
+LONE_PRISONER = 0  # illegal: the stone alone goes to the prison
+QUIET = 1  # nobody goes to the prison: legal unless it repeats a board
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def quiet_placement(board, nbr, work, p, X):
+    """What a placement of ``X`` on the empty ``p`` does to the prison, if that is known
+    (UNKNOWN, LONE_PRISONER or QUIET), given that every group is on a bridge (``M_DEAD``
+    0) and :func:`empty_forest` of the board. The rules' own reasoning: only the region R
+    holding ``p`` changes, into the pieces it leaves. A group touching a piece that
+    reaches the features R reached, or two features, keeps its bridge; if every piece
+    does, only a group touching R at ``p`` alone can lose one: an enemy group whose run
+    of stones around ``p`` ends on no empty neighbour (else it touches a piece there),
+    which is not settled here. The new stone touches every piece: joined to a friendly
+    group it keeps that group's bridge; alone it needs the pieces to reach two features,
+    else it alone goes to the prison."""
+    disc, low, parent, sub = work[W_DISC], work[W_LOW], work[W_SPLIT], work[W_SNODE]
+    last, before, after = work[W_SEDGE], work[W_GROUP], work[W_AREAS]
+    dp = disc[p]
+    rest = before[dp] | after[last[p]]  # R outside p's subtree
+    region = rest | sub[p]
+    empty_dirs = 0
+    enemy_dirs = 0
+    own_next = False
+    whole = 0  # the features of all the pieces
+    for d in range(6):
+        q = nbr[p, d]
+        if q < 0:
+            continue
+        b = board[q]
+        if b == 0:
+            empty_dirs |= 1 << d
+            if parent[q] == p:
+                if low[q] >= dp:  # a piece of its own
+                    piece = sub[q]
+                    if piece != region and not two_features(piece):
+                        return UNKNOWN
+                    whole |= piece
+                else:
+                    rest |= sub[q]
+        elif b == X:
+            own_next = True
+        else:
+            enemy_dirs |= 1 << d
+    if empty_dirs == 0:
+        return UNKNOWN
+    if parent[p] >= 0:
+        if rest != region and not two_features(rest):
+            return UNKNOWN
+        whole |= rest
+    for d in range(6):
+        if (enemy_dirs >> d) & 1 and not run_ends_empty(enemy_dirs, empty_dirs, d):
+            return UNKNOWN
+    return QUIET if own_next or two_features(whole) else LONE_PRISONER
+
+
 @njit(cache=True, _nrt=False)
 def legal_moves(geo, st, out):
     """Write every legal move (points ascending, then P) into ``out``; return the count."""
+    return _legal_moves(geo, st, out, out, False)
+
+
+@njit(cache=True, _nrt=False)
+def legal_moves_tracked(geo, st, out, rings, left):
+    """:func:`legal_moves` for a caller that keeps ``left`` up to date with
+    ``common.track_board`` (``rings`` unused here): the same moves. A placement that sends
+    nobody to the prison makes the board now plus the mover's stone on the point, which an
+    earlier board can only equal if the mover's stone stood there and has left since; so
+    only on points in ``left`` does a quiet placement probe the position table (out of
+    the cache in a batch of games)."""
+    return _legal_moves(geo, st, out, left, True)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _legal_moves(geo, st, out, left, tracked):
+    """The body of both ``legal_moves``: placements :func:`quiet_placement` settles are
+    legal unless they repeat a board; the others are played and taken back."""
+    nbr, feature, zob = geo.nbr, geo.feature, geo.zobrist
     board, meta = st.board, st.meta
     P = board.shape[0]
+    X = meta[M_TO_MOVE]
+    ply = meta[M_PLY]
+    # With a group already on a broken bridge (a set-up position) or a full history,
+    # ``play`` decides each placement.
+    quick = meta[M_DEAD] == 0 and ply + 1 < st.hist_hash.shape[0]
+    work = st.work
+    if quick:
+        empty_forest(board, nbr, feature, work)  # in rows ``play`` leaves alone
+    h = st.hist_hash[ply]
+    mine = (X - 1) * P
     n = 0
     for p in range(P):
-        if board[p] == 0 and play(geo, st, p) == OK:
+        if board[p] != 0:
+            continue
+        known = UNKNOWN
+        if quick:
+            known = quiet_placement(board, nbr, work, p, X)
+        if known == LONE_PRISONER:
+            legal = False
+        elif known == QUIET:
+            legal = True
+            if not tracked or left[mine + p] != 0:
+                board[p] = X
+                legal = not repeats(st, h ^ zob[X, p], -1)
+                board[p] = 0
+        elif quick:
+            legal = place(geo, st, p, True, True) == OK
+        else:
+            legal = place(geo, st, p, True, False) == OK
+        if legal:
             out[n] = p
             n += 1
-            undo(geo, st)
-    if meta[M_PRISON + (3 - meta[M_TO_MOVE]) - 1] > 0:
+    if meta[M_PRISON + (3 - X) - 1] > 0:
         out[n] = P
         n += 1
     meta[M_OVER] = 1 if n == 0 else 0
