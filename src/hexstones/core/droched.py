@@ -119,6 +119,23 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, emptie
                 tail += 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def flood_empty(board, nbr, marks, stamp, queue, head, tail):
+    """Add to ``queue`` (from ``tail``) every empty cell connected to the cells
+    ``queue[head:tail]`` (marked with ``stamp``) through empty cells, marking each; returns
+    the new end."""
+    while head < tail:
+        e = queue[head]
+        head += 1
+        for d in range(6):
+            q = nbr[e, d]
+            if q >= 0 and board[q] == 0 and marks[q] != stamp:
+                marks[q] = stamp
+                queue[tail] = q
+                tail += 1
+    return tail
+
+
 @njit(cache=True, _nrt=False)
 def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
     """Number the empty regions (``label[e]`` for empty ``e``, marked with ``stamp``) and
@@ -130,22 +147,11 @@ def label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue):
             continue
         marks[p] = stamp
         queue[0] = p
-        head = 0
-        tail = 1
-        mask = 0
-        while head < tail:
-            e = queue[head]
-            head += 1
+        mask = np.int64(0)
+        for i in range(flood_empty(board, nbr, marks, stamp, queue, 0, 1)):
+            e = queue[i]
             label[e] = regions
-            f = feature[e]
-            if f >= 0:
-                mask |= np.int64(1) << np.int64(f)
-            for d in range(6):
-                q = nbr[e, d]
-                if q >= 0 and board[q] == 0 and marks[q] != stamp:
-                    marks[q] = stamp
-                    queue[tail] = q
-                    tail += 1
+            mask |= feature_bit(feature, e)
         region_mask[regions] = mask
         regions += 1
     return regions
@@ -602,17 +608,7 @@ def forest_pieces(board, nbr, marks, st, move, queue):
             start = parent[move]
             marks[start] = stamp
             queue[n] = start
-            head = n
-            n += 1
-            while head < n:
-                e = queue[head]
-                head += 1
-                for d in range(6):
-                    q = nbr[e, d]
-                    if q >= 0 and board[q] == 0 and marks[q] != stamp:
-                        marks[q] = stamp
-                        queue[n] = q
-                        n += 1
+            n = flood_empty(board, nbr, marks, stamp, queue, n, n + 1)
     return whole, n
 
 
