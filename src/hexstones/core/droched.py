@@ -321,6 +321,14 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     return off if end < 0 else end
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def judge_group(board, nbr, feature, marks, st, base, buf, off, start, by_forest):
+    """:func:`judge`, or :func:`judge_forest` where ``by_forest``."""
+    if by_forest:
+        return judge_forest(board, nbr, marks, st, base, buf, off, start)
+    return judge(board, nbr, feature, marks, st, base, buf, off, start)
+
+
 # Inlined into each caller (the playout above all): a compiled call passes every array
 # of the geometry and state tuples field by field, which cost 6-15 % of a playout.
 @njit(cache=True, _nrt=False, inline="always")
@@ -410,13 +418,13 @@ def place(geo, st, move, trial, forest):
             q = nbr[move, d]
             if q >= 0 and board[q] == Y and marks[q] < base and \
                     not run_ends_empty(enemy_dirs, empty_dirs, d):
-                nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
+                nY = judge_group(board, nbr, feature, marks, st, base, buf, nY, q, forest)
         for i in range(n):
             e = queue[i]
             for d in range(6):
                 q = nbr[e, d]
                 if q >= 0 and board[q] == Y and marks[q] < base:
-                    nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
+                    nY = judge_group(board, nbr, feature, marks, st, base, buf, nY, q, forest)
         for i in range(nY):
             board[buf[i]] = 0
         # Removing enemy stones only widened regions, so a friendly group now on a broken
@@ -425,14 +433,16 @@ def place(geo, st, move, trial, forest):
         # empty neighbour (a doubtful piece has it judged below); alone, unless its empty
         # neighbours showed two features.
         base = new_stamp(st)
+        by_forest = forest and nY == 0  # the forest's board still, but for the stone
         if not ((own_next and empty_dirs != 0) or two_features(reach)):
-            nX = judge(board, nbr, feature, marks, st, base, buf2, 0, move)
+            nX = judge_group(board, nbr, feature, marks, st, base, buf2, 0, move, by_forest)
         for i in range(n):
             e = queue[i]
             for d in range(6):
                 q = nbr[e, d]
                 if q >= 0 and board[q] == X and marks[q] < base:
-                    nX = judge(board, nbr, feature, marks, st, base, buf2, nX, q)
+                    nX = judge_group(board, nbr, feature, marks, st, base, buf2, nX, q,
+                                     by_forest)
     else:
         label = work[W_LABEL]
         region_mask = work[W_MASK]
@@ -512,8 +522,9 @@ def empty_forest(board, nbr, feature, work):
     edge, ``parent[p]`` (-1 at a region's root), ``sub[p]`` the border features (bit
     mask) of its subtree, ``last[p]`` the highest number in its subtree; by discovery
     number ``i``, ``before[i]`` and ``after[i]`` the features of the cells of the same
-    region numbered below and above ``i``. Filling ``p`` leaves its region in pieces:
-    each child subtree with ``low >= disc[p]``, and (below the root) the rest."""
+    region numbered below and above ``i``, and ``home[i]`` (row ``W_ADJ``) the number of
+    the region's root. Filling ``p`` leaves its region in pieces: each child subtree with
+    ``low >= disc[p]``, and (below the root) the rest."""
     disc, low, parent, sub = work[W_DISC], work[W_LOW], work[W_SPLIT], work[W_SNODE]
     last, order, before, after = work[W_SEDGE], work[W_NODEG], work[W_GROUP], work[W_AREAS]
     stack, dirs = work[W_ADJ], work[W_DEG]
@@ -570,6 +581,12 @@ def empty_forest(board, nbr, feature, work):
         for i in range(t - 1, first - 1, -1):
             after[i] = seen
             seen |= feature_bit(feature, order[i])
+    # The stack's row is free now: by number, the number of the region's root.
+    home = stack
+    for i in range(t):
+        if parent[order[i]] < 0:
+            first = i
+        home[i] = first
 
 
 @njit(cache=True, _nrt=False)
@@ -578,15 +595,19 @@ def forest_pieces(board, nbr, marks, st, move, queue):
     region (the stone already on the board). Lists in ``queue`` from 0 the cells of the
     doubtful pieces (neither the features the region reached nor two) and returns (the
     features of all the pieces, the count of doubtful cells), as ``split_region`` would
-    with every piece walked."""
+    with every piece walked; leaves the pieces in the work row ``W_MASK`` for
+    :func:`judge_forest`: their count k, (first number, last number, features) of each
+    subtree piece, then the features of the rest and the region's number."""
     work = st.work
     disc, low, parent, sub = work[W_DISC], work[W_LOW], work[W_SPLIT], work[W_SNODE]
     last, order, before, after = work[W_SEDGE], work[W_NODEG], work[W_GROUP], work[W_AREAS]
+    pieces = work[W_MASK]
     dp = disc[move]
     rest = before[dp] | after[last[move]]
     region = rest | sub[move]
     whole = np.int64(0)
     n = 0
+    k = 0
     for d in range(6):
         q = nbr[move, d]
         if q < 0 or board[q] != 0 or parent[q] != move:
@@ -594,12 +615,19 @@ def forest_pieces(board, nbr, marks, st, move, queue):
         if low[q] >= dp:  # a piece of its own: the subtree, numbered disc[q] to last[q]
             piece = sub[q]
             whole |= piece
+            pieces[1 + 3 * k] = disc[q]
+            pieces[2 + 3 * k] = last[q]
+            pieces[3 + 3 * k] = piece
+            k += 1
             if piece != region and not two_features(piece):
                 for i in range(disc[q], last[q] + 1):
                     queue[n] = order[i]
                     n += 1
         else:
             rest |= sub[q]
+    pieces[0] = k
+    pieces[1 + 3 * k] = rest
+    pieces[2 + 3 * k] = work[W_ADJ][dp]  # the region's number (its root's)
     if parent[move] >= 0:
         whole |= rest
         if rest != region and not two_features(rest):
@@ -610,6 +638,58 @@ def forest_pieces(board, nbr, marks, st, move, queue):
             queue[n] = start
             n = flood_empty(board, nbr, marks, stamp, queue, n, n + 1)
     return whole, n
+
+
+@njit(cache=True, _nrt=False)
+def judge_forest(board, nbr, marks, st, base, buf, off, start):
+    """:func:`judge` on the board the forest was made of plus the placement
+    :func:`forest_pieces` described (nobody removed yet): the group's bridge is read from
+    the features of the regions and pieces its stones touch, walking its stones only
+    (most groups touch a region with two features at their first stone)."""
+    work = st.work
+    disc, sub, last = work[W_DISC], work[W_SNODE], work[W_SEDGE]
+    before, after, home, pieces = work[W_GROUP], work[W_AREAS], work[W_ADJ], work[W_MASK]
+    k = pieces[0]
+    rest = pieces[1 + 3 * k]
+    region = pieces[2 + 3 * k]
+    stamp = new_stamp(st)
+    color = board[start]
+    marks[start] = stamp
+    buf[off] = start
+    head = off
+    tail = off + 1
+    mask = 0
+    while head < tail:
+        x = buf[head]
+        head += 1
+        for d in range(6):
+            q = nbr[x, d]
+            if q < 0:
+                continue
+            bq = board[q]
+            if bq == 0:
+                i = disc[q]
+                if home[i] == region:
+                    m = rest
+                    for j in range(k):
+                        if pieces[1 + 3 * j] <= i <= pieces[2 + 3 * j]:
+                            m = pieces[3 + 3 * j]
+                            break
+                else:
+                    m = before[i] | sub[q] | after[last[q]]
+                mask |= m
+                if two_features(mask):
+                    return off
+            elif bq == color:
+                mq = marks[q]
+                if mq == stamp:
+                    continue
+                if mq >= base:
+                    return off  # a stone of a group already found on a bridge
+                marks[q] = stamp
+                buf[tail] = q
+                tail += 1
+    return tail
 
 
 # What :func:`quiet_placement` knows of a placement.
