@@ -321,14 +321,6 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     return off if end < 0 else end
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def judge_group(board, nbr, feature, marks, st, base, buf, off, start, by_forest):
-    """:func:`judge`, or :func:`judge_forest` where ``by_forest``."""
-    if by_forest:
-        return judge_forest(board, nbr, marks, st, base, buf, off, start)
-    return judge(board, nbr, feature, marks, st, base, buf, off, start)
-
-
 # Inlined into each caller (the playout above all): a compiled call passes every array
 # of the geometry and state tuples field by field, which cost 6-15 % of a playout.
 @njit(cache=True, _nrt=False, inline="always")
@@ -418,13 +410,19 @@ def place(geo, st, move, trial, forest):
             q = nbr[move, d]
             if q >= 0 and board[q] == Y and marks[q] < base and \
                     not run_ends_empty(enemy_dirs, empty_dirs, d):
-                nY = judge_group(board, nbr, feature, marks, st, base, buf, nY, q, forest)
+                if forest:
+                    nY = judge_forest(board, nbr, marks, st, base, buf, nY, q)
+                else:
+                    nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(n):
             e = queue[i]
             for d in range(6):
                 q = nbr[e, d]
                 if q >= 0 and board[q] == Y and marks[q] < base:
-                    nY = judge_group(board, nbr, feature, marks, st, base, buf, nY, q, forest)
+                    if forest:
+                        nY = judge_forest(board, nbr, marks, st, base, buf, nY, q)
+                    else:
+                        nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
         for i in range(nY):
             board[buf[i]] = 0
         # Removing enemy stones only widened regions, so a friendly group now on a broken
@@ -433,16 +431,25 @@ def place(geo, st, move, trial, forest):
         # empty neighbour (a doubtful piece has it judged below); alone, unless its empty
         # neighbours showed two features.
         base = new_stamp(st)
-        by_forest = forest and nY == 0  # the forest's board still, but for the stone
-        if not ((own_next and empty_dirs != 0) or two_features(reach)):
-            nX = judge_group(board, nbr, feature, marks, st, base, buf2, 0, move, by_forest)
-        for i in range(n):
-            e = queue[i]
-            for d in range(6):
-                q = nbr[e, d]
-                if q >= 0 and board[q] == X and marks[q] < base:
-                    nX = judge_group(board, nbr, feature, marks, st, base, buf2, nX, q,
-                                     by_forest)
+        if forest and nY == 0:
+            # The forest's board still, but for the stone: judged from the forest.
+            if not ((own_next and empty_dirs != 0) or two_features(reach)):
+                nX = judge_forest(board, nbr, marks, st, base, buf2, 0, move)
+            for i in range(n):
+                e = queue[i]
+                for d in range(6):
+                    q = nbr[e, d]
+                    if q >= 0 and board[q] == X and marks[q] < base:
+                        nX = judge_forest(board, nbr, marks, st, base, buf2, nX, q)
+        else:
+            if not ((own_next and empty_dirs != 0) or two_features(reach)):
+                nX = judge(board, nbr, feature, marks, st, base, buf2, 0, move)
+            for i in range(n):
+                e = queue[i]
+                for d in range(6):
+                    q = nbr[e, d]
+                    if q >= 0 and board[q] == X and marks[q] < base:
+                        nX = judge(board, nbr, feature, marks, st, base, buf2, nX, q)
     else:
         label = work[W_LABEL]
         region_mask = work[W_MASK]
