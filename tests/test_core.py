@@ -258,7 +258,7 @@ def droched_mask_paths(geo, st, seen):
 
 
 def test_droched_mask_reaches_each_of_its_paths_on_larger_boards():
-    """Random Droched games on sides 3 to 9: every position's mask, tracked or not, is the
+    """Random Droched games on sides 4, 6 and 9: every position's mask, tracked or not, is the
     moves ``play`` accepts, each verdict of ``quiet_placement`` is what ``play`` does,
     and the games reach each path of the mask (:func:`droched_mask_paths`)."""
     seen: Counter = Counter()

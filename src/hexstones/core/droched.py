@@ -521,6 +521,14 @@ def feature_bit(feature, p):
     return np.int64(1) << np.int64(f) if f >= 0 else np.int64(0)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def keeps_bridges(piece, region):
+    """Whether every group touching a piece (border features ``piece``) of a region that
+    reached ``region`` keeps its bridge through it: the piece reaches two features, or
+    all the region did. Otherwise the piece is doubtful."""
+    return piece == region or two_features(piece)
+
+
 @njit(cache=True, _nrt=False)
 def empty_forest(board, nbr, feature, work):
     """A depth-first search of the empty cells, region by region (Hopcroft-Tarjan), leaving
@@ -626,7 +634,7 @@ def forest_pieces(board, nbr, marks, st, move, queue):
             pieces[2 + 3 * k] = last[q]
             pieces[3 + 3 * k] = piece
             k += 1
-            if piece != region and not two_features(piece):
+            if not keeps_bridges(piece, region):
                 for i in range(disc[q], last[q] + 1):
                     queue[n] = order[i]
                     n += 1
@@ -637,7 +645,7 @@ def forest_pieces(board, nbr, marks, st, move, queue):
     pieces[2 + 3 * k] = work[W_ADJ][dp]  # the region's number (its root's)
     if parent[move] >= 0:
         whole |= rest
-        if rest != region and not two_features(rest):
+        if not keeps_bridges(rest, region):
             # Walked from the parent (``move`` holds the stone now: the walk stays out).
             stamp = new_stamp(st)
             start = parent[move]
@@ -736,7 +744,7 @@ def quiet_placement(board, nbr, work, p, X):
             if parent[q] == p:
                 if low[q] >= dp:  # a piece of its own
                     piece = sub[q]
-                    if piece != region and not two_features(piece):
+                    if not keeps_bridges(piece, region):
                         return UNKNOWN
                     whole |= piece
                 else:
@@ -748,7 +756,7 @@ def quiet_placement(board, nbr, work, p, X):
     if empty_dirs == 0:
         return UNKNOWN
     if parent[p] >= 0:
-        if rest != region and not two_features(rest):
+        if not keeps_bridges(rest, region):
             return UNKNOWN
         whole |= rest
     for d in range(6):
