@@ -481,3 +481,33 @@ def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
     expect(page.get_by_test_id("status")).to_have_text(re.compile(r"White to move \(you\)|wins"))
     assert move_count(page) >= 1
 
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_start_page_keeps_its_links_and_form_in_place_while_it_fills_in(browser, server, width):
+    # The game choices come from /api/spec and the AI's warming line from /api/ai, after
+    # the first paint: what a person may already be aiming at must not move when they come.
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    held = []
+    page.route("**/api/spec", lambda route: held.append(route))  # answered only when released below
+    page.goto(server.url + "/")
+    expect(page.get_by_test_id("rules-link")).to_be_visible()
+    while not held:
+        page.wait_for_timeout(50)  # the request is on its way; nothing on the page says so
+    watched = {"rules": page.get_by_test_id("rules-link"), "size": page.locator("#size"),
+               "start": page.locator("#start")}
+    before = {name: where.bounding_box() for name, where in watched.items()}
+    held[0].continue_()
+    expect(page.locator("#games-choice input")).to_have_count(len(hexstones.GAME_NAMES))
+    after = {name: where.bounding_box() for name, where in watched.items()}
+    # The warming line, as the page shows it during the AI's first compile.
+    page.evaluate("() => { const w = document.getElementById('warming');"
+                  " w.textContent = 'The AI is getting ready: compiling its search, first start"
+                  " only (step 1 of 9, 3 s). A game can start meanwhile.'; w.hidden = false; }")
+    warming = {name: where.bounding_box() for name, where in watched.items()}
+    context.close()
+    for name in watched:
+        assert abs(after[name]["y"] - before[name]["y"]) <= 2, (name, before[name], after[name])
+        assert warming[name] == after[name], (name, after[name], warming[name])

@@ -159,9 +159,11 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     # -- pages ------------------------------------------------------------------------
 
+    start_page = _with_game_choices((STATIC / "index.html").read_text())
+
     @app.get("/", include_in_schema=False)
     def index():
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(start_page, headers={"Cache-Control": "no-cache"})
 
     @app.get("/new", include_in_schema=False)
     def new(request: Request):
@@ -466,6 +468,22 @@ def _refusal(request: Request, status: int, message: str) -> Response:
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status_code=status)
     return _error_page(status, message)
+
+
+GAME_CHOICES = "<!-- one choice per game -->"
+
+
+def _with_game_choices(page: str) -> str:
+    """The start page with one choice per game (the first chosen) written in, so that the
+    form has its final layout at the first paint: filled in by the script after
+    ``/api/spec`` answered, it pushed what a person was aiming at down the page."""
+    choices = "".join(
+        f'<label><input type="radio" name="game" value="{escape(name)}"{" checked" if k == 0 else ""}>'
+        f"<b>{escape(spec['title'])}</b><small>{escape(spec['summary'])}</small></label>"
+        for k, (name, spec) in enumerate(game_specs().items()))
+    if GAME_CHOICES not in page:
+        raise RuntimeError("static/index.html has no place for the game choices")
+    return page.replace(GAME_CHOICES, choices)
 
 
 def _start_page(params: dict[str, str]) -> HTMLResponse:

@@ -62,24 +62,9 @@ function refreshForm(gameChanged) {
   $("#link").textContent = location.origin + link;
 }
 
-function fillGames() {
-  const box = $("#games-choice");
-  box.replaceChildren(...Object.values(specs).map((spec, k) => {
-    const label = document.createElement("label");
-    const input = Object.assign(document.createElement("input"), { type: "radio", name: "game", value: spec.name, checked: k === 0 });
-    const title = document.createElement("b");
-    title.textContent = spec.title;
-    const summary = document.createElement("small");
-    summary.textContent = spec.summary;
-    label.append(input, title, summary);
-    return label;
-  }));
-}
-
 async function start() {
   const res = await fetch("/api/spec");
-  specs = (await res.json()).games;
-  fillGames();
+  specs = (await res.json()).games;  // the page came with the game choices (web/app.py)
   form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
   form.addEventListener("input", () => refreshForm(false));
   form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
