@@ -196,8 +196,10 @@ def keil_mask_paths(geo, st, rings, left, seen):
     empty points no stone of the mover has left, those whose stone has no liberty before
     captures: "suicide" (it captures nothing), "capture, ring" (its ring with the
     captured neighbours emptied gives it a liberty), "capture, played" (not: tried in
-    full), and of those "capture, played, refused". (Where the opponent left a
-    liberty-less group every placement is played; random games never get there.)"""
+    full), and of those "capture, played, refused". Of the others, the placements that
+    capture nothing and repeat a position ("repetition, quiet", which only the mask's
+    probes of the position table refuse). (Where the opponent left a liberty-less group
+    every placement is played; random games never get there.)"""
     board, meta = st.board, st.meta
     P = board.shape[0]
     X = int(meta[M_TO_MOVE])
@@ -205,7 +207,15 @@ def keil_mask_paths(geo, st, rings, left, seen):
         return
     table, marks, buf = keil.RING_TABLE, st.work[W_MARKS], st.work[W_BUF]
     for p in range(P):
-        if board[p] or left[(X - 1) * P + p]:
+        if board[p]:
+            continue
+        if left[(X - 1) * P + p]:
+            if keil.captures_nothing(geo.nbr, geo.ring_nbr, table, rings, marks, st.stamp,
+                                     buf, p, X):
+                code = keil.play(geo, st, p)
+                if code == OK:
+                    undo(geo, st)
+                seen["repetition, quiet"] += code == R_REPETITION
             continue
         if keil.stone_has_liberty(geo.nbr, table, rings, marks, st.stamp, buf, p, X):
             continue
@@ -325,8 +335,10 @@ def test_keil_tracked_mask_reaches_each_of_its_paths_on_larger_boards():
     seen: Counter = Counter()
     for seed in range(10):
         walk_comparing_legal_moves("keil", 3 + seed % 5, seed, 300, {}, seen, np.int16)
+    for seed in range(10, 30):  # side 3: where a placement that captures nothing repeats
+        walk_comparing_legal_moves("keil", 3, seed, 400, {}, seen, np.int16)
     for path in ("suicide", "capture, ring", "capture, played", "capture, played, refused",
-                 "capture", "repetition"):
+                 "capture", "repetition", "repetition, quiet"):
         assert seen[path] >= 3, seen
 
 # -- core versus the plain-Python rules ----------------------------------------------------
