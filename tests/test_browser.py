@@ -500,7 +500,8 @@ def test_the_start_page_keeps_its_links_and_form_in_place_while_it_fills_in(brow
                "start": page.locator("#start")}
     before = {name: where.bounding_box() for name, where in watched.items()}
     held[0].continue_()
-    expect(page.locator("#games-choice input")).to_have_count(len(hexstones.GAME_NAMES))
+    expect(page.locator("#size option")).not_to_have_count(0)  # the script has the answer
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
     after = {name: where.bounding_box() for name, where in watched.items()}
     # The warming line, as the page shows it during the AI's first compile.
     page.evaluate("() => { const w = document.getElementById('warming');"
@@ -511,3 +512,24 @@ def test_the_start_page_keeps_its_links_and_form_in_place_while_it_fills_in(brow
     for name in watched:
         assert abs(after[name]["y"] - before[name]["y"]) <= 2, (name, before[name], after[name])
         assert warming[name] == after[name], (name, after[name], warming[name])
+
+
+def test_the_level_slider_says_what_the_chosen_level_plays(page, server):
+    page.goto(server.url + "/")
+    note = page.get_by_test_id("level-note")
+
+    def guide(game, size):
+        answer, _ = api(server, f"/api/levels?game={game}&size={size}")
+        return {lv["level"]: lv["text"] for lv in answer["levels"]}
+
+    keil = guide("keil", 7)
+    expect(note).to_have_text(keil[3])  # the form's default level
+    page.locator("#level").fill("10")
+    expect(note).to_have_text(keil[10])
+    page.locator("#games-choice label", has_text="Droched").click()
+    spec, _ = api(server, "/api/spec")
+    expect(note).to_have_text(guide("droched", spec["games"]["droched"]["default_size"])[10])
+    page.select_option("#size", "5")
+    expect(note).to_have_text(guide("droched", 5)[10])
+    page.locator("#level").fill("1")
+    expect(note).to_have_text(guide("droched", 5)[1])

@@ -132,6 +132,37 @@ def test_bad_new_game_choices_are_refused_and_store_nothing(client, query, words
     assert client.get("/api/games").json()["games"] == []
 
 
+@pytest.mark.parametrize("name, size", [("keil", 7), ("keil", 9), ("dehil", 9), ("droched", 5)])
+def test_the_level_guide_says_what_each_level_plays_on_that_side(client, name, size):
+    from hexstones import ai
+
+    r = client.get(f"/api/levels?game={name}&size={size}")
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert (answer["game"], answer["size"]) == (name, size)
+    game = hexstones.new_game(name, size=size)
+    assert [lv["level"] for lv in answer["levels"]] == list(range(1, 11))
+    for lv in answer["levels"]:
+        assert lv["engine"] == ai.engine_for(game, lv["level"])  # what the AI will play
+        assert ("network" in lv["text"]) == (lv["engine"] == "net"), lv
+        assert f"{lv['seconds']:.2g} s a move" in lv["text"]
+    caps = [lv["seconds"] for lv in answer["levels"]]
+    assert caps == sorted(caps) and len(set(caps)) == 10
+    assert "strongest" in answer["levels"][-1]["text"]
+
+
+@pytest.mark.parametrize("query, words", [
+    ("game=chess", "unknown game"),
+    ("game=keil&size=99", "size"),
+    ("game=keil&size=seven", "size must be a whole number"),
+    ("game=keil&level=3", "unknown parameter"),
+    ("game=keil&game=dehil", "more than once"),
+])
+def test_bad_level_guide_requests_are_refused(client, query, words):
+    r = client.get(f"/api/levels?{query}")
+    assert r.status_code == 400 and words in r.json()["detail"], r.text
+
+
 # -- moves ------------------------------------------------------------------------------------
 
 

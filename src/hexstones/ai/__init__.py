@@ -19,11 +19,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, get_level
+from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, describe, get_level
 from hexstones.games import Game, other
 
 __all__ = ["choose_move", "choose_turn", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
-           "get_level", "search", "engine_for"]
+           "get_level", "search", "engine_for", "level_guide"]
 
 # Analysis lists this many best moves.
 TOP_MOVES = 10
@@ -112,6 +112,18 @@ def engine_for(game: Game, level: int | None = None) -> str:
     if lv.net_sims is None or not lv.knowledge:
         return "mcts"
     return "net" if _net_plays(game, "auto") else "mcts"
+
+
+def level_guide(game: Game) -> list[dict[str, Any]]:
+    """Levels 1-10 as they play ``game`` (its game and board side): for each, ``level``,
+    ``engine`` (:func:`engine_for`), ``seconds`` (its time cap) and ``text`` (a few words
+    for a person choosing an opponent)."""
+    guide = []
+    for number, level in LEVELS.items():
+        engine = engine_for(game, number)
+        guide.append({"level": number, "engine": engine, "seconds": level.max_seconds,
+                      "text": describe(level, engine == "net")})
+    return guide
 
 
 def _budget_for(level: Level | None, seconds, iterations, net: bool):

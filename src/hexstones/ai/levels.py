@@ -74,3 +74,20 @@ def get_level(level: int) -> Level:
     if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
         raise ValueError(f"AI level must be a whole number from 1 to 10, not {level!r}")
     return LEVELS[level]
+
+
+def describe(level: Level, network: bool) -> str:
+    """What ``level`` plays, in a few words for a person choosing an opponent (``network``:
+    whether it plays the network search there, :func:`hexstones.ai.engine_for`)."""
+    if network:
+        what = "the trained network's search"
+    elif level.knowledge:
+        what = "the search with the game's knowledge"
+    else:
+        what = "a plain search"
+    if level.temperature >= 1:
+        what += ", its moves drawn by chance"
+    elif level.temperature > 0:
+        what += ", now and then not its best move"
+    top = ": the strongest" if level is FULL_STRENGTH else ""
+    return f"{what}, at most {level.max_seconds:.2g} s a move{top}"

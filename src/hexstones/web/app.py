@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from contextlib import asynccontextmanager
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from hexstones.web.live import Live, Tables
 from hexstones.web.online import People, install
 from hexstones.web.position import position
 from hexstones.web.security import Guard, opened_here
-from hexstones.web.setup import parse_setup
+from hexstones.web.setup import DEFAULT_LEVEL, parse_setup
 from hexstones.web.spec import game_specs, overlay_legends
 from hexstones.web.store import Store
 
@@ -200,6 +201,11 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         query(request, ())
         specs = game_specs()
         return {"games": specs, "legends": {name: overlay_legends(name) for name in specs}}
+
+    @app.get("/api/levels")
+    def levels(request: Request):
+        name, options, _ = parse_setup(query(request, ("game", "size")))
+        return {"game": name, "size": options["size"], "levels": _level_guide(name, options["size"])}
 
     @app.get("/api/ai")
     def ai_state(request: Request):
@@ -470,20 +476,34 @@ def _refusal(request: Request, status: int, message: str) -> Response:
     return _error_page(status, message)
 
 
+@lru_cache(maxsize=64)
+def _level_guide(name: str, size: int) -> list[dict[str, Any]]:
+    """What each AI level plays on this game and side (:func:`hexstones.ai.level_guide`)."""
+    from hexstones import ai
+
+    return ai.level_guide(games.new_game(name, size=size))
+
+
 GAME_CHOICES = "<!-- one choice per game -->"
+LEVEL_NOTE = "<!-- what the level plays -->"
 
 
 def _with_game_choices(page: str) -> str:
-    """The start page with one choice per game (the first chosen) written in, so that the
-    form has its final layout at the first paint: filled in by the script after
-    ``/api/spec`` answered, it pushed what a person was aiming at down the page."""
+    """The start page with one choice per game (the first chosen) and what the default
+    level plays there written in, so that the form has its final layout at the first
+    paint: filled in by the script after ``/api/spec`` answered, they pushed what a
+    person was aiming at down the page."""
+    specs = game_specs()
     choices = "".join(
         f'<label><input type="radio" name="game" value="{escape(name)}"{" checked" if k == 0 else ""}>'
         f"<b>{escape(spec['title'])}</b><small>{escape(spec['summary'])}</small></label>"
-        for k, (name, spec) in enumerate(game_specs().items()))
-    if GAME_CHOICES not in page:
-        raise RuntimeError("static/index.html has no place for the game choices")
-    return page.replace(GAME_CHOICES, choices)
+        for k, (name, spec) in enumerate(specs.items()))
+    first = next(iter(specs))
+    level = _level_guide(first, specs[first]["default_size"])[DEFAULT_LEVEL - 1]
+    for place in (GAME_CHOICES, LEVEL_NOTE):
+        if place not in page:
+            raise RuntimeError(f"static/index.html has no {place}")
+    return page.replace(GAME_CHOICES, choices).replace(LEVEL_NOTE, escape(level["text"]))
 
 
 def _start_page(params: dict[str, str]) -> HTMLResponse:

@@ -34,6 +34,21 @@ function newGameLink() {
   return "/new?" + params.toString();
 }
 
+// What each AI level plays on the chosen game and side (GET /api/levels), asked once each.
+const levelGuides = new Map();
+async function showLevel() {
+  const key = `game=${encodeURIComponent(value("game"))}&size=${encodeURIComponent($("#size").value)}`;
+  if (!levelGuides.has(key)) {
+    levelGuides.set(key, fetch(`/api/levels?${key}`).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+  }
+  const guide = await levelGuides.get(key);
+  if (!guide) levelGuides.delete(key); // ask again next time
+  const asked = `game=${encodeURIComponent(value("game"))}&size=${encodeURIComponent($("#size").value)}`;
+  if (asked !== key) return; // the choice changed while this was on its way
+  const level = guide && guide.levels.find((l) => String(l.level) === $("#level").value);
+  $("#level-note").textContent = level ? level.text : "";
+}
+
 function refreshForm(gameChanged) {
   const game = value("game");
   const d = specs[game].balance;
@@ -57,6 +72,7 @@ function refreshForm(gameChanged) {
     row.hidden = !ok;
   }
   $("#level-out").textContent = $("#level").value;
+  showLevel();
   const link = newGameLink();
   $("#link").href = link;
   $("#link").textContent = location.origin + link;
