@@ -114,12 +114,15 @@ def engine_for(game: Game, level: int | None = None) -> str:
     return "net" if _net_plays(game, "auto") else "mcts"
 
 
-def level_guide(game: Game) -> list[dict[str, Any]]:
-    """Levels 1-10 as they play ``game`` (its game and board side): for each, ``level``,
-    ``engine`` (:func:`engine_for`), ``seconds`` (its time cap) and ``text`` (a few words
-    for a person choosing an opponent)."""
+def level_guide(game: Game | None, numbers=None) -> list[dict[str, Any]]:
+    """Levels 1-10 (or those of ``numbers``) as they play ``game`` (its game and board
+    side): for each, ``level``, ``engine`` (:func:`engine_for`), ``seconds`` (its time
+    cap) and ``text`` (a few words for a person choosing an opponent). Only a level that
+    may play the network looks at the game (and loads the network search's modules), so
+    ``game`` may be None where ``numbers`` holds none of those (levels 1-8)."""
     guide = []
-    for number, level in LEVELS.items():
+    for number in LEVELS if numbers is None else numbers:
+        level = get_level(number)
         engine = engine_for(game, number)
         guide.append({"level": number, "engine": engine, "seconds": level.max_seconds,
                       "text": describe(level, engine == "net")})

@@ -498,8 +498,11 @@ def _with_game_choices(page: str) -> str:
         f'<label><input type="radio" name="game" value="{escape(name)}"{" checked" if k == 0 else ""}>'
         f"<b>{escape(spec['title'])}</b><small>{escape(spec['summary'])}</small></label>"
         for k, (name, spec) in enumerate(specs.items()))
-    first = next(iter(specs))
-    level = _level_guide(first, specs[first]["default_size"])[DEFAULT_LEVEL - 1]
+    from hexstones import ai
+
+    # The default level's line: it never plays the network, so it needs no game (whose
+    # kernels the server loads only once the AI's workers have compiled them).
+    level, = ai.level_guide(None, [DEFAULT_LEVEL])
     for place in (GAME_CHOICES, LEVEL_NOTE):
         if place not in page:
             raise RuntimeError(f"static/index.html has no {place}")
