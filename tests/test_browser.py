@@ -482,11 +482,11 @@ def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
     assert move_count(page) >= 1
 
 
-
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_start_page_keeps_its_links_and_form_in_place_while_it_fills_in(browser, server, width):
-    # The game choices come from /api/spec and the AI's warming line from /api/ai, after
-    # the first paint: what a person may already be aiming at must not move when they come.
+    # The script fills in the form from /api/spec, and shows the AI's warming line from
+    # /api/ai, after the first paint: what a person may already be aiming at must not
+    # move when they come.
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
