@@ -160,7 +160,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     # -- pages ------------------------------------------------------------------------
 
-    start_page = _with_game_choices((STATIC / "index.html").read_text())
+    start_page = _filled_start_page((STATIC / "index.html").read_text())
 
     @app.get("/", include_in_schema=False)
     def index():
@@ -488,7 +488,7 @@ GAME_CHOICES = "<!-- one choice per game -->"
 LEVEL_NOTE = "<!-- what the level plays -->"
 
 
-def _with_game_choices(page: str) -> str:
+def _filled_start_page(page: str) -> str:
     """The start page with one choice per game (the first chosen) and what the default
     level plays there written in, so that the form has its final layout at the first
     paint: filled in by the script after ``/api/spec`` answered, they pushed what a

@@ -36,15 +36,15 @@ function newGameLink() {
 
 // What each AI level plays on the chosen game and side (GET /api/levels), asked once each.
 const levelGuides = new Map();
+const levelQuery = () => new URLSearchParams({ game: value("game"), size: $("#size").value }).toString();
 async function showLevel() {
-  const key = `game=${encodeURIComponent(value("game"))}&size=${encodeURIComponent($("#size").value)}`;
+  const key = levelQuery();
   if (!levelGuides.has(key)) {
     levelGuides.set(key, fetch(`/api/levels?${key}`).then((r) => (r.ok ? r.json() : null)).catch(() => null));
   }
   const guide = await levelGuides.get(key);
   if (!guide) levelGuides.delete(key); // ask again next time
-  const asked = `game=${encodeURIComponent(value("game"))}&size=${encodeURIComponent($("#size").value)}`;
-  if (asked !== key) return; // the choice changed while this was on its way
+  if (levelQuery() !== key) return; // the choice changed while this was on its way
   const level = guide && guide.levels.find((l) => String(l.level) === $("#level").value);
   $("#level-note").textContent = level ? level.text : "";
 }
