@@ -533,3 +533,31 @@ def test_the_level_slider_says_what_the_chosen_level_plays(page, server):
     expect(note).to_have_text(guide("droched", 5)[10])
     page.locator("#level").fill("1")
     expect(note).to_have_text(guide("droched", 5)[1])
+
+
+def test_the_balance_row_offers_the_fair_value_on_record_for_the_side(page, server):
+    spec, _ = api(server, "/api/spec")
+    keil = spec["games"]["keil"]["balance"]
+    page.goto(server.url + "/")
+    fair_button = page.get_by_test_id("komi-fair")
+    komi = page.locator("#komi")
+    expect(komi).to_have_value(str(keil["default"]))
+    assert "7" not in keil["fair"]  # Keil 7 has none on record: nothing is offered
+    expect(fair_button).to_be_hidden()
+    page.select_option("#size", "5")
+    fair = keil["fair"]["5"]
+    expect(fair_button).to_be_visible()
+    expect(fair_button).to_have_text(f"use {fair}, even between the AI's players")
+    fair_button.click()
+    expect(komi).to_have_value(str(fair))
+    expect(fair_button).to_be_disabled()
+    assert f"komi={fair}" in page.locator("#link").inner_text()  # the game starts with it
+    komi.fill("6")  # typed away from it: offered again
+    expect(fair_button).to_be_enabled()
+    # Droched's balance is its prison stones: the offer follows the game and the side.
+    page.locator("#games-choice label", has_text="Droched").click()
+    droched = spec["games"]["droched"]["balance"]
+    page.select_option("#size", "5")
+    expect(fair_button).to_have_text(f"use {droched['fair']['5']}, even between the AI's players")
+    fair_button.click()
+    expect(komi).to_have_value(str(droched["fair"]["5"]))

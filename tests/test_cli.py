@@ -43,6 +43,7 @@ def test_every_subcommand_has_help(command):
     ["play", "keil", "--level", "0"],
     ["play", "keil", "--prison", "2"],
     ["play", "droched", "--komi", "2"],
+    ["play", "keil", "--komi", "even"],                 # a number or 'fair'
     ["play", "keil", "--color", "both", "--pie", "propose"],
     ["render"],
     ["render", "/nonexistent/record.sgf"],
@@ -81,6 +82,9 @@ def test_bad_arguments_exit_2_with_a_short_message(argv, tmp_path, capsys):
     (["play", "droched", "--komi", "2"], "Droched has no komi: its balance is --prison"),
     (["gtp", "--game", "keil", "--prison", "2"], "Keil has no prison: its balance is --komi"),
     (["play", "keil", "--pie", "choose", "--komi", "3"], "--pie decides the balance: leave out --komi"),
+    (["gtp", "--game", "keil", "--komi", "fair"], "no fair komi is on record for Keil side 7"),
+    (["match", "a", "b", "--game", "droched", "--size", "4", "--prison", "fair"],
+     "no fair prison is on record for Droched side 4"),
 ])
 def test_bad_game_options_say_what_and_why_in_one_line(argv, words, capsys):
     assert exit_code(argv) == 2
@@ -136,6 +140,16 @@ def test_two_people_play_with_undo_illegal_moves_and_resign(tmp_path):
     record = read_record(save.read_text())
     assert record.game.moves == ["d4", "e5", "button"]
     assert record.info["result"] == "B+R"
+
+
+def test_play_at_the_fair_komi_on_record_for_the_side(tmp_path):
+    save = tmp_path / "game.sgf"
+    done = hexstones_cli("play", "keil", "--size", "5", "--komi", "fair", "--color", "both",
+                         "--save", str(save), stdin="resign\n", env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr
+    fair = hexstones.game_class("keil").balance.fair_at(5)
+    assert fair is not None and fair != hexstones.game_class("keil").balance.default
+    assert read_record(save.read_text()).game.balance_value == fair
 
 
 def test_two_people_play_a_dehil_game_to_the_end():

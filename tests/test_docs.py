@@ -27,3 +27,35 @@ def test_sources_cite_the_copy_of_the_rules():
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if "RULES.md" in line]
     assert not stale, f"cite docs/rules.md, not RULES.md (outside the project): {stale}"
+
+
+def fair_column_of_komi_md() -> dict[tuple[str, int], int | None]:
+    """docs/komi.md's summary table: (game title, side) -> the balance its last column
+    calls fair between the AI's players (its bold words), None where it says not placed."""
+    import re
+
+    text = (ROOT / "docs" / "komi.md").read_text(encoding="utf-8")
+    table = text.split("## The answers so far", 1)[1].split("\n\n## ", 1)[0]
+    found: dict[tuple[str, int], int | None] = {}
+    for line in table.splitlines():
+        row = re.match(r"\| (\w+) (\d+) \|.*\| \*\*([^*]+)\*\*[^|]*\|$", line)
+        if row is None:
+            continue
+        title, side, verdict = row.group(1), int(row.group(2)), row.group(3)
+        number = re.search(r"-?\d+", verdict)
+        found[(title, side)] = (int(number.group()) if number else
+                                0 if verdict.startswith("no ") else
+                                None if verdict == "not placed" else verdict)
+    return found
+
+
+def test_the_fair_balances_on_record_are_the_ones_docs_komi_md_gives():
+    from hexstones.games import GAME_NAMES, game_class
+
+    docs = fair_column_of_komi_md()
+    assert len(docs) == 7  # every default configuration has its row
+    in_code = {(game_class(g).title, size): game_class(g).balance.fair_at(size)
+               for g in GAME_NAMES for size in {s for t, s in docs if t == game_class(g).title}}
+    assert in_code == docs
+    for g in GAME_NAMES:  # and the code holds none the table lacks
+        assert all((game_class(g).title, size) in docs for size, _ in game_class(g).balance.fair)

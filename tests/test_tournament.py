@@ -18,7 +18,7 @@ import pytest
 from hexstones.ai import komi_study as ks, tournament as t
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
-from hexstones.games import new_game
+from hexstones.games import game_class, new_game
 
 # -- Elo and intervals ----------------------------------------------------------------
 
@@ -429,6 +429,24 @@ def test_tournament_command_plays_at_the_given_balance(tmp_path, capsys):
             assert not replay.is_over
         else:
             assert replay.result()["winner"] == record["winner"]
+
+
+def test_tournament_command_plays_each_game_at_its_fair_balance(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["tournament", "random", "uct:3", "--game", "dehil", "--game", "droched",
+               "--size", "7", "--komi", "fair", "--games", "1", "--workers", "1",
+               "--no-progress", "--json", str(out)])
+    assert rc == 0
+    games = json.loads(out.read_text())["games"]
+    assert {g["game"]: g["options"] for g in games} == {
+        "dehil": {"size": 7, "komi": game_class("dehil").balance.fair_at(7)},
+        "droched": {"size": 7, "prison": game_class("droched").balance.fair_at(7)}}
+    # Where no study placed a fair value, nothing is played.
+    rc = main(["tournament", "random", "uct:3", "--game", "keil", "--komi", "fair",
+               "--json", str(tmp_path / "none.json")])
+    assert rc == 2
+    assert "no fair komi is on record for Keil side 7" in capsys.readouterr().err
+    assert not (tmp_path / "none.json").exists()
 
 
 def test_tournament_command_refuses_a_bad_balance_before_playing(tmp_path, capsys):

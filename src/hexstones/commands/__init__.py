@@ -23,12 +23,42 @@ def balance_flags() -> dict[str, tuple[str, list[str]]]:
     return flags
 
 
+FAIR = "fair"  # a balance flag's value that asks for the game's fair balance on the side
+
+
+def balance_value(text: str) -> int | str:
+    """A balance flag's value: a whole number, or ``fair``."""
+    if text == FAIR:
+        return FAIR
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number or '{FAIR}', not {text!r}") from None
+
+
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """``--size`` and a flag for each balance option."""
     p.add_argument("--size", type=int, help="board side (default: the game's)")
     for option, (label, titles) in balance_flags().items():
-        p.add_argument(f"--{option}", type=int,
-                       help=f"{label}, {' and '.join(titles)} (default: the game's)")
+        p.add_argument(f"--{option}", type=balance_value,
+                       help=f"{label}, {' and '.join(titles)} (default: the game's; '{FAIR}': "
+                            f"the value found even between the AI's players on the side, "
+                            f"docs/komi.md)")
+
+
+def fair_balance(name: str, size: int | None) -> int:
+    """The balance of game ``name`` found fair between the project's AI players on side
+    ``size`` (None: the game's default side); ValueError where no study placed one."""
+    from hexstones.games import game_class
+
+    cls = game_class(name)
+    side = cls.default_size if size is None else size
+    value = cls.balance.fair_at(side)
+    if value is None:
+        known = ", ".join(f"side {s}: {v}" for s, v in cls.balance.fair) or "no side"
+        raise ValueError(f"no fair {cls.balance.option} is on record for {cls.title} side "
+                         f"{side} (docs/komi.md; on record: {known})")
+    return value
 
 
 def game_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -47,7 +77,7 @@ def game_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
         if option != cls.balance.option:
             raise ValueError(f"{cls.title} has no {option}: its balance is --{cls.balance.option} "
                              f"({cls.balance.label})")
-        options[option] = value
+        options[option] = fair_balance(name, args.size) if value == FAIR else value
     check_options(name, options)
     return options
 

@@ -9,6 +9,7 @@ import sys
 
 def add_parser(sub) -> None:
     from hexstones.ai.tournament import BACKENDS
+    from hexstones.commands import balance_value
     from hexstones.games import GAME_NAMES
 
     p = sub.add_parser(
@@ -22,10 +23,11 @@ def add_parser(sub) -> None:
     p.add_argument("--game", dest="games", action="append", choices=GAME_NAMES,
                    help="a game to play (repeat for several; default all three)")
     p.add_argument("--size", type=int, help="board side for every game (default: each game's)")
-    p.add_argument("--komi", type=int,
+    p.add_argument("--komi", type=balance_value,
                    help="the balance for every game: Keil and Dehil a komi for White, Droched "
                         "black stones in the prison (default: each game's; write a negative "
-                        "komi as --komi=-2)")
+                        "komi as --komi=-2; 'fair': each game's value found even between the "
+                        "AI's players on the side, docs/komi.md)")
     p.add_argument("--games", dest="games_per_pair", type=int, default=10,
                    help="games per pair of players in each game (default 10)")
     p.add_argument("--backend", choices=BACKENDS, default="local",
@@ -88,16 +90,18 @@ def parse_resign(text: str, option: str = "--resign") -> tuple[float, int]:
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import tournament as t
     from hexstones.ai.komi_study import balance_option
+    from hexstones.commands import FAIR, fair_balance
     from hexstones.games import GAME_NAMES
 
     games = args.games or list(GAME_NAMES)
     options: dict[str, dict] = {g: {} for g in games}
-    for g in games:
-        if args.size is not None:
-            options[g]["size"] = args.size
-        if args.komi is not None:
-            options[g][balance_option(g)] = args.komi
     try:
+        for g in games:
+            if args.size is not None:
+                options[g]["size"] = args.size
+            if args.komi is not None:
+                options[g][balance_option(g)] = (fair_balance(g, args.size) if args.komi == FAIR
+                                                 else args.komi)
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
                            seed=args.seed, options=options, ladder=args.ladder,
                            sample_plies=args.sample_plies, resign=resign_of(args))

@@ -42,7 +42,7 @@ class DehilGame(CoreBacked, Game):
     }
     balance = Balance("komi", "komi for White", "komi", -BALANCE_LIMIT, BALANCE_LIMIT, 0,
                       "points for White (may be negative)", offsets_score=True,
-                      study_range=(-4, 4))
+                      study_range=(-4, 4), fair=((7, 1), (9, 1)))
     score_parts = (ScorePart("plus", "groups with partitions"),
                    ScorePart("minus", "groups without partitions", -1),
                    ScorePart("komi", "komi"), ScorePart("first_pass", "first pass"))

@@ -77,7 +77,7 @@ class DrochedGame(CoreBacked, Game):
     board_kind = "cells"
     balance = Balance("prison", "black stones in the prison", "prison stones", 0, BALANCE_LIMIT,
                       0, "black stones in the prison at the start", offsets_score=False,
-                      study_range=(0, 4))
+                      study_range=(0, 4), fair=((5, 7), (7, 0), (9, 0)))
     has_score = False
     last_to_act_wins = True
     overlays = (Overlay("groups", "Groups"),

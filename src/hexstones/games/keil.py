@@ -48,7 +48,7 @@ class KeilGame(CoreBacked, Game):
         "pass": "Pass: two passes in a row end the game (only after the button is taken)",
     }
     balance = Balance("komi", "komi for White", "komi", -BALANCE_LIMIT, BALANCE_LIMIT, 6,
-                      "points for White", offsets_score=True, study_range=(0, 10))
+                      "points for White", offsets_score=True, study_range=(0, 10), fair=((5, 4),))
     score_parts = (ScorePart("stones", "stones"), ScorePart("territory", "territory"),
                    ScorePart("komi", "komi"), ScorePart("button", "button"))
     overlays = (Overlay("territory", "Territories and their owners"),

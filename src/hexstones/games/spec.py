@@ -74,6 +74,10 @@ class Balance:
     offsets_score: bool
     # The values a komi study tries when none are given: around the expected balance.
     study_range: tuple[int, int] = (0, 10)
+    # (side, value): the balance at which the project's AI players, playing themselves,
+    # win as often with either colour (self-play studies, docs/komi.md). A side is missing
+    # where no study placed it. A fact measured about these players, not a rule.
+    fair: tuple[tuple[int, int], ...] = ()
 
     def check(self, value: Any, title: str) -> int:
         """``value`` as this balance, or ValueError saying what and why."""
@@ -83,11 +87,17 @@ class Balance:
                              f"to {self.maximum}, not {value}")
         return value
 
+    def fair_at(self, size: int) -> int | None:
+        """The balance found fair between the project's AI players on side ``size``, or
+        None where no study placed one."""
+        return dict(self.fair).get(size)
+
     def to_dict(self) -> dict[str, Any]:
         return {"option": self.option, "label": self.label, "short": self.short,
                 "minimum": self.minimum, "maximum": self.maximum, "default": self.default,
                 "note": self.note, "offsets_score": self.offsets_score,
-                "study_range": list(self.study_range)}
+                "study_range": list(self.study_range),
+                "fair": {str(size): value for size, value in self.fair}}
 
 
 @dataclass(frozen=True)

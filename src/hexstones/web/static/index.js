@@ -61,6 +61,16 @@ function refreshForm(gameChanged) {
   $$(".balance-name").forEach((el) => (el.textContent = d.short));
   $(".balance-name-cap").textContent = d.short[0].toUpperCase() + d.short.slice(1);
   $("#komi-note").textContent = d.note;
+  // The balance found even between the AI's players on this side, where a study placed one.
+  const fair = d.fair[$("#size").value];
+  const fairButton = $("#komi-fair");
+  fairButton.hidden = fair === undefined;
+  if (fair !== undefined) {
+    const set = String(fair) === $("#komi").value;
+    fairButton.dataset.value = String(fair);
+    fairButton.disabled = set;
+    fairButton.textContent = set ? `${fair}: even between the AI's players` : `use ${fair}, even between the AI's players`;
+  }
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
   const friend = value("opponent") === "friend";
@@ -84,6 +94,7 @@ async function start() {
   form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
   form.addEventListener("input", () => refreshForm(false));
   form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
+  $("#komi-fair").addEventListener("click", (e) => { $("#komi").value = e.currentTarget.dataset.value; refreshForm(false); });
   refreshForm(true);
   loadGames();
   showWarming();
