@@ -269,6 +269,26 @@ def test_komi_pie_from_the_ais_estimates():
         ai.choose_side("droched", 3, -1)
 
 
+def test_the_strongest_ai_proposes_the_fair_balance_on_record():
+    from hexstones.ai import pie
+    from hexstones.games import game_class
+
+    for name, size in (("keil", 5), ("dehil", 7), ("droched", 5)):
+        fair = game_class(name).balance.fair_at(size)
+        assert fair is not None
+        for level in (None, 9, 10):  # full strength: the levels that play the network
+            assert ai.propose_komi(name, size, level=level) == fair
+    # A weaker level estimates with its own effort, as does any call that sets a budget.
+    level2 = ai.propose_komi("droched", 5, level=2)
+    assert level2 == ai.propose_komi("droched", 5, iterations=pie.effort(2))
+    assert level2 != game_class("droched").balance.fair_at(5)  # its estimate, not the record
+    # Where no study placed one (Keil 7), the strongest AI estimates too.
+    assert game_class("keil").balance.fair_at(7) is None
+    assert ai.propose_komi("keil", 7, level=10) == ai.propose_komi("keil", 7, iterations=None,
+                                                                   level=None)
+    assert pie.effort(1) < pie.effort(2) < pie.effort(3) <= pie.effort(10) == pie.COMPILED_ITERATIONS
+
+
 def test_python_reference_search_plays_legal_moves():
     game = hexstones.new_game("dehil", size=3)
     result = pysearch.search(game, iterations=40, seed=1)

@@ -385,6 +385,14 @@ def test_pie_ai_proposes_and_you_choose(client):
     wait_until(client, gid, lambda s: s["human_turn"] and s["move_count"] == 1, "the AI's first move")
 
 
+def test_pie_the_strongest_ai_proposes_the_fair_komi_on_record(client):
+    from hexstones.games import game_class
+
+    gid = new(client, "game=keil&size=5&opponent=ai&level=10&pie=ai")
+    s = wait_until(client, gid, lambda s: s["pie"]["stage"] == "choose", "the AI's proposal")
+    assert s["pie"]["komi"] == game_class("keil").balance.fair_at(5) != s["options"]["komi"]
+
+
 def test_pie_you_propose_and_the_ai_chooses(client):
     gid = new(client, "game=droched&size=3&opponent=ai&level=1&pie=you")
     r = client.post(f"/api/games/{gid}/pie", json={"komi": -2})

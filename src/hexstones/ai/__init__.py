@@ -324,17 +324,21 @@ def prison_chances(game: Game, playouts: int, seed: int = 0) -> list[dict[str, A
 
 
 def propose_komi(game_name: str, size: int, *, iterations: int | None = None,
-                 seed: int = 0) -> int:
-    """The komi (Droched: black stones in the prison) the AI proposes as first player:
-    its own estimate of the fair value, so that either colour is an even game."""
+                 seed: int = 0, level: int | None = None) -> int:
+    """The komi (Droched: black stones in the prison) the AI at ``level`` (None: full
+    strength) proposes as first player, so that either colour is an even game: at full
+    strength (levels 9-10) the fair value on record for the side where there is one
+    (docs/komi.md), else its own estimate, from a search of the level's effort
+    (``iterations`` to set it; a search is then always run)."""
     from hexstones.ai.pie import propose_komi as _propose
 
-    return _propose(game_name, size, iterations=iterations, seed=seed)
+    return _propose(game_name, size, iterations=iterations, seed=seed, level=level)
 
 
 def choose_side(game_name: str, size: int, komi: int, *, iterations: int | None = None,
-                seed: int = 0) -> str:
-    """The colour the AI takes as second player, given the proposed komi."""
+                seed: int = 0, level: int | None = None) -> str:
+    """The colour the AI at ``level`` (None: full strength) takes as second player, given
+    the proposed komi: the one its search of the starting position favours."""
     from hexstones.ai.pie import choose_side as _choose
 
-    return _choose(game_name, size, komi, iterations=iterations, seed=seed)
+    return _choose(game_name, size, komi, iterations=iterations, seed=seed, level=level)

@@ -1,10 +1,13 @@
 """The komi pie (docs/rules.md section 5) from the AI's own estimates.
 
-Keil and Dehil: the AI searches the empty board with komi 0; the mean final margin of its
-playouts (Black minus White) is its estimate of what the first move is worth, and the
-whole number nearest it is the komi it proposes. Droched: the balance is a number of black
-stones in the prison; the AI proposes the count whose estimated Black win rate is nearest
-50%. As second player it takes the colour its search of the starting position favours.
+At full strength (levels 9-10, or no level) the AI proposes the fair balance on record
+for the side (``Balance.fair_at``: what hundreds of self-play games found even, docs/komi.md)
+where there is one. Otherwise it estimates. Keil and Dehil: the AI searches the empty board
+with komi 0; the mean final margin of its playouts (Black minus White) is its estimate of
+what the first move is worth, and the whole number nearest it is the komi it proposes.
+Droched: the balance is a number of black stones in the prison; the AI proposes the count
+whose estimated Black win rate is nearest 50%. As second player it takes the colour its
+search of the starting position favours.
 """
 
 from __future__ import annotations
@@ -28,6 +31,30 @@ def _check(game_name: str, size: int) -> str:
     return cls.name
 
 
+def effort(level: int | None) -> int | None:
+    """Search iterations for the pie's estimates at AI ``level``: 20 times the level's move
+    budget, at most the AI's default (a level-1 AI answers at once; None: the default)."""
+    if level is None:
+        return None
+    from hexstones.ai.levels import get_level
+
+    return min(COMPILED_ITERATIONS, get_level(level).iterations * 20)
+
+
+def _on_record(name: str, size: int, iterations: int | None, level: int | None) -> int | None:
+    """The fair balance on record for the side where the AI proposes from it: at full
+    strength (no level, or a level that plays its network) and when no search budget was
+    asked for; else None (then it estimates)."""
+    if iterations is not None:
+        return None
+    if level is not None:
+        from hexstones.ai.levels import get_level
+
+        if get_level(level).net_sims is None:
+            return None
+    return game_class(name).balance.fair_at(size)
+
+
 def _default_iterations(game) -> int:
     from hexstones.ai import mcts
 
@@ -44,8 +71,14 @@ def _black_win_rate(name: str, size: int, balance: int, iterations: int | None, 
     return result.root_win_rate, result.black_score, result.white_score  # Black moves first
 
 
-def propose_komi(game_name: str, size: int, *, iterations: int | None = None, seed: int = 0) -> int:
+def propose_komi(game_name: str, size: int, *, iterations: int | None = None, seed: int = 0,
+                 level: int | None = None) -> int:
     name = _check(game_name, size)
+    fair = _on_record(name, size, iterations, level)
+    if fair is not None:
+        return fair
+    if iterations is None:
+        iterations = effort(level)
     if not game_class(name).balance.offsets_score:
         best_k, best_gap = 0, None
         for k in range(MAX_COUNT_PER_SIDE * size + 1):
@@ -62,8 +95,10 @@ def propose_komi(game_name: str, size: int, *, iterations: int | None = None, se
 
 
 def choose_side(game_name: str, size: int, komi: int, *, iterations: int | None = None,
-                seed: int = 0) -> str:
+                seed: int = 0, level: int | None = None) -> str:
     name = _check(game_name, size)
+    if iterations is None:
+        iterations = effort(level)
     if isinstance(komi, bool) or not isinstance(komi, int):
         raise ValueError(f"the proposed balance must be a whole number, not {komi!r}")
     cls = game_class(name)

@@ -239,10 +239,11 @@ def pie(args: argparse.Namespace, game: Game, read, write):
             except ValueError as exc:
                 write(f"not a balance: {exc}" if text.lstrip("-").isdigit() else
                       f"not a balance: {text!r} is not a whole number")
-        side = ai.choose_side(game.name, game.size, balance, iterations=args.iterations)
+        side = ai.choose_side(game.name, game.size, balance, iterations=args.iterations,
+                              level=args.level)
         write(f"the AI takes {side}; you play {other(side)}")
         return proposed, {other(side)}
-    balance = ai.propose_komi(game.name, game.size, iterations=args.iterations)
+    balance = ai.propose_komi(game.name, game.size, iterations=args.iterations, level=args.level)
     proposed = hexstones.new_game(game.name, **{**game.options, option: balance})
     write(f"the AI proposes {balance} ({what})")
     while True:

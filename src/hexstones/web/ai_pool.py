@@ -109,13 +109,11 @@ def think(task: str, name: str, options: dict[str, Any], moves: list[str], level
     """The AI's answer for one task (runs in an AI process): a move, a proposal, a colour."""
     from hexstones import ai
 
-    # The pie's estimate takes the effort of the chosen level: a level-1 AI answers at
-    # once, a strong one searches as long as the AI's own default.
-    budget = _pie_iterations(level)
+    # The pie's answers are the chosen level's (ai.pie.effort).
     if task == "propose":
-        return int(ai.propose_komi(name, options["size"], iterations=budget))
+        return int(ai.propose_komi(name, options["size"], level=level))
     if task == "choose":
-        return ai.choose_side(name, options["size"], komi, iterations=budget)
+        return ai.choose_side(name, options["size"], komi, level=level)
     game = hexstones.new_game(name, **options)
     for move in moves:
         game.play(move)
@@ -123,16 +121,6 @@ def think(task: str, name: str, options: dict[str, Any], moves: list[str], level
         log.warning("the AI answers with its Python search while the compiled one compiles")
         return _move_while_warming(game)
     return ai.choose_move(game, level=level)
-
-
-def _pie_iterations(level: int) -> int | None:
-    """Search iterations for the AI's komi-pie estimates at ``level`` (None: the AI's default)."""
-    try:
-        from hexstones.ai.levels import get_level
-        from hexstones.ai.pie import COMPILED_ITERATIONS
-    except ImportError:
-        return None
-    return min(COMPILED_ITERATIONS, get_level(level).iterations * 20)
 
 
 class AIPool:
