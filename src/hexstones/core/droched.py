@@ -321,6 +321,43 @@ def judge(board, nbr, feature, marks, st, base, buf, off, start):
     return off if end < 0 else end
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def judge_with(board, nbr, feature, marks, st, base, buf, off, start, from_forest):
+    """:func:`judge`, or with ``from_forest`` :func:`judge_forest` (whose conditions the
+    caller vouches for)."""
+    if from_forest:
+        return judge_forest(board, nbr, marks, st, base, buf, off, start)
+    return judge(board, nbr, feature, marks, st, base, buf, off, start)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def judge_touching(board, nbr, feature, marks, st, base, buf, off, queue, n, color,
+                   from_forest):
+    """:func:`judge_with` every group of ``color`` touching a cell of ``queue[:n]`` (the
+    doubtful pieces a placement left) not yet walked in the batch begun at ``base``.
+    Returns the new end of ``buf``."""
+    for i in range(n):
+        e = queue[i]
+        for d in range(6):
+            q = nbr[e, d]
+            if q >= 0 and board[q] == color and marks[q] < base:
+                off = judge_with(board, nbr, feature, marks, st, base, buf, off, q, from_forest)
+    return off
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def judge_own(board, nbr, feature, marks, st, base, buf, move, stone_safe, queue, n, color,
+              from_forest):
+    """The mover's groups a placement on ``move`` may have left on a broken bridge, judged
+    (see :func:`judge_with`): the placed stone's group unless ``stone_safe``, and those
+    touching a doubtful piece (``queue[:n]``). Returns the end of ``buf``."""
+    off = 0
+    if not stone_safe:
+        off = judge_with(board, nbr, feature, marks, st, base, buf, 0, move, from_forest)
+    return judge_touching(board, nbr, feature, marks, st, base, buf, off, queue, n, color,
+                          from_forest)
+
+
 # Inlined into each caller (the playout above all): a compiled call passes every array
 # of the geometry and state tuples field by field, which cost 6-15 % of a playout.
 @njit(cache=True, _nrt=False, inline="always")
@@ -410,19 +447,8 @@ def place(geo, st, move, trial, forest):
             q = nbr[move, d]
             if q >= 0 and board[q] == Y and marks[q] < base and \
                     not run_ends_empty(enemy_dirs, empty_dirs, d):
-                if forest:
-                    nY = judge_forest(board, nbr, marks, st, base, buf, nY, q)
-                else:
-                    nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
-        for i in range(n):
-            e = queue[i]
-            for d in range(6):
-                q = nbr[e, d]
-                if q >= 0 and board[q] == Y and marks[q] < base:
-                    if forest:
-                        nY = judge_forest(board, nbr, marks, st, base, buf, nY, q)
-                    else:
-                        nY = judge(board, nbr, feature, marks, st, base, buf, nY, q)
+                nY = judge_with(board, nbr, feature, marks, st, base, buf, nY, q, forest)
+        nY = judge_touching(board, nbr, feature, marks, st, base, buf, nY, queue, n, Y, forest)
         for i in range(nY):
             board[buf[i]] = 0
         # Removing enemy stones only widened regions, so a friendly group now on a broken
@@ -431,25 +457,16 @@ def place(geo, st, move, trial, forest):
         # empty neighbour (a doubtful piece has it judged below); alone, unless its empty
         # neighbours showed two features.
         base = new_stamp(st)
+        stone_safe = (own_next and empty_dirs != 0) or two_features(reach)
+        # From the forest while it still shows the board, but for the stone. (A constant
+        # in each call: the compiler keeps one walk in each, where a flag known only at
+        # run time cost the playouts 3-9 %.)
         if forest and nY == 0:
-            # The forest's board still, but for the stone: judged from the forest.
-            if not ((own_next and empty_dirs != 0) or two_features(reach)):
-                nX = judge_forest(board, nbr, marks, st, base, buf2, 0, move)
-            for i in range(n):
-                e = queue[i]
-                for d in range(6):
-                    q = nbr[e, d]
-                    if q >= 0 and board[q] == X and marks[q] < base:
-                        nX = judge_forest(board, nbr, marks, st, base, buf2, nX, q)
+            nX = judge_own(board, nbr, feature, marks, st, base, buf2, move, stone_safe,
+                           queue, n, X, True)
         else:
-            if not ((own_next and empty_dirs != 0) or two_features(reach)):
-                nX = judge(board, nbr, feature, marks, st, base, buf2, 0, move)
-            for i in range(n):
-                e = queue[i]
-                for d in range(6):
-                    q = nbr[e, d]
-                    if q >= 0 and board[q] == X and marks[q] < base:
-                        nX = judge(board, nbr, feature, marks, st, base, buf2, nX, q)
+            nX = judge_own(board, nbr, feature, marks, st, base, buf2, move, stone_safe,
+                           queue, n, X, False)
     else:
         label = work[W_LABEL]
         region_mask = work[W_MASK]
