@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from hexstones.ai.levels import get_level
 from hexstones.games import BLACK, WHITE, game_class, new_game
 
 # Searches for the pie use a fixed seed so that the same question gets the same answer.
@@ -36,8 +37,6 @@ def effort(level: int | None) -> int | None:
     budget, at most the AI's default (a level-1 AI answers at once; None: the default)."""
     if level is None:
         return None
-    from hexstones.ai.levels import get_level
-
     return min(COMPILED_ITERATIONS, get_level(level).iterations * 20)
 
 
@@ -47,11 +46,8 @@ def _on_record(name: str, size: int, iterations: int | None, level: int | None) 
     asked for; else None (then it estimates)."""
     if iterations is not None:
         return None
-    if level is not None:
-        from hexstones.ai.levels import get_level
-
-        if get_level(level).net_sims is None:
-            return None
+    if level is not None and get_level(level).net_sims is None:
+        return None
     return game_class(name).balance.fair_at(size)
 
 
