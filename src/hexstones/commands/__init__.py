@@ -46,19 +46,22 @@ def add_game_options(p: argparse.ArgumentParser) -> None:
                             f"docs/komi.md)")
 
 
-def fair_balance(name: str, size: int | None) -> int:
-    """The balance of game ``name`` found fair between the project's AI players on side
-    ``size`` (None: the game's default side); ValueError where no study placed one."""
+def balance_of(name: str, value: int | str, size: int | None) -> int:
+    """A balance flag's ``value`` (:func:`balance_value`) for game ``name`` on side ``size``
+    (None: the game's default side): the number given, or for ``fair`` the balance found
+    fair between the project's AI players there; ValueError where no study placed one."""
+    if value != FAIR:
+        return int(value)
     from hexstones.games import game_class
 
     cls = game_class(name)
     side = cls.default_size if size is None else size
-    value = cls.balance.fair_at(side)
-    if value is None:
+    fair = cls.balance.fair_at(side)
+    if fair is None:
         known = ", ".join(f"side {s}: {v}" for s, v in cls.balance.fair) or "no side"
         raise ValueError(f"no fair {cls.balance.option} is on record for {cls.title} side "
                          f"{side} (docs/komi.md; on record: {known})")
-    return value
+    return fair
 
 
 def game_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -77,7 +80,7 @@ def game_options(name: str, args: argparse.Namespace) -> dict[str, Any]:
         if option != cls.balance.option:
             raise ValueError(f"{cls.title} has no {option}: its balance is --{cls.balance.option} "
                              f"({cls.balance.label})")
-        options[option] = fair_balance(name, args.size) if value == FAIR else value
+        options[option] = balance_of(name, value, args.size)
     check_options(name, options)
     return options
 

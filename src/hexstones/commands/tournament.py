@@ -90,7 +90,7 @@ def parse_resign(text: str, option: str = "--resign") -> tuple[float, int]:
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import tournament as t
     from hexstones.ai.komi_study import balance_option
-    from hexstones.commands import FAIR, fair_balance
+    from hexstones.commands import balance_of
     from hexstones.games import GAME_NAMES
 
     games = args.games or list(GAME_NAMES)
@@ -100,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
             if args.size is not None:
                 options[g]["size"] = args.size
             if args.komi is not None:
-                options[g][balance_option(g)] = (fair_balance(g, args.size) if args.komi == FAIR
-                                                 else args.komi)
+                options[g][balance_option(g)] = balance_of(g, args.komi, args.size)
         tasks = t.schedule(args.players, games, games_per_pair=args.games_per_pair,
                            seed=args.seed, options=options, ladder=args.ladder,
                            sample_plies=args.sample_plies, resign=resign_of(args))
