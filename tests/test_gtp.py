@@ -122,6 +122,18 @@ def test_raw_protocol_framing_ids_comments_and_quit():
     assert answers[5:] == [""]  # nothing after quit
 
 
+def test_an_engine_whose_controller_closes_its_output_stops_quietly():
+    process = subprocess.Popen(ENGINE + ["--size", "4", "--player", "random"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    process.stdin.write("name\n")
+    assert process.stdout.readline() == "= hexstones\n"
+    process.stdout.close()  # the controller goes away without quit, as `| head -1` does
+    process.stdin.write("showboard\nname\n")
+    process.stdin.close()
+    assert process.wait(timeout=AI_TIMEOUT) == 0
+    assert process.stderr.read() == ""
+
+
 @pytest.mark.parametrize("environment", [
     {"PYTHONIOENCODING": "utf-8:strict"},
     {"PYTHONIOENCODING": "ascii:strict", "LC_ALL": "C"},

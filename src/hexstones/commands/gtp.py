@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -53,4 +54,10 @@ def run(args: argparse.Namespace) -> int:
     engine = make_engine(args, "gtp")
     if engine is None:
         return 2
-    return serve(engine, sys.stdin, sys.stdout)
+    try:
+        return serve(engine, sys.stdin, sys.stdout)
+    except BrokenPipeError:
+        # The controller closed our output (it quit or died): nobody is left to answer, so
+        # stop quietly, and point stdout at /dev/null so the exit's flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
