@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shlex
 import signal
@@ -51,8 +50,10 @@ import time
 
 
 def elo_of(share: float) -> float:
-    share = min(max(share, 1e-6), 1 - 1e-6)
-    return -400.0 * math.log10(1.0 / share - 1.0)
+    """The Elo difference, finite (about +-2400) at a clean sweep, for the JSON."""
+    from hexstones.ai.elo import elo_difference
+
+    return elo_difference(min(max(share, 1e-6), 1 - 1e-6))
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -12,7 +13,14 @@ import pytest
 
 import hexstones
 from hexstones.protocol.gtp import clean_line
-from hexstones.protocol.match import Adjudication, EngineFailure, GTPClient, play_match
+from hexstones.protocol.match import (
+    Adjudication,
+    EngineFailure,
+    GameOutcome,
+    GTPClient,
+    MatchResult,
+    play_match,
+)
 from hexstones.records import read_record, read_sgf
 
 ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
@@ -468,6 +476,68 @@ def test_match_command_reports_and_writes_records(tmp_path):
     assert len(records) == 2
     for path, game in zip(records, report["games"]):
         assert read_sgf(path.read_text()).moves == game["moves"]
+
+
+def test_a_match_reports_the_first_engines_score_with_its_interval_and_elo():
+    def match_of(winners: str) -> MatchResult:
+        match = MatchResult(("engine 1", "engine 2"))
+        for k, who in enumerate(winners):  # "1", "2" or "-" (the move limit)
+            black = k % 2
+            winner = None if who == "-" else ("black" if int(who) - 1 == black else "white")
+            match.games.append(GameOutcome(k + 1, black, 1 - black, winner, "rules", ""))
+        return match
+
+    eight = match_of("1111111122")
+    assert eight.score() == {"points": 8, "games": 10, "share": 0.8, "ci95": [0.49, 0.943],
+                             "elo": 241, "elo_ci95": [-7, 488]}
+    assert eight.summary().splitlines()[-1] == (
+        "engine 1 scored 8 of 10 (80%, 95% interval 49-94%): Elo difference +241 (-7 to +488)")
+    sweep = match_of("1111")  # no finite Elo for a clean sweep, only its interval's lower end
+    assert sweep.score()["elo"] is None and sweep.score()["elo_ci95"] == [7, None]
+    assert sweep.summary().splitlines()[-1].endswith("Elo difference unbounded (+7 to +inf)")
+    assert match_of("1-").score()["points"] == 1.5  # a game at the move limit: half each
+    assert json.loads(json.dumps(sweep.to_json()))["score"]["elo"] is None  # JSON, no Infinity
+    assert MatchResult(("a", "b")).score() is None
+
+
+def test_match_command_continues_a_stopped_match_from_a_later_game(tmp_path):
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    done = subprocess.run(
+        [sys.executable, "-m", "hexstones.cli", "match", engine, engine, "--size", "3",
+         "--games", "4", "--first-game", "3", "--json", "--sgf-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [(g["number"], g["black"]) for g in report["games"]] == [(3, "engine 1"), (4, "engine 2")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game-003.sgf", "game-004.sgf"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "hexstones.cli", "match", engine, engine, "--size", "3",
+         "--games", "4", "--first-game", "5"], capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert bad.returncode == 2 and "first game must be a whole number from 1 to 4" in bad.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_match_command_reports_the_games_that_ended(signum):
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "hexstones.cli", "match", engine, engine, "--size", "3",
+         "--games", "100000", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    progress = [referee.stderr.readline()]  # wait for a game to end (a random game: moments)
+    assert progress[0].startswith("game 1: "), progress
+    referee.send_signal(signum)
+    out, err = referee.communicate(timeout=AI_TIMEOUT)
+    progress += err.splitlines()
+    assert referee.returncode == 130
+    report = json.loads(out)
+    played = [g["number"] for g in report["games"]]
+    assert report["stopped"] and played == list(range(1, len(played) + 1))
+    # Each ended game's progress line (the last one's may have been cut off by the signal).
+    shown = [int(line.split(":")[0].split()[1]) for line in progress if line.startswith("game ")]
+    assert shown in (played, played[:-1])
+    assert progress[-1] == (f"hexstones match: stopped after game {len(played)} of 100000; "
+                            f"--first-game {len(played) + 1} plays the rest")
+    assert report["score"]["games"] == len(played)
 
 
 def test_an_engine_that_breaks_the_protocol_forfeits():

@@ -30,6 +30,16 @@ def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, flo
     return (0.0 if wins <= 0 else low, 1.0 if wins >= games else high)
 
 
+def elo_difference(share: float) -> float:
+    """The Elo difference at which the stronger player scores ``share`` of the points
+    (+241 at 80 %); +inf and -inf at 1 and 0."""
+    if share >= 1:
+        return math.inf
+    if share <= 0:
+        return -math.inf
+    return -400.0 * math.log10(1.0 / share - 1.0)
+
+
 def fit_elo(names: list[str], wins: dict[tuple[str, str], float], *, anchor: str | None = None,
             prior_draws: float = 1.0) -> dict[str, dict[str, float]]:
     """Elo rating and 95% interval half-width for every name.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import signal
 import sys
 
 
@@ -23,6 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
     add_game_options(p)
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    p.add_argument("--first-game", type=int, default=1, metavar="N",
+                   help="start at game N, to continue a stopped match: games N to GAMES are "
+                        "played, colours as in the whole match (default 1)")
     p.add_argument("--max-moves", type=int, default=2000,
                    help="stop a game without result after this many moves (default 2000)")
     p.add_argument("--timeout", type=float, default=60.0,
@@ -51,7 +55,7 @@ def parse_adjudication(text: str, seconds: float):
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.commands import game_options
-    from hexstones.protocol.match import play_match
+    from hexstones.protocol.match import MatchStopped, play_match
 
     def fail(message: str) -> int:
         print(f"hexstones match: {message}", file=sys.stderr)
@@ -82,15 +86,36 @@ def run(args: argparse.Namespace) -> int:
         print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
               f"{len(outcome.moves)} moves)", file=sys.stderr, flush=True)
 
+    def stop(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    # Ctrl-C, or a kill (SIGTERM), stops the match with the games that ended reported; a
+    # match started in the background (`&`) would otherwise ignore SIGINT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+    stopped = False
     try:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
                            options=options, max_moves=args.max_moves, timeout=args.timeout,
-                           on_game=report, adjudicate=adjudicate)
+                           on_game=report, first_game=args.first_game, adjudicate=adjudicate)
     except ValueError as exc:
         return fail(str(exc))
+    except MatchStopped as exc:
+        match, stopped = exc.match, True
+    except KeyboardInterrupt:
+        print("hexstones match: stopped before the engines were ready", file=sys.stderr)
+        return 130
     if adjudicate is not None and match.adjudicated_by is None:
         unable = " and ".join(f"engine {k + 1}" for k in (0, 1) if not match.analysts[k])
         print(f"hexstones match: no game was adjudicated: {unable} does not know kata-analyze",
               file=sys.stderr)
-    print(json.dumps(match.to_json(), indent=1) if args.json else match.summary())
+    if args.json:
+        print(json.dumps({**match.to_json(), "stopped": stopped}, indent=1))
+    else:
+        print(match.summary())
+    if stopped:
+        last = match.games[-1].number if match.games else args.first_game - 1
+        print(f"hexstones match: stopped after game {last} of {args.games}; "
+              f"--first-game {last + 1} plays the rest", file=sys.stderr)
+        return 130
     return 0

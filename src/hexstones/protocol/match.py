@@ -90,7 +90,10 @@ class GTPClient:
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True, encoding="utf-8", bufsize=1, env=env)
+                text=True, encoding="utf-8", bufsize=1, env=env,
+                # Its own session: a Ctrl-C at the terminal stops the referee, which then
+                # closes the engine, instead of killing the engine mid-game (a forfeit).
+                start_new_session=True)
         except OSError as exc:
             raise ValueError(f"cannot start engine {' '.join(self.argv)!r}: {exc}") from None
         self._lines: queue.Queue[str | None] = queue.Queue()
@@ -216,6 +219,27 @@ class MatchResult:
     def unfinished(self) -> int:
         return sum(1 for g in self.games if g.winner is None)
 
+    def score(self) -> dict[str, Any] | None:
+        """Engine 1's score (a game stopped at the move limit counts half to each): points,
+        share, its 95 % Wilson interval and the Elo difference they mean (None where
+        infinite, a clean sweep); None before any game."""
+        from hexstones.ai.elo import elo_difference, wilson_interval
+
+        played = len(self.games)
+        if not played:
+            return None
+        points = self.wins(0) + 0.5 * self.unfinished
+        share = points / played
+        low, high = wilson_interval(points, played)
+
+        def elo(x: float) -> float | None:
+            value = elo_difference(x)
+            return round(value) if abs(value) != float("inf") else None
+
+        return {"points": points, "games": played, "share": round(share, 3),
+                "ci95": [round(low, 3), round(high, 3)],
+                "elo": elo(share), "elo_ci95": [elo(low), elo(high)]}
+
     def summary(self) -> str:
         lines = [f"{self.names[k]}: {self.commands[k]} ({self.players[k]})" for k in (0, 1)]
         for g in self.games:
@@ -229,6 +253,17 @@ class MatchResult:
             lines.append(f"{self.names[k]}: {self.wins(k)} of {total} games{share}")
         if self.unfinished:
             lines.append(f"unfinished (move limit): {self.unfinished}")
+        score = self.score()
+        if score is not None:
+            def elo(value: int | None, sweep: str) -> str:
+                return sweep if value is None else f"{value:+d}"
+
+            low, high = score["elo_ci95"]
+            lines.append(
+                f"{self.names[0]} scored {score['points']:g} of {score['games']} "
+                f"({100 * score['share']:.0f}%, 95% interval {100 * score['ci95'][0]:.0f}-"
+                f"{100 * score['ci95'][1]:.0f}%): Elo difference {elo(score['elo'], 'unbounded')} "
+                f"({elo(low, '-inf')} to {elo(high, '+inf')})")
         rule = self.adjudicated_by
         if rule is not None:
             adjudicated = sum(1 for g in self.games if g.reason == "adjudication")
@@ -242,11 +277,21 @@ class MatchResult:
                         for k in (0, 1)],
             "wins": [self.wins(0), self.wins(1)],
             "unfinished": self.unfinished,
+            "score": self.score(),
             "adjudication": self.adjudicated_by._asdict() if self.adjudicated_by else None,
             "games": [{"number": g.number, "black": self.names[g.black], "white": self.names[g.white],
                        "winner": g.winner, "winner_engine": g.winner_engine, "reason": g.reason,
                        "result": g.result, "text": g.text, "moves": g.moves} for g in self.games],
         }
+
+
+class MatchStopped(KeyboardInterrupt):
+    """The match was interrupted (Ctrl-C) after it began; ``match`` holds the games that
+    had ended, and the engines have been closed."""
+
+    def __init__(self, match: MatchResult) -> None:
+        super().__init__(f"the match was stopped after {len(match.games)} games")
+        self.match = match
 
 
 def _setup(client: GTPClient, game: Game) -> None:
@@ -331,7 +376,8 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
     """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
     alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
     continues a match stopped before it. ``adjudicate`` ends games both engines agree on
-    (:class:`Adjudication`), when both know ``kata-analyze``."""
+    (:class:`Adjudication`), when both know ``kata-analyze``. Interrupted (Ctrl-C) once the
+    engines have started, it raises :class:`MatchStopped` with the games that had ended."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
@@ -357,14 +403,18 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         analysts = (clients[0].known("kata-analyze"), clients[1].known("kata-analyze"))
         match.analysts = analysts
         match.adjudicated_by = adjudicate if adjudicate is not None and all(analysts) else None
-        for number in range(first_game, games + 1):
-            record = new_game(game, **(options or {}))
-            outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record, number=number,
-                                max_moves=max_moves, adjudicate=adjudicate, analysts=analysts)
-            outcome.sgf = _record_text(record, outcome, match.players)
-            match.games.append(outcome)
-            if on_game:
-                on_game(outcome)
+        try:
+            for number in range(first_game, games + 1):
+                record = new_game(game, **(options or {}))
+                outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record,
+                                    number=number, max_moves=max_moves, adjudicate=adjudicate,
+                                    analysts=analysts)
+                outcome.sgf = _record_text(record, outcome, match.players)
+                match.games.append(outcome)
+                if on_game:
+                    on_game(outcome)
+        except KeyboardInterrupt as exc:  # the games that ended stand: hand them over
+            raise MatchStopped(match) from exc
         return match
     finally:
         for client in clients:
