@@ -471,7 +471,9 @@ def test_match_command_reports_and_writes_records(tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert sum(report["wins"]) + report["unfinished"] == 2
-    assert [line.split(":")[0] for line in done.stderr.splitlines()] == ["game 1", "game 2"]  # progress
+    progress = done.stderr.splitlines()
+    assert [line.split(":")[0] for line in progress] == ["game 1", "game 2"]
+    assert progress[-1].endswith(f"; engine 1 has {report['score']['points']:g} of 2")
     records = sorted(pathlib.Path(tmp_path).glob("*.sgf"))
     assert len(records) == 2
     for path, game in zip(records, report["games"]):
