@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     def report(outcome) -> None:
         if args.sgf_dir is not None:
             (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
-        ended.append(0.5 if outcome.winner is None else float(outcome.winner_engine == 0))
+        ended.append(outcome.points(0))
         # Progress on stderr in either mode: a long match printing JSON shows it too.
         print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
               f"{len(outcome.moves)} moves); engine 1 has {sum(ended):g} of {len(ended)}",

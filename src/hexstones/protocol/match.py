@@ -13,6 +13,7 @@ that does not know ``kata-analyze`` gives no opinion, and its games are played o
 
 from __future__ import annotations
 
+import math
 import queue
 import shlex
 import subprocess
@@ -202,6 +203,11 @@ class GameOutcome:
             return None
         return self.black if self.winner == "black" else self.white
 
+    def points(self, engine: int) -> float:
+        """What the game gives ``engine`` (0 or 1): 1 for a win, a half for no result (the
+        move limit), else 0."""
+        return 0.5 if self.winner is None else float(self.winner_engine == engine)
+
 
 @dataclass
 class MatchResult:
@@ -228,13 +234,13 @@ class MatchResult:
         played = len(self.games)
         if not played:
             return None
-        points = self.wins(0) + 0.5 * self.unfinished
+        points = sum(g.points(0) for g in self.games)
         share = points / played
         low, high = wilson_interval(points, played)
 
         def elo(x: float) -> float | None:
             value = elo_difference(x)
-            return round(value) if abs(value) != float("inf") else None
+            return None if math.isinf(value) else round(value)
 
         return {"points": points, "games": played, "share": round(share, 3),
                 "ci95": [round(low, 3), round(high, 3)],
