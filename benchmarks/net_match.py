@@ -155,7 +155,7 @@ def main() -> None:
                 json.dump({"summary": summary, "match": done.to_json()}, f, indent=1)
             os.replace(args.out + ".tmp", args.out)
 
-    def report(outcome) -> None:
+    def report(outcome, match) -> None:
         done.games.append(outcome)
         summary = summarise()
         print(f"game {outcome.number}/{args.games}: {outcome.text or 'no result'} "
@@ -197,16 +197,11 @@ def main() -> None:
 def load_match(path: str, into) -> dict:
     """Read the games of the match kept in ``path`` into ``into`` (a MatchResult labelled
     candidate / baseline); return the file's summary."""
-    from hexstones.protocol.match import GameOutcome
+    from hexstones.protocol.match import MatchResult
 
     with open(path, encoding="utf-8") as f:
         kept = json.load(f)
-    label = {name: k for k, name in enumerate(into.names)}
-    for g in kept["match"]["games"]:
-        into.games.append(GameOutcome(number=g["number"], black=label[g["black"]],
-                                      white=label[g["white"]], winner=g["winner"],
-                                      reason=g["reason"], result=g["result"],
-                                      moves=list(g["moves"]), text=g.get("text", "")))
+    into.games.extend(MatchResult.from_json(kept["match"]).games)
     return kept["summary"]
 
 

@@ -542,6 +542,95 @@ def test_a_stopped_match_command_reports_the_games_that_ended(signum):
     assert report["score"]["games"] == len(played)
 
 
+def test_a_killed_match_keeps_its_ended_games_and_resume_plays_the_rest(tmp_path):
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    kept = tmp_path / "match.json"
+    match = [sys.executable, "-m", "hexstones.cli", "match", engine + " --seed 1",
+             engine + " --seed 2", "--size", "3", "--games", "6", "--out", str(kept)]
+    referee = subprocess.Popen(match, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = referee.stderr.readline()
+    assert first.startswith("game 1: "), first
+    referee.kill()  # no chance to report: only the kept file survives
+    referee.wait(timeout=AI_TIMEOUT)
+    before = json.loads(kept.read_text())
+    ended = [g["number"] for g in before["games"]]
+    assert 1 <= len(ended) < 6 and ended == list(range(1, len(ended) + 1))
+    assert (before["game"], before["options"], before["scheduled_games"]) == ("keil", {"size": 3}, 6)
+
+    # Without --resume an existing record is refused, and left as it was.
+    again = subprocess.run(match, capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert again.returncode == 2 and "--resume continues the match kept there" in again.stderr
+    assert json.loads(kept.read_text()) == before
+
+    done = subprocess.run(match + ["--resume", "--json"], capture_output=True, text=True,
+                          timeout=AI_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [g["number"] for g in report["games"]] == [1, 2, 3, 4, 5, 6]
+    assert [g["black"] for g in report["games"]] == ["engine 1", "engine 2"] * 3
+    assert report["games"][:len(ended)] == before["games"]  # the kept games, untouched
+    assert report["score"]["games"] == 6
+    assert sum(report["wins"]) + report["unfinished"] == 6
+    progress = [line for line in done.stderr.splitlines() if line.startswith("game ")]
+    assert [int(line.split(":")[0].split()[1]) for line in progress] == list(range(len(ended) + 1, 7))
+    assert progress[-1].endswith(f"; engine 1 has {report['score']['points']:g} of 6")
+    assert json.loads(kept.read_text()) == report
+
+    # A match kept whole: --resume reports it and plays nothing.
+    over = subprocess.run(match + ["--resume"], capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert over.returncode == 0 and "has all its 6 games" in over.stderr
+    assert "engine 1 scored" in over.stdout
+
+
+def test_resume_refuses_a_record_of_another_match_and_changes_nothing(tmp_path):
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    kept = tmp_path / "match.json"
+    base = [sys.executable, "-m", "hexstones.cli", "match", engine, engine, "--size", "3"]
+    done = subprocess.run(base + ["--games", "2", "--first-game", "2", "--out", str(kept)],
+                          capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    before = kept.read_text()
+    for change, why in (
+            (["--games", "3", "--komi", "5"], "its options are {'size': 3}, not {'size': 3, 'komi': 5}"),
+            (["--games", "4"], "its number of games is 2, not 4"),
+            (["--games", "2", "--first-game", "2"], "leave out --first-game")):
+        refused = subprocess.run(base + change + ["--out", str(kept), "--resume"],
+                                 capture_output=True, text=True, timeout=AI_TIMEOUT)
+        assert refused.returncode == 2 and why in refused.stderr, (change, refused.stderr)
+        assert kept.read_text() == before
+    other = [sys.executable, "-m", "hexstones.cli", "match", engine + " --seed 9", engine,
+             "--size", "3", "--games", "2", "--out", str(kept), "--resume"]
+    refused = subprocess.run(other, capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert refused.returncode == 2 and "its engine 1 is" in refused.stderr
+    for text in ("{", "[]", '{"engines": []}'):
+        broken = tmp_path / "broken.json"
+        broken.write_text(text)
+        refused = subprocess.run(base + ["--games", "2", "--out", str(broken), "--resume"],
+                                 capture_output=True, text=True, timeout=AI_TIMEOUT)
+        assert refused.returncode == 2 and "cannot continue the match in" in refused.stderr
+        assert broken.read_text() == text
+    nowhere = subprocess.run(base + ["--out", str(tmp_path / "no" / "match.json")],
+                             capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert nowhere.returncode == 2 and "no folder" in nowhere.stderr
+    alone = subprocess.run(base + ["--resume"], capture_output=True, text=True, timeout=AI_TIMEOUT)
+    assert alone.returncode == 2 and "name the file" in alone.stderr
+
+
+def test_a_match_record_reads_back_as_it_was_written():
+    match = MatchResult(("candidate", "baseline"), ("a --x", "b"), ("A 1", "B 2"),
+                        adjudicated_by=Adjudication(0.05, 3, 0.2), analysts=(True, True),
+                        game="dehil", options={"size": 5, "komi": 1}, scheduled=4)
+    match.games = [GameOutcome(1, 0, 1, "black", "rules", "B+2.5", ["a1", "pass"], text="B wins"),
+                   GameOutcome(2, 1, 0, None, "move limit", "", ["b2"])]
+    back = MatchResult.from_json(json.loads(json.dumps(match.to_json())))
+    assert back == match
+    with pytest.raises(ValueError, match="not a game of a match record"):
+        MatchResult.from_json({**match.to_json(), "games": [{**match.to_json()["games"][0],
+                                                             "winner": "red"}]})
+    with pytest.raises(ValueError, match="numbered"):
+        MatchResult.from_json({**match.to_json(), "games": match.to_json()["games"][::-1]})
+
+
 def test_an_engine_that_breaks_the_protocol_forfeits():
     # `cat` echoes commands back: not GTP answers, so it loses every game by forfeit.
     good = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import signal
 import sys
@@ -39,6 +40,14 @@ def add_parser(sub) -> None:
     p.add_argument("--adjudicate-seconds", type=float, default=0.2, metavar="S",
                    help="how long each such analysis runs (default 0.2)")
     p.add_argument("--sgf-dir", type=pathlib.Path, help="write each game's SGF record here")
+    p.add_argument("--out", type=pathlib.Path, metavar="FILE",
+                   help="keep the match in FILE (the --json report), rewritten as each game "
+                        "ends: a match stopped in any way, even killed, keeps the games that "
+                        "ended. Refused if FILE exists, unless with --resume")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the match kept in --out FILE after its last game: the same "
+                        "engine commands, game, options and --games; the report covers the "
+                        "whole match")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -55,7 +64,7 @@ def parse_adjudication(text: str, seconds: float):
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.commands import game_options
-    from hexstones.protocol.match import MatchStopped, play_match
+    from hexstones.protocol.match import MatchResult, MatchStopped, play_match
 
     def fail(message: str) -> int:
         print(f"hexstones match: {message}", file=sys.stderr)
@@ -73,21 +82,43 @@ def run(args: argparse.Namespace) -> int:
                       else parse_adjudication(args.adjudicate, args.adjudicate_seconds))
     except ValueError as exc:
         return fail(str(exc))
+    earlier = None
+    if args.resume:
+        if args.out is None:
+            return fail("--resume continues the match kept in --out FILE: name the file")
+        if args.first_game != 1:
+            return fail("--resume starts after the record's last game: leave out --first-game")
+        try:
+            earlier = MatchResult.from_json(json.loads(args.out.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:  # json's errors are ValueErrors
+            return fail(f"cannot continue the match in {args.out}: {exc}")
+    elif args.out is not None and args.out.exists():
+        return fail(f"{args.out} exists: --resume continues the match kept there, or name "
+                    f"another file")
+    if args.out is not None and not args.out.absolute().parent.is_dir():
+        return fail(f"cannot write {args.out}: no folder {args.out.absolute().parent}")
     if args.sgf_dir is not None:
         try:
             args.sgf_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return fail(f"cannot create {args.sgf_dir}: {exc}")
 
-    ended: list[float] = []  # engine 1's points in each game played so far
+    def keep(match, stopped: bool | None = None) -> None:
+        """Write the match to --out, whole or not at all (a new file, then renamed)."""
+        data = match.to_json() if stopped is None else {**match.to_json(), "stopped": stopped}
+        partial = args.out.with_name(args.out.name + ".partial")
+        partial.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        os.replace(partial, args.out)
 
-    def report(outcome) -> None:
+    def report(outcome, match) -> None:
         if args.sgf_dir is not None:
             (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
-        ended.append(outcome.points(0))
+        if args.out is not None:
+            keep(match)
+        score = match.score()
         # Progress on stderr in either mode: a long match printing JSON shows it too.
         print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
-              f"{len(outcome.moves)} moves); engine 1 has {sum(ended):g} of {len(ended)}",
+              f"{len(outcome.moves)} moves); engine 1 has {score['points']:g} of {score['games']}",
               file=sys.stderr, flush=True)
 
     def stop(signum, frame) -> None:
@@ -101,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
                            options=options, max_moves=args.max_moves, timeout=args.timeout,
-                           on_game=report, first_game=args.first_game, adjudicate=adjudicate)
+                           on_game=report, first_game=args.first_game, adjudicate=adjudicate,
+                           earlier=earlier)
     except ValueError as exc:
         return fail(str(exc))
     except MatchStopped as exc:
@@ -109,17 +141,23 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("hexstones match: stopped before the engines were ready", file=sys.stderr)
         return 130
-    if adjudicate is not None and match.adjudicated_by is None:
+    if match is earlier:
+        print(f"hexstones match: the match in {args.out} has all its {args.games} games",
+              file=sys.stderr)
+    elif adjudicate is not None and match.adjudicated_by is None:
         unable = " and ".join(f"engine {k + 1}" for k in (0, 1) if not match.analysts[k])
         print(f"hexstones match: no game was adjudicated: {unable} does not know kata-analyze",
               file=sys.stderr)
+    if args.out is not None:
+        keep(match, stopped)
     if args.json:
         print(json.dumps({**match.to_json(), "stopped": stopped}, indent=1))
     else:
         print(match.summary())
     if stopped:
         last = match.games[-1].number if match.games else args.first_game - 1
+        rest = "--resume" if args.out is not None else f"--first-game {last + 1}"
         print(f"hexstones match: stopped after game {last} of {args.games}; "
-              f"--first-game {last + 1} plays the rest", file=sys.stderr)
+              f"{rest} plays the rest", file=sys.stderr)
         return 130
     return 0

@@ -208,6 +208,28 @@ class GameOutcome:
         move limit), else 0."""
         return 0.5 if self.winner is None else float(self.winner_engine == engine)
 
+    def to_json(self, names: tuple[str, ...]) -> dict[str, Any]:
+        """The game as the match's JSON keeps it, each engine named by its label in ``names``
+        (the SGF text is not kept: the moves are)."""
+        return {"number": self.number, "black": names[self.black], "white": names[self.white],
+                "winner": self.winner, "winner_engine": self.winner_engine, "reason": self.reason,
+                "result": self.result, "text": self.text, "moves": self.moves}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], names: tuple[str, ...]) -> GameOutcome:
+        """The game :meth:`to_json` wrote; ValueError for one it could not have written."""
+        try:
+            black, white = names.index(data["black"]), names.index(data["white"])
+            number, winner, moves = data["number"], data["winner"], data["moves"]
+            outcome = cls(number, black, white, winner, str(data["reason"]), str(data["result"]),
+                          [str(m) for m in moves], text=str(data.get("text", "")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a game of a match record: {exc!r}") from None
+        if (isinstance(number, bool) or not isinstance(number, int) or number < 1
+                or black == white or winner not in (*COLORS, None)):
+            raise ValueError(f"not a game of a match record: {data!r:.200}")
+        return outcome
+
 
 @dataclass
 class MatchResult:
@@ -217,6 +239,11 @@ class MatchResult:
     games: list[GameOutcome] = field(default_factory=list)
     adjudicated_by: Adjudication | None = None  # the rule, when both engines could be asked
     analysts: tuple[bool, bool] = (False, False)  # which engines know kata-analyze
+    # What a match continued from its record must agree with: the game's name, its options
+    # (size, balance, ...) and the number of games the match was to have.
+    game: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    scheduled: int = 0
 
     def wins(self, engine: int) -> int:
         return sum(1 for g in self.games if g.winner_engine == engine)
@@ -285,10 +312,34 @@ class MatchResult:
             "unfinished": self.unfinished,
             "score": self.score(),
             "adjudication": self.adjudicated_by._asdict() if self.adjudicated_by else None,
-            "games": [{"number": g.number, "black": self.names[g.black], "white": self.names[g.white],
-                       "winner": g.winner, "winner_engine": g.winner_engine, "reason": g.reason,
-                       "result": g.result, "text": g.text, "moves": g.moves} for g in self.games],
+            "game": self.game, "options": self.options, "scheduled_games": self.scheduled,
+            "games": [g.to_json(self.names) for g in self.games],
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchResult:
+        """The match :meth:`to_json` wrote (a record kept to continue it: ``play_match``'s
+        ``earlier``); ValueError for a malformed one. Records written before the game, its
+        options and the number of games were kept read with those left empty."""
+        try:
+            engines = data["engines"]
+            names = (str(engines[0]["label"]), str(engines[1]["label"]))
+            match = cls(names, tuple(str(e["command"]) for e in engines[:2]),
+                        tuple(str(e.get("player", "")) for e in engines[:2]),
+                        game=str(data.get("game", "")), options=dict(data.get("options") or {}),
+                        scheduled=int(data.get("scheduled_games", 0)))
+            rule = data.get("adjudication")
+            if rule is not None:
+                match.adjudicated_by = Adjudication(float(rule["below"]), int(rule["turns"]),
+                                                    float(rule["seconds"]))
+                match.analysts = (True, True)
+            match.games = [GameOutcome.from_json(g, names) for g in data["games"]]
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not a match record: {exc}") from None
+        numbers = [g.number for g in match.games]
+        if numbers != sorted(set(numbers)):
+            raise ValueError(f"not a match record: its games are numbered {numbers}")
+        return match
 
 
 class MatchStopped(KeyboardInterrupt):
@@ -377,13 +428,18 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
 def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                options: dict[str, Any] | None = None, max_moves: int = 2000, timeout: float = 60.0,
                names: tuple[str, str] | None = None,
-               on_game: Callable[[GameOutcome], None] | None = None,
-               first_game: int = 1, adjudicate: Adjudication | None = None) -> MatchResult:
+               on_game: Callable[[GameOutcome, MatchResult], None] | None = None,
+               first_game: int = 1, adjudicate: Adjudication | None = None,
+               earlier: MatchResult | None = None) -> MatchResult:
     """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
     alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
-    continues a match stopped before it. ``adjudicate`` ends games both engines agree on
-    (:class:`Adjudication`), when both know ``kata-analyze``. Interrupted (Ctrl-C) once the
-    engines have started, it raises :class:`MatchStopped` with the games that had ended."""
+    continues a match stopped before it. ``earlier``, the record of this match's first games
+    (:meth:`MatchResult.from_json`), continues it after its last game, the result holding
+    them too; it must name the same engine commands, game, options and number of games.
+    ``adjudicate`` ends games both engines agree on (:class:`Adjudication`), when both know
+    ``kata-analyze``. ``on_game`` is called with each game as it ends and the match so far.
+    Interrupted (Ctrl-C) once the engines have started, it raises :class:`MatchStopped` with
+    the games that had ended."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
@@ -392,7 +448,16 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         raise ValueError(f"the first game must be a whole number from 1 to {games}, not {first_game!r}")
     if adjudicate is not None:
         adjudicate.check()
-    new_game(game, **(options or {}))  # a bad game or option fails here, before any engine starts
+    options = dict(options or {})
+    new_game(game, **options)  # a bad game or option fails here, before any engine starts
+    if earlier is not None:
+        if first_game != 1:
+            raise ValueError("a match continued from its record starts after its last game, "
+                             "not at a first game of its own")
+        _check_same_match(earlier, commands, game, options, games, adjudicate)
+        first_game = earlier.games[-1].number + 1 if earlier.games else 1
+        if first_game > games:  # over already: nothing to start
+            return earlier
     clients: list[GTPClient] = []
     try:
         for command in commands:
@@ -405,7 +470,10 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                                      f"{shlex.join(client.argv)}")
         match = MatchResult(names or ("engine 1", "engine 2"),
                             tuple(shlex.join(c.argv) for c in clients),
-                            tuple(_player_name(c) for c in clients))
+                            tuple(_player_name(c) for c in clients),
+                            game=game, options=options, scheduled=games)
+        if earlier is not None:
+            match.games = list(earlier.games)
         analysts = (clients[0].known("kata-analyze"), clients[1].known("kata-analyze"))
         match.analysts = analysts
         match.adjudicated_by = adjudicate if adjudicate is not None and all(analysts) else None
@@ -418,13 +486,36 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                 outcome.sgf = _record_text(record, outcome, match.players)
                 match.games.append(outcome)
                 if on_game:
-                    on_game(outcome)
+                    on_game(outcome, match)
         except KeyboardInterrupt as exc:  # the games that ended stand: hand them over
             raise MatchStopped(match) from exc
         return match
     finally:
         for client in clients:
             client.close()
+
+
+def _check_same_match(earlier: MatchResult, commands: tuple[str, str], game: str,
+                      options: dict[str, Any], games: int, adjudicate: Adjudication | None) -> None:
+    """ValueError unless the record ``earlier`` is of the match these arguments describe."""
+    def differs(what: str, theirs: Any, ours: Any) -> None:
+        raise ValueError(f"the record is of another match: its {what} {theirs!r}, not {ours!r}")
+
+    if not earlier.game:
+        raise ValueError("the record does not say which game and options it was played with "
+                         "(written before matches kept them); continue it with a first game")
+    if earlier.game != game:
+        differs("game is", earlier.game, game)
+    if earlier.options != options:
+        differs("options are", earlier.options, options)
+    if earlier.scheduled != games:
+        differs("number of games is", earlier.scheduled, games)
+    for k, command in enumerate(commands):
+        ours = shlex.join(shlex.split(command))
+        if earlier.commands[k] != ours:
+            differs(f"engine {k + 1} is", earlier.commands[k], ours)
+    if earlier.adjudicated_by is not None and earlier.adjudicated_by != adjudicate:
+        differs("adjudication is", earlier.adjudicated_by, adjudicate)
 
 
 def _player_name(client: GTPClient) -> str:
