@@ -582,6 +582,37 @@ def test_a_killed_match_keeps_its_ended_games_and_resume_plays_the_rest(tmp_path
     assert "engine 1 scored" in over.stdout
 
 
+def test_on_a_terminal_the_match_shows_each_move_of_the_game_under_way():
+    import pty
+
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    terminal, their_end = pty.openpty()
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "hexstones.cli", "match", engine + " --seed 1", engine + " --seed 2",
+         "--size", "3", "--games", "1", "--json"],
+        stdout=subprocess.PIPE, stderr=their_end, text=True)
+    os.close(their_end)
+    out, _ = referee.communicate(timeout=AI_TIMEOUT)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the referee has gone: the terminal's other end is closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(terminal)
+    assert referee.returncode == 0
+    moves = json.loads(out)["games"][0]["moves"]
+    lines = shown.decode().replace("\r\n", "\n").split("\r\x1b[K")
+    assert lines[0] == ""
+    # One redrawn line after each move, then the ended game's line over the last of them.
+    assert lines[1:-1] == [f"game 1, move {k}: {move}" for k, move in enumerate(moves, 1)]
+    assert lines[-1].startswith("game 1: ") and lines[-1].endswith("engine 1 has "
+                                                                   f"{json.loads(out)['score']['points']:g} of 1\n")
+
+
 def test_resume_refuses_a_record_of_another_match_and_changes_nothing(tmp_path):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     kept = tmp_path / "match.json"

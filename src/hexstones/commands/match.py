@@ -110,6 +110,15 @@ def run(args: argparse.Namespace) -> int:
         partial.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         os.replace(partial, args.out)
 
+    # On a terminal a line redrawn after each move shows the game under way (a game between
+    # strong engines can take many minutes); a log gets only the line of each ended game.
+    live = sys.stderr.isatty()
+    clear = "\r\033[K" if live else ""
+
+    def moved(number: int, game) -> None:
+        print(f"{clear}game {number}, move {len(game.moves)}: {game.moves[-1]}",
+              end="", file=sys.stderr, flush=True)
+
     def report(outcome, match) -> None:
         if args.sgf_dir is not None:
             (args.sgf_dir / f"game-{outcome.number:03d}.sgf").write_text(outcome.sgf, encoding="utf-8")
@@ -117,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             keep(match)
         score = match.score()
         # Progress on stderr in either mode: a long match printing JSON shows it too.
-        print(f"game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
+        print(f"{clear}game {outcome.number}: {outcome.text or 'no result'} ({outcome.reason}, "
               f"{len(outcome.moves)} moves); engine 1 has {score['points']:g} of {score['games']}",
               file=sys.stderr, flush=True)
 
@@ -133,11 +142,12 @@ def run(args: argparse.Namespace) -> int:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
                            options=options, max_moves=args.max_moves, timeout=args.timeout,
                            on_game=report, first_game=args.first_game, adjudicate=adjudicate,
-                           earlier=earlier)
+                           earlier=earlier, on_move=moved if live else None)
     except ValueError as exc:
         return fail(str(exc))
     except MatchStopped as exc:
         match, stopped = exc.match, True
+        print(clear, end="", file=sys.stderr)  # the game under way is dropped: so is its line
     except KeyboardInterrupt:
         print("hexstones match: stopped before the engines were ready", file=sys.stderr)
         return 130

@@ -20,6 +20,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 from hexstones.games import COLORS, Game, IllegalMove, Outcome, new_game, other
@@ -363,10 +364,12 @@ def _setup(client: GTPClient, game: Game) -> None:
 
 def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, number: int,
               max_moves: int, adjudicate: Adjudication | None = None,
-              analysts: tuple[bool, bool] = (False, False)) -> GameOutcome:
+              analysts: tuple[bool, bool] = (False, False),
+              on_move: Callable[[Game], None] | None = None) -> GameOutcome:
     """One game, engine ``black`` (0 or 1) taking black; ``game`` is fresh and becomes the
     record. With ``adjudicate``, engines whose ``analysts`` entry is true are asked for
-    their judgement after each of their moves."""
+    their judgement after each of their moves. ``on_move`` sees the game after each move
+    both engines have taken."""
     from hexstones.records import result_text
     from hexstones.records.sgf import PROPERTY_OF_COLOR
 
@@ -409,6 +412,8 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
             watcher.send(f"play {color} {move}")
         except EngineFailure as exc:
             return forfeit(other(color), f"refused the legal move {move}: {exc}")
+        if on_move is not None:
+            on_move(game)
         if adjudicate is not None and all(analysts) and not game.is_over:
             try:
                 opinions.append((color, mover.win_rate(adjudicate.seconds)))
@@ -430,14 +435,16 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                names: tuple[str, str] | None = None,
                on_game: Callable[[GameOutcome, MatchResult], None] | None = None,
                first_game: int = 1, adjudicate: Adjudication | None = None,
-               earlier: MatchResult | None = None) -> MatchResult:
+               earlier: MatchResult | None = None,
+               on_move: Callable[[int, Game], None] | None = None) -> MatchResult:
     """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
     alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
     continues a match stopped before it. ``earlier``, the record of this match's first games
     (:meth:`MatchResult.from_json`), continues it after its last game, the result holding
     them too; it must name the same engine commands, game, options and number of games.
     ``adjudicate`` ends games both engines agree on (:class:`Adjudication`), when both know
-    ``kata-analyze``. ``on_game`` is called with each game as it ends and the match so far.
+    ``kata-analyze``. ``on_game`` is called with each game as it ends and the match so far,
+    ``on_move`` with the game's number and the game after each move.
     Interrupted (Ctrl-C) once the engines have started, it raises :class:`MatchStopped` with
     the games that had ended."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -482,7 +489,8 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                 record = new_game(game, **(options or {}))
                 outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record,
                                     number=number, max_moves=max_moves, adjudicate=adjudicate,
-                                    analysts=analysts)
+                                    analysts=analysts,
+                                    on_move=None if on_move is None else partial(on_move, number))
                 outcome.sgf = _record_text(record, outcome, match.players)
                 match.games.append(outcome)
                 if on_game:
