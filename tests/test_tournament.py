@@ -518,6 +518,44 @@ def test_an_interrupted_study_reports_and_saves_the_games_it_finished(tmp_path, 
         assert replay.is_over != record["adjudicated"]
 
 
+def test_a_tournament_keeps_each_game_in_its_records_file_and_a_rerun_plays_the_rest(tmp_path,
+                                                                                     capsys):
+    base = ["tournament", "random", "uct:3", "mcts:3", "--game", "keil", "--size", "3",
+            "--games", "2", "--workers", "1", "--no-progress", "--seed", "6", "--records"]
+    whole = tmp_path / "whole.jsonl"
+    assert main([*base, str(whole)]) == 0
+    games = [json.loads(line) for line in whole.read_text().splitlines()]
+    assert len(games) == 6 and len({r["seed"] for r in games}) == 6
+    # A tournament stopped after two games, killed while writing the third.
+    records, js = tmp_path / "games.jsonl", tmp_path / "t.json"
+    records.write_text("".join(line + "\n" for line in whole.read_text().splitlines()[:2])
+                       + '{"game": "keil", "opt')
+    capsys.readouterr()
+    assert main([*base, str(records), "--json", str(js)]) == 0
+    assert "2 games read from" in capsys.readouterr().err
+    lines = records.read_text().splitlines()
+    resumed = [json.loads(line) for line in lines]  # the torn line is gone
+    assert len(resumed) == 6  # no game played twice, none lost
+    assert {r["seed"]: r["moves"] for r in resumed} == {r["seed"]: r["moves"] for r in games}
+    data = json.loads(js.read_text())
+    assert len(data["games"]) == 6 and "interrupted" not in data
+    assert data["standings"] == t.standings(games, ["random", "uct:3", "mcts:3"])
+    # Run again: every game is there, nothing is played or written.
+    assert main([*base, str(records)]) == 0
+    assert "6 games read" in capsys.readouterr().err
+    assert records.read_text().splitlines() == lines
+    # Another tournament (another seed) counts none of them, and adds its own.
+    assert main([*base[:-2], "7", "--records", str(records)]) == 0
+    assert "games read" not in capsys.readouterr().err
+    assert len(records.read_text().splitlines()) == 12
+    # A file that is not a records file is refused, and left as it was.
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("not json\n{}\n")
+    assert main([*base, str(broken)]) == 2
+    assert "is not a game record of hexstones tournament" in capsys.readouterr().err
+    assert broken.read_text() == "not json\n{}\n"
+
+
 def test_tournament_command_rejects_bad_players(capsys):
     assert main(["tournament", "random", "level:12", "--game", "keil"]) == 2
     assert "level" in capsys.readouterr().err
@@ -612,6 +650,10 @@ def test_two_networks_meet_through_their_weights_files(tmp_path, capsys):
         for move in record["moves"]:
             game.play(move)
         assert game.is_over and game.result()["winner"] == record["winner"]
+    # The tasks name the same weights (a records file tells one network's games from another's).
+    tasks = t.schedule([one, two], ["keil"], games_per_pair=2, options={"keil": {"size": 3}},
+                       sample_plies=2)
+    assert [task["networks"] for task in tasks] == [g["networks"] for g in games]
     # A searched move with the file's weights is that network's, not the shipped one's.
     from hexstones.ai import puct
 

@@ -7,9 +7,7 @@ komi is the value whose win rate is nearest 50%. Games run on any tournament bac
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections import Counter
 from typing import Any
 
@@ -22,9 +20,11 @@ from hexstones.ai.tournament import (
     black_share,
     check_resign,
     check_sample_plies,
-    network_fingerprint,
+    load_records,
+    network_fields,
     parse_player,
     points_text,
+    task_key,
 )
 from hexstones.games import GAME_NAMES, game_class, new_game
 
@@ -63,7 +63,7 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
         raise ValueError(f"games per komi must be a whole number of at least 1, not {games_per_komi!r}")
     # A net: player's games are of the weights it plays with: a study resumed after they
     # changed does not count the other weights' games as its own.
-    network = network_fingerprint(game_name, size, parsed) if parsed.kind == "net" else None
+    networks = network_fields(game_name, size, parsed, parsed)
     tasks: list[dict[str, Any]] = []
     for komi in komis:
         options = {"size": size, balance_option(game_name): komi}
@@ -75,20 +75,12 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
                 task["sample_plies"] = sample_plies
             if resign is not None:
                 task.update(resign.fields(j))
-            if network is not None:
-                task["network"] = network
+            task.update(networks)
             tasks.append(task)
     # Played in turns across the komi values (each keeps its seeds), so that a study
     # stopped early has about as many games at every value.
     turns = sorted(range(len(tasks)), key=lambda i: (i % games_per_komi, i // games_per_komi))
     return [tasks[i] for i in turns]
-
-
-def task_key(task: dict[str, Any]) -> tuple:
-    """What makes a study's game the same game again (a record carries its task's fields)."""
-    return (task["game"], json.dumps(task["options"], sort_keys=True), task["komi"],
-            task["black"], task["white"], task["seed"], task.get("sample_plies", 0),
-            task.get("network"), json.dumps(task.get("resign")))
 
 
 def _config_key(task: dict[str, Any]) -> tuple:
@@ -112,7 +104,7 @@ def read_records(path: str, tasks: list[dict[str, Any]]) -> list[dict[str, Any]]
     room = _games_asked(tasks)
     same: dict[tuple, dict[str, Any]] = {}
     other: dict[tuple, dict[str, Any]] = {}
-    for record in load_records(path):
+    for record in load_records(path, "hexstones komi"):
         key = task_key(record)
         if _config_key(record) in room:
             (same if key in wanted else other).setdefault(key, record)
@@ -139,29 +131,6 @@ def left_to_play(tasks: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> 
     return left
 
 
-def load_records(path: str) -> list[dict[str, Any]]:
-    """Every game record in the records file ``path`` (none if there is no file yet);
-    ValueError naming the line that is not one, but for a torn last line."""
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            task_key(record)
-            record["winner"]  # noqa: B018 (a finished game's record has one)
-        except (ValueError, KeyError, TypeError):
-            if number == len(lines):
-                continue
-            raise ValueError(f"{path}:{number} is not a game record of hexstones komi") from None
-        records.append(record)
-    return records
-
-
 def recorded_games(path: str, game_name: str, size: int, *, player: str | None = None,
                    komis: list[int] | None = None) -> list[dict[str, Any]]:
     """The games of ``game_name`` on side ``size`` in the records file ``path``, each once
@@ -170,7 +139,7 @@ def recorded_games(path: str, game_name: str, size: int, *, player: str | None =
     player with several networks' weights): a study's table is of one player."""
     spec = parse_player(player).spec if player is not None else None
     found: dict[tuple, dict[str, Any]] = {}
-    for record in load_records(path):
+    for record in load_records(path, "hexstones komi"):
         if (record["game"] == game_name and record["options"].get("size") == size
                 and (spec is None or (record["black"], record["white"]) == (spec, spec))
                 and (komis is None or record["komi"] in komis)):
@@ -196,35 +165,6 @@ def study_players(records: list[dict[str, Any]]) -> list[str]:
                 + (f", --resign {r['resign'][0]:g}:{r['resign'][1]}" if r.get("resign") else ""))
 
     return sorted({named(r) for r in records})
-
-
-def drop_torn_line(path: str) -> None:
-    """Cut an unfinished last line (a study killed while writing it) off the file, so
-    that the next record starts a line of its own."""
-    if not os.path.exists(path):
-        return
-    with open(path, "rb+") as fh:
-        data = fh.read()
-        if data and not data.endswith(b"\n"):
-            fh.truncate(data.rfind(b"\n") + 1)
-
-
-class RecordWriter:
-    """Appends each finished game to a JSON-lines file as it ends (then tells
-    ``progress``), so that a study stopped in any way keeps every game it finished."""
-
-    def __init__(self, path: str, progress=None):
-        self.path = path
-        self.progress = progress
-        drop_torn_line(path)
-
-    def update(self, record: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        if self.progress is not None:
-            self.progress.update(record)
 
 
 def summarise(game_name: str, size: int, records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -257,6 +257,18 @@ def network_fingerprint(game_name: str, size: int, player: PlayerSpec | None = N
     return network.fingerprint if network is not None else None
 
 
+def network_fields(game_name: str, size: int, black: PlayerSpec, white: PlayerSpec) -> dict[str, Any]:
+    """The weights a game's ``net:`` players play with, as its task and record name them:
+    ``network`` (one fingerprint) or ``networks`` (two networks: each colour's); nothing
+    without a ``net:`` player. A game resumed from a records file after the weights changed
+    is then another game."""
+    prints = {color: network_fingerprint(game_name, size, p)
+              for color, p in ((BLACK, black), (WHITE, white)) if p.kind == "net"}
+    if len(set(prints.values())) == 1:
+        return {"network": next(iter(prints.values()))}
+    return {"networks": prints} if prints else {}
+
+
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
     """Play one game described by ``task`` and return its record (a plain dict).
 
@@ -294,13 +306,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         winner = None if score is None else (BLACK if score[BLACK] > score[WHITE] else WHITE)
         result = {"winner": watch.winner(winner), "score": score}  # unless one would resign
     record = dict(task)
-    if "network" not in record:
-        prints = {color: network_fingerprint(task["game"], game.size, p)
-                  for color, p in players.items() if p.kind == "net"}
-        if len(set(prints.values())) == 1:
-            record["network"] = next(iter(prints.values()))
-        elif prints:  # two networks: each colour's
-            record["networks"] = prints
+    if "network" not in record and "networks" not in record:
+        record.update(network_fields(task["game"], game.size, players[BLACK], players[WHITE]))
     record.update(winner=result["winner"], moves=list(game.moves), adjudicated=adjudicated,
                   seconds=round(time.perf_counter() - start, 3))
     watch.note(record)
@@ -355,15 +362,93 @@ def schedule(players: list[str], games: Iterable[str], *, games_per_pair: int, s
                 if j >= len(specs):
                     continue
                 for k in range(games_per_pair):
-                    black, white = (specs[i], specs[j]) if k % 2 == 0 else (specs[j], specs[i])
-                    task = {"game": name, "options": opts, "black": black, "white": white,
-                            "seed": seed * 1_000_003 + len(tasks)}
+                    black, white = (i, j) if k % 2 == 0 else (j, i)
+                    task = {"game": name, "options": opts, "black": specs[black],
+                            "white": specs[white], "seed": seed * 1_000_003 + len(tasks),
+                            **network_fields(name, size, parsed[black], parsed[white])}
                     if sample_plies:
                         task["sample_plies"] = sample_plies
                     if resign is not None:
                         task.update(resign.fields(k))
                     tasks.append(task)
     return tasks
+
+
+# -- records files: each game kept as it ends -----------------------------------------
+
+
+def task_key(task: dict[str, Any]) -> tuple:
+    """What makes a scheduled game the same game again (a record carries its task's
+    fields): a tournament's or a komi study's, which alone has a ``komi``."""
+    return (task["game"], json.dumps(task["options"], sort_keys=True), task.get("komi"),
+            task["black"], task["white"], task["seed"], task.get("sample_plies", 0),
+            task.get("network"), json.dumps(task.get("resign")),
+            json.dumps(task.get("networks"), sort_keys=True))
+
+
+def load_records(path: str, command: str = "hexstones") -> list[dict[str, Any]]:
+    """Every game record in the records file ``path`` (none if there is no file yet);
+    ValueError naming the line that is not one, but for a torn last line (a run killed
+    while writing it)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            task_key(record)
+            record["winner"]  # noqa: B018 (a finished game's record has one)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            if number == len(lines):
+                continue
+            raise ValueError(f"{path}:{number} is not a game record of {command}") from None
+        records.append(record)
+    return records
+
+
+def drop_torn_line(path: str) -> None:
+    """Cut an unfinished last line (a run killed while writing it) off the file, so that
+    the next record starts a line of its own."""
+    if not os.path.exists(path):
+        return
+    with open(path, "rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
+
+
+class RecordWriter:
+    """Appends each finished game to a JSON-lines file as it ends (then tells
+    ``progress``), so that a run stopped in any way keeps every game it finished."""
+
+    def __init__(self, path: str, progress=None):
+        self.path = path
+        self.progress = progress
+        drop_torn_line(path)
+
+    def update(self, record: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        if self.progress is not None:
+            self.progress.update(record)
+
+
+def played_before(path: str, tasks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(earlier, left)``: the records in ``path`` of these very tasks (each once, in the
+    tasks' order) and the tasks still to play; ValueError for a file that is not a
+    records file."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for record in load_records(path, "hexstones tournament"):
+        found.setdefault(task_key(record), record)
+    earlier = [found[task_key(task)] for task in tasks if task_key(task) in found]
+    left = [task for task in tasks if task_key(task) not in found]
+    return earlier, left
 
 
 # -- running tasks on a backend -----------------------------------------------------

@@ -77,7 +77,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hexstones.ai import komi_study as ks, tournament as t
-    from hexstones.commands.tournament import INTERRUPTED, play_tasks, resign_of
+    from hexstones.commands.tournament import INTERRUPTED, play_rest, resign_of
     from hexstones.games import game_class
 
     size = args.size if args.size is not None else game_class(args.game).default_size
@@ -102,21 +102,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"hexstones komi: {exc}", file=sys.stderr)
         return 2
     left = ks.left_to_play(tasks, earlier)
-    if earlier:
-        print(f"hexstones komi: {len(earlier)} games read from {args.records}, "
-              f"{len(left)} left to play", file=sys.stderr)
-    records, interrupted = list(earlier), None
-    if left:
-        bar = None if args.no_progress else t.Progress(len(left), [left[0]["black"]], black_wins=True)
-        progress = ks.RecordWriter(args.records, bar) if args.records else bar
-        played = play_tasks("komi", args, left, progress)
-        if isinstance(played, int):
-            if not earlier:
-                return played
-            played = ([], {"games_finished": 0, "games_scheduled": len(left)})
-        records += played[0]
-        if played[1]:
-            interrupted = {"games_finished": len(records), "games_scheduled": len(tasks)}
+    bar = (None if args.no_progress or not left
+           else t.Progress(len(left), [left[0]["black"]], black_wins=True))
+    played = play_rest("komi", args, len(tasks), earlier, left, bar)
+    if isinstance(played, int):
+        return played
+    records, interrupted = played
     _show(args, ks.summarise(args.game, size, records), interrupted)
     return INTERRUPTED if interrupted else 0
 

@@ -40,6 +40,11 @@ def add_parser(sub) -> None:
     add_sample_plies(p)
     add_resign(p)
     p.add_argument("--json", metavar="FILE", help="write every game and the standings as JSON")
+    p.add_argument("--records", metavar="FILE.jsonl",
+                   help="append each game to this file as it ends (JSON lines), and count the "
+                        "games of this very tournament already there (same players, games, "
+                        "options, seed and weights), playing only the rest: the same command "
+                        "run again continues a tournament stopped in any way")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -106,12 +111,13 @@ def run(args: argparse.Namespace) -> int:
                            sample_plies=args.sample_plies, resign=resign_of(args))
         if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    except ValueError as exc:
+        earlier, left = t.played_before(args.records, tasks) if args.records else ([], tasks)
+    except (ValueError, OSError) as exc:
         print(f"hexstones tournament: {exc}", file=sys.stderr)
         return 2
     players = [t.parse_player(p).spec for p in args.players]
-    progress = None if args.no_progress else t.Progress(len(tasks), players)
-    played = play_tasks("tournament", args, tasks, progress)
+    bar = None if args.no_progress or not left else t.Progress(len(left), players)
+    played = play_rest("tournament", args, len(tasks), earlier, left, bar)
     if isinstance(played, int):
         return played
     records, interrupted = played
@@ -128,6 +134,31 @@ def run(args: argparse.Namespace) -> int:
 
 # The shell's exit status for a command stopped by Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
+
+
+def play_rest(command: str, args: argparse.Namespace, scheduled: int, earlier: list, left: list,
+              bar):
+    """Play the tasks ``left`` of a run of ``scheduled`` games whose ``earlier`` ones were
+    read from ``--records`` (where given, each game is appended there as it ends; ``bar``:
+    the progress bar or None). Returns ``(records, interrupted)`` for the whole run, as
+    :func:`play_tasks` does, or its exit status when there is nothing to report."""
+    from hexstones.ai import tournament as t
+
+    if earlier:
+        print(f"hexstones {command}: {len(earlier)} games read from {args.records}, "
+              f"{len(left)} left to play", file=sys.stderr)
+    records, interrupted = list(earlier), None
+    if left:
+        progress = t.RecordWriter(args.records, bar) if args.records else bar
+        played = play_tasks(command, args, left, progress)
+        if isinstance(played, int):
+            if not earlier:
+                return played
+            played = ([], {"games_finished": 0, "games_scheduled": len(left)})
+        records += played[0]
+        if played[1]:
+            interrupted = {"games_finished": len(records), "games_scheduled": scheduled}
+    return records, interrupted
 
 
 def play_tasks(command: str, args: argparse.Namespace, tasks: list, progress):
