@@ -16,6 +16,7 @@ from hexstones.ai.features import BALANCE_SCALE, F_BALANCE, features_of, geometr
 from hexstones.ai.net import Network, load_network, random_network
 from hexstones.cli import main
 from hexstones.games import game_class
+from records_file import continue_a_killed_run
 
 
 def trained_game_and_size(game_name: str) -> int:
@@ -197,15 +198,8 @@ def test_records_file_keeps_each_game_and_a_rerun_plays_only_the_rest(tmp_path, 
     assert sorted(r["komi"] for r in games[:2]) == [0, 1]  # in turns across the values
     # a study stopped after two games, killed while writing the third
     records, js = tmp_path / "games.jsonl", tmp_path / "k.json"
-    records.write_text("".join(line + "\n" for line in whole.read_text().splitlines()[:2])
-                       + '{"game": "droched", "opt')
-    capsys.readouterr()
-    assert main([*base, str(records), "--json", str(js)]) == 0
-    assert "2 games read" in capsys.readouterr().err
-    lines = records.read_text().splitlines()
-    resumed = [json.loads(line) for line in lines]  # the torn line is gone
-    assert len(resumed) == 4  # no game played twice, none lost
-    assert {r["seed"]: r["moves"] for r in resumed} == {r["seed"]: r["moves"] for r in games}
+    lines = continue_a_killed_run(lambda path: main([*base, str(path), "--json", str(js)]),
+                                  whole, records, capsys)
     data = json.loads(js.read_text())
     assert sum(r["games"] for r in data["rows"]) == 4
     assert "interrupted" not in data

@@ -19,6 +19,7 @@ from hexstones.ai import komi_study as ks, tournament as t
 from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
 from hexstones.games import game_class, new_game
+from records_file import continue_a_killed_run
 
 # -- Elo and intervals ----------------------------------------------------------------
 
@@ -528,15 +529,8 @@ def test_a_tournament_keeps_each_game_in_its_records_file_and_a_rerun_plays_the_
     assert len(games) == 6 and len({r["seed"] for r in games}) == 6
     # A tournament stopped after two games, killed while writing the third.
     records, js = tmp_path / "games.jsonl", tmp_path / "t.json"
-    records.write_text("".join(line + "\n" for line in whole.read_text().splitlines()[:2])
-                       + '{"game": "keil", "opt')
-    capsys.readouterr()
-    assert main([*base, str(records), "--json", str(js)]) == 0
-    assert "2 games read from" in capsys.readouterr().err
-    lines = records.read_text().splitlines()
-    resumed = [json.loads(line) for line in lines]  # the torn line is gone
-    assert len(resumed) == 6  # no game played twice, none lost
-    assert {r["seed"]: r["moves"] for r in resumed} == {r["seed"]: r["moves"] for r in games}
+    lines = continue_a_killed_run(lambda path: main([*base, str(path), "--json", str(js)]),
+                                  whole, records, capsys)
     data = json.loads(js.read_text())
     assert len(data["games"]) == 6 and "interrupted" not in data
     assert data["standings"] == t.standings(games, ["random", "uct:3", "mcts:3"])
