@@ -446,8 +446,9 @@ def played_before(path: str, tasks: list[dict[str, Any]]) -> tuple[list[dict[str
     found: dict[tuple, dict[str, Any]] = {}
     for record in load_records(path, "hexstones tournament"):
         found.setdefault(task_key(record), record)
-    earlier = [found[task_key(task)] for task in tasks if task_key(task) in found]
-    left = [task for task in tasks if task_key(task) not in found]
+    keys = [task_key(task) for task in tasks]
+    earlier = [found[key] for key in keys if key in found]
+    left = [task for task, key in zip(tasks, keys) if key not in found]
     return earlier, left
 
 

@@ -486,7 +486,7 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         match.adjudicated_by = adjudicate if adjudicate is not None and all(analysts) else None
         try:
             for number in range(first_game, games + 1):
-                record = new_game(game, **(options or {}))
+                record = new_game(game, **options)
                 outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record,
                                     number=number, max_moves=max_moves, adjudicate=adjudicate,
                                     analysts=analysts,
