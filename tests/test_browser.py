@@ -336,8 +336,10 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.goto(f"{server.url}/game/{big['id']}")
         expect(page.get_by_test_id("status")).to_have_text("Black to move")
-        a, b = (page.locator(f'[data-point="{p}"]').bounding_box() for p in ("a1", "b1"))
-        assert abs(b["x"] - a["x"]) >= 28  # a finger's tap apart
+        # Both points measured in one go: no redraw can come between them.
+        a, b = page.evaluate("['a1', 'b1'].map((p) => document.querySelector(`[data-point=\"${p}\"]`)"
+                             ".getBoundingClientRect().x)")
+        assert abs(b - a) >= 28  # a finger's tap apart
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the board scrolls, not the page
     finally:
         context.close()

@@ -200,13 +200,17 @@ def test_a_komi_pie_game_between_two_seats(game_servers, person):
 
 def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    b.evaluate("document.querySelector('[data-point=\"e5\"]').dataset.seen = 'yes'")
     a.get_by_test_id("my-name").fill("Ann")  # A started from a link: a name for B to see
     a.get_by_test_id("my-name").press("Enter")
     expect(b.locator("#seats")).to_contain_text("Black: Ann")
+    # A new state with the same board keeps B's drawing: nothing is swapped under a finger.
+    expect(b.locator('[data-point="e5"][data-seen]')).to_have_count(1)
     expect(a.get_by_test_id("my-name")).to_be_hidden()
     for page, point in [(a, "e5"), (b, "d4")]:
         page.locator(f'[data-point="{point}"]').click()
         same_moves((a, b, c), 1 if point == "e5" else 2)
+        expect(b.locator("[data-seen]")).to_have_count(0)  # a move: a new drawing
     b.click("#undo")  # between two people: a request
     b_wait = b.get_by_test_id("takeback")
     expect(b_wait).to_contain_text("waiting for the answer")

@@ -11,6 +11,7 @@ let legendsOf = {};
 const specOf = (s) => specs[s.game];
 
 let state = null; // the last state the server sent
+let drawnSvg = null; // the board drawing shown (the server's SVG of that state)
 let overlays = null; // Set of overlay names shown
 let pollTimer = null;
 let finalShown = false;
@@ -76,7 +77,10 @@ function render(s) {
   if (legends === null) setUpGame(s);
   if (!$("#overlay-boxes").children.length) renderOverlayBoxes();
   const past = viewing() !== null;
-  board.innerHTML = s.svg;
+  // A state with the same board (a friend's name, a seat taken) keeps the drawing: no point
+  // is swapped under a finger mid-tap, the last move's animation is not replayed.
+  if (s.svg !== drawnSvg) { board.innerHTML = s.svg; drawnSvg = s.svg; }
+  else board.querySelectorAll("[data-legal]").forEach((el) => el.removeAttribute("data-legal"));
   board.classList.toggle("past", past);
   board.classList.toggle("can-play", !past && s.human_turn);
   board.classList.remove("to-move-black", "to-move-white");
