@@ -80,12 +80,22 @@ class EngineFailure(Exception):
     """An engine that broke the protocol: died, timed out or answered an error."""
 
 
+def engine_argv(command: str | list[str]) -> list[str]:
+    """An engine command as the arguments it runs with (a string is split as a shell would)."""
+    return shlex.split(command) if isinstance(command, str) else list(command)
+
+
+def command_text(command: str | list[str]) -> str:
+    """An engine command as one line, the same however it was quoted: as records keep it."""
+    return shlex.join(engine_argv(command))
+
+
 class GTPClient:
     """A GTP engine in a subprocess, spoken to over real pipes."""
 
     def __init__(self, command: str | list[str], *, timeout: float = 60.0,
                  env: dict[str, str] | None = None):
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        self.argv = engine_argv(command)
         if not self.argv:
             raise ValueError("an engine command is needed, e.g. 'hexstones gtp --game keil'")
         self.timeout = timeout
@@ -474,9 +484,9 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                 theirs = client.send("gogui-rules_game_id").strip().lower()
                 if theirs != game:
                     raise ValueError(f"engine {k + 1} plays {theirs}, not {game}: "
-                                     f"{shlex.join(client.argv)}")
+                                     f"{command_text(client.argv)}")
         match = MatchResult(names or ("engine 1", "engine 2"),
-                            tuple(shlex.join(c.argv) for c in clients),
+                            tuple(command_text(c.argv) for c in clients),
                             tuple(_player_name(c) for c in clients),
                             game=game, options=options, scheduled=games)
         if earlier is not None:
@@ -519,7 +529,7 @@ def _check_same_match(earlier: MatchResult, commands: tuple[str, str], game: str
     if earlier.scheduled != games:
         differs("number of games is", earlier.scheduled, games)
     for k, command in enumerate(commands):
-        ours = shlex.join(shlex.split(command))
+        ours = command_text(command)
         if earlier.commands[k] != ours:
             differs(f"engine {k + 1} is", earlier.commands[k], ours)
     if earlier.adjudicated_by is not None and earlier.adjudicated_by != adjudicate:
@@ -530,7 +540,7 @@ def _player_name(client: GTPClient) -> str:
     try:
         return f"{client.send('name').strip()} {client.send('version').strip()}".strip()
     except EngineFailure:
-        return shlex.join(client.argv)
+        return command_text(client.argv)
 
 
 def _record_text(game: Game, outcome: GameOutcome, names: tuple[str, ...]) -> str:
