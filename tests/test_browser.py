@@ -334,6 +334,12 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
         page.goto(server.url + "/")
         expect(page.locator("tr[data-game-id]")).to_have_count(2)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # The form's labels stand above their choices, and the choices line up at the left.
+        label, *choices = page.evaluate("""[...document.querySelectorAll('#new-game .form-row')[1].children]
+            .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.bottom]; })""")
+        the_ai, _, a_friend = choices  # the AI, a person at this screen; then a friend online
+        assert the_ai[0] == a_friend[0] == label[0]
+        assert all(label[2] <= c[1] for c in choices)
         page.goto(f"{server.url}/game/{big['id']}")
         expect(page.get_by_test_id("status")).to_have_text("Black to move")
         # Both points measured in one go: no redraw can come between them.
