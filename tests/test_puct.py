@@ -196,6 +196,32 @@ def test_virtual_loss_leaves_visit_counts_consistent(threads):
     assert int(tree.counters[C_ROOT]) != root
 
 
+def test_a_tree_grows_as_its_search_needs_and_a_full_one_at_its_limit_ends_the_search(monkeypatch):
+    game = hexstones.new_game("dehil", size=4)
+    net = random_network("dehil", seed=5)
+    roomy = puct.search(game, iterations=400, seed=2, network=net, reuse=False)
+    monkeypatch.setattr(puct, "START_NODES", 100)  # room for not even one batch's leaves
+    grown = puct.search(game, iterations=400, seed=2, network=net, reuse_key="grows")
+    tree = puct.kept_tree(game, "grows")
+    assert len(tree.move) > 100 and check_tree(tree) > 100
+    # Growing changes nothing but the room: the search is the one in a tree big enough.
+    assert grown.children == roomy.children and grown.pv == roomy.pv
+    assert grown.iterations == 400
+    # Two searchers grow it too, with leaves of the other's batch in flight.
+    two = puct.search(game, iterations=400, network=net, reuse_key="grows, 2", threads=2)
+    tree = puct.kept_tree(game, "grows, 2")
+    assert two.iterations >= 400 and check_tree(tree) > 100
+    assert tree.visits[int(tree.counters[C_ROOT])] == sum(v for _, v, _ in two.children) + 1
+    # At its limit a full tree ends the search short of its budget: leaves that cannot
+    # expand would only repeat their values.
+    monkeypatch.setattr(puct, "MAX_NODES", 1000)
+    full = puct.search(game, iterations=400, seed=2, network=net, reuse_key="full")
+    tree = puct.kept_tree(game, "full")
+    assert len(tree.move) <= 1000 and 0 < full.iterations < 400
+    assert tree.visits[int(tree.counters[C_ROOT])] == full.iterations
+    check_tree(tree)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_analyze_says_net_and_keeps_its_keys(name):
     game = hexstones.new_game(name, size=4)

@@ -29,7 +29,8 @@ import numpy as np
 
 # puct_tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.puct_tree import (  # isort: skip
-    C_ROOT, DEFAULT_PARAMS, LEAF_NET, P_MIX, PuctTree, allocate_tree,
+    C_ROOT, C_USED, DEFAULT_PARAMS, LEAF_NET, P_MIX, PuctTree, allocate_tree, grow_tree,
+    node_bytes,
     expand_and_backup, reset_tree, select_leaves,
 )
 from hexstones.ai.features import NUM_FEATURES
@@ -38,7 +39,15 @@ from hexstones.core import dispatch
 from hexstones.core.common import copy_into, seed_rng
 from hexstones.core.layout import M_PLY, allocate_state, capacity_of
 
-MAX_NODES = 2_000_000
+# A tree starts with room for START_NODES nodes (or what an iteration budget needs) and
+# grows while a search needs more, up to MAX_NODES (~650 MB) or a sixteenth of the
+# machine's memory. Every expansion takes a node for each legal move (62 on Droched 5),
+# so a 2 million node tree held about 32 000 expansions: one core's 7 s of level 10 in
+# every game filled it, and the rest of the search evaluated the same unexpandable
+# leaves again and again, piling visits on them unchecked (level 10 was level 9 plus a
+# distortion; it lost to level 9 in Droched 5).
+START_NODES = 2_000_000
+MAX_NODES = 16_000_000
 BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gains
 # nothing from bigger batches on a CPU (benchmarks/net_search.py), and every leaf in
 # flight blurs the search a little (virtual loss)
@@ -247,11 +256,35 @@ def kept_tree(game, reuse_key=None) -> PuctTree | None:
 
 
 def _capacity(game, iterations) -> int:
+    """The room a new tree starts with (it grows when a search needs more)."""
     if iterations is not None:
         # Room for this search and the next one on the kept tree (each evaluation
         # expands a node: up to P + 1 children).
-        return int(min(MAX_NODES, (2 * iterations + BATCH * 4 + 2) * (game.board.num_points + 1)))
-    return MAX_NODES
+        return int(min(START_NODES, (2 * iterations + BATCH * 4 + 2) * (game.board.num_points + 1)))
+    return START_NODES
+
+
+def node_limit() -> int:
+    """The most nodes a tree may grow to: :data:`MAX_NODES`, or a sixteenth of this
+    machine's memory where that is less."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf: not Linux
+        return MAX_NODES
+    return int(max(START_NODES, min(MAX_NODES, memory // 16 // node_bytes())))
+
+
+def _make_room(cache, need: int, limit: int) -> bool:
+    """Whether ``cache``'s tree has room for ``need`` more nodes, growing it (doubling, at
+    most to ``limit``) where it has not; False when it is full at the limit."""
+    tree = cache.tree
+    capacity, used = len(tree.move), int(tree.counters[C_USED])
+    if capacity - used >= need:
+        return True
+    if capacity >= limit or used + need > limit:
+        return False
+    cache.tree = grow_tree(tree, min(limit, max(2 * capacity, used + need)))
+    return True
 
 
 class _Searcher:
@@ -318,7 +351,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
         while len(_CACHE) >= KEPT_TREES:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = cache
-    tree: PuctTree = cache.tree
+    limit = node_limit()
     balance = float(game.balance_value)
     max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
     max_depth = max(1, min(max_depth, 4 * P + 64))
@@ -337,6 +370,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     def add_root_noise() -> None:
         """Once the root has children (at once on a reused tree, else after the first
         batch), mix the noise into their priors; called under the tree lock."""
+        tree = cache.tree
         root = int(tree.counters[C_ROOT])
         first, k = int(tree.first_child[root]), int(tree.num_children[root])
         if noised[0] or first < 0 or k == 0:
@@ -361,11 +395,14 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
         while not stop.is_set():
             with tree_lock:
                 want = budget_left()
-                if want == 0:
+                # Room for every leaf in flight and this batch's to expand (up to P + 1
+                # children each); a tree full at its limit ends the search, since leaves
+                # that cannot expand only repeat their values.
+                if want == 0 or not _make_room(cache, (in_flight[0] + 1) * batch * (P + 1), limit):
                     stop.set()
                     tree_lock.notify_all()
                     return
-                n = select_leaves(gid, geo, root_st, s.work, tree, params, balance, want,
+                n = select_leaves(gid, geo, root_st, s.work, cache.tree, params, balance, want,
                                   s.features, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
                                   s.exact_value, s.exact_score, s.to_move, s.rng, max_ply,
                                   s.cand, s.reply, s.rollout)
@@ -391,7 +428,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
                     tree_lock.notify_all()
             logits, values, scores, ownership, net_rows = out
             with tree_lock:
-                expand_and_backup(tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
+                expand_and_backup(cache.tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
                                   logits, values, scores, s.exact_value, s.exact_score,
                                   s.rollout, params)
                 add_root_noise()
@@ -415,7 +452,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
         if errors:
             raise errors[0]
     elapsed = time.perf_counter() - start
-    result = _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis)
+    result = _result(game, cache.tree, root_st, door, own_sum, counts, elapsed, analysis)
     result.batch = batch
     result.threads = threads
     return result

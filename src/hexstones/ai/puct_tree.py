@@ -94,6 +94,22 @@ def allocate_tree(capacity: int) -> PuctTree:
     )
 
 
+def grow_tree(tree: PuctTree, capacity: int) -> PuctTree:
+    """A copy of ``tree`` with room for ``capacity`` nodes: the same slots, so that paths
+    chosen before (leaves in flight) stay valid in the copy."""
+    bigger = allocate_tree(capacity)
+    used = int(tree.counters[C_USED])
+    for old, new in zip(tree, bigger):
+        new[:used] = old[:used]
+    bigger.counters[:] = tree.counters
+    return bigger
+
+
+def node_bytes() -> int:
+    """Memory of one node of the tree."""
+    return sum(a.itemsize for a in allocate_tree(1)[:-1])
+
+
 @njit(cache=True, nogil=True)
 def reset_tree(tree):
     tree.first_child[0] = -1
