@@ -19,6 +19,7 @@ from hexstones.protocol.match import (
     GameOutcome,
     GTPClient,
     MatchResult,
+    Openings,
     play_match,
 )
 from hexstones.records import read_record, read_sgf
@@ -645,6 +646,47 @@ def test_resume_refuses_a_record_of_another_match_and_changes_nothing(tmp_path):
     assert nowhere.returncode == 2 and "no folder" in nowhere.stderr
     alone = subprocess.run(base + ["--resume"], capture_output=True, text=True, timeout=AI_TIMEOUT)
     assert alone.returncode == 2 and "name the file" in alone.stderr
+
+
+def test_openings_start_each_pair_of_games_from_its_own_random_placements(tmp_path):
+    engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
+    openings = Openings(3, seed=5)
+    match = play_match((engine + " --seed 1", engine + " --seed 2"), game="keil", games=4,
+                       options={"size": 3}, timeout=AI_TIMEOUT, openings=openings)
+    drawn = [openings.opening(hexstones.new_game("keil", size=3), n) for n in (1, 2, 3, 4)]
+    assert drawn[0] == drawn[1] and drawn[2] == drawn[3] and drawn[0] != drawn[2]
+    assert openings.opening(hexstones.new_game("keil", size=3), 1) == drawn[0]  # same seed, same
+    assert Openings(3, seed=6).opening(hexstones.new_game("keil", size=3), 1) != drawn[0]
+    for outcome, opening in zip(match.games, drawn):
+        assert outcome.opening == 3 and outcome.moves[:3] == opening
+        assert all(hexstones.new_game("keil", size=3).board.is_point(m) for m in opening)
+        # Both engines were told the opening: they played on from it, legally, to the end.
+        assert outcome.reason == "rules" and len(outcome.moves) > 3
+        assert read_record(outcome.sgf).game.moves == outcome.moves
+    assert [g.black for g in match.games] == [0, 1, 0, 1]  # each engine Black once a pair
+    assert "openings: 3 random placements" in match.summary()
+    assert "the first 3 the opening" in match.summary()
+    back = MatchResult.from_json(json.loads(json.dumps(match.to_json())))
+    assert back.openings == openings and [g.opening for g in back.games] == [3] * 4
+    # A match continued from its record must draw the same openings.
+    with pytest.raises(ValueError, match="its openings are"):
+        play_match((engine + " --seed 1", engine + " --seed 2"), game="keil", games=4,
+                   options={"size": 3}, earlier=back, openings=Openings(3, seed=6))
+    # An opening stops short of a move that would end the game (a long one on a small board).
+    for name in ("keil", "dehil", "droched"):
+        game = hexstones.new_game(name, size=3)
+        long = Openings(60, seed=1).opening(game, 1)
+        for move in long:
+            assert game.board.is_point(move)
+            game.play(move)
+        assert not game.is_over and game.moves == long
+    for bad in (Openings(0), Openings(2, seed=-1), Openings(True), Openings(2, seed=1.5)):
+        with pytest.raises(ValueError):
+            bad.check()
+    refused = subprocess.run([sys.executable, "-m", "hexstones.cli", "match", engine, engine,
+                              "--size", "3", "--openings", "2:x"], capture_output=True, text=True,
+                             timeout=AI_TIMEOUT)
+    assert refused.returncode == 2 and "--openings takes MOVES or MOVES:SEED" in refused.stderr
 
 
 def test_a_match_record_reads_back_as_it_was_written():

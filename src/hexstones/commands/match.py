@@ -39,6 +39,11 @@ def add_parser(sub) -> None:
                         "without kata-analyze play every game out")
     p.add_argument("--adjudicate-seconds", type=float, default=0.2, metavar="S",
                    help="how long each such analysis runs (default 0.2)")
+    p.add_argument("--openings", metavar="MOVES[:SEED]",
+                   help="start each pair of games (1 and 2, 3 and 4, ...) from its own MOVES "
+                        "random placements, the colours swapped between the two, so that "
+                        "engines that always play the same game still play different ones; "
+                        "SEED (default 1) draws the openings")
     p.add_argument("--sgf-dir", type=pathlib.Path, help="write each game's SGF record here")
     p.add_argument("--out", type=pathlib.Path, metavar="FILE",
                    help="keep the match in FILE (the --json report), rewritten as each game "
@@ -62,6 +67,20 @@ def parse_adjudication(text: str, seconds: float):
     return adjudicate
 
 
+def parse_openings(text: str):
+    """The :class:`~hexstones.protocol.match.Openings` that ``--openings MOVES[:SEED]`` asks
+    for; ValueError for a malformed or out-of-range value."""
+    from hexstones.protocol.match import Openings
+
+    moves, _, seed = text.partition(":")
+    try:
+        openings = Openings(int(moves), int(seed) if seed else 1)
+    except ValueError:
+        raise ValueError(f"--openings takes MOVES or MOVES:SEED, whole numbers, not {text!r}") from None
+    openings.check()
+    return openings
+
+
 def run(args: argparse.Namespace) -> int:
     from hexstones.commands import game_options
     from hexstones.protocol.match import MatchResult, MatchStopped, play_match
@@ -80,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         options = game_options(args.game, args)
         adjudicate = (None if args.adjudicate is None
                       else parse_adjudication(args.adjudicate, args.adjudicate_seconds))
+        openings = None if args.openings is None else parse_openings(args.openings)
     except ValueError as exc:
         return fail(str(exc))
     earlier = None
@@ -142,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         match = play_match((args.engine1, args.engine2), game=args.game, games=args.games,
                            options=options, max_moves=args.max_moves, timeout=args.timeout,
                            on_game=report, first_game=args.first_game, adjudicate=adjudicate,
-                           earlier=earlier, on_move=moved if live else None)
+                           earlier=earlier, on_move=moved if live else None, openings=openings)
     except ValueError as exc:
         return fail(str(exc))
     except MatchStopped as exc:

@@ -9,12 +9,20 @@ Adjudication (optional, as computer-chess referees do it): after each move the r
 asks the engine that made it for a short ``kata-analyze``; once both engines, for the
 last TURNS moves of each, gave the same side at most BELOW, that side loses. An engine
 that does not know ``kata-analyze`` gives no opinion, and its games are played out.
+
+Openings (optional, as engine testers use opening books): two deterministic engines play
+the same game again and again, so that ten games can be two or three games repeated and
+the match's interval claims more than it measured. With :class:`Openings`, each pair of
+games (1 and 2, 3 and 4, ...) starts from its own few random placements, played by the
+referee, with the colours swapped between the two games of the pair, so that an opening
+that favours one colour favours each engine once.
 """
 
 from __future__ import annotations
 
 import math
 import queue
+import random
 import shlex
 import subprocess
 import threading
@@ -24,6 +32,38 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from hexstones.games import COLORS, Game, IllegalMove, Outcome, new_game, other
+
+
+class Openings(NamedTuple):
+    """Each pair of games starts from ``moves`` random placements (uniform over the empty
+    points, none that ends the game), drawn from ``seed`` and the pair's number: the same
+    openings for the same seed, whatever the engines."""
+
+    moves: int
+    seed: int = 1
+
+    def check(self) -> None:
+        for what, value, least in (("opening moves", self.moves, 1), ("opening seed", self.seed, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"the {what} must be a whole number of at least {least}, not {value!r}")
+
+    def opening(self, game: Game, number: int) -> list[str]:
+        """The opening of game ``number`` (1, 2, ...) of a match from ``game``'s start
+        position (the games of a pair share it)."""
+        rng = random.Random(f"{self.seed}/{(number + 1) // 2}")
+        trial = game.copy()
+        for _ in range(self.moves):
+            placements = []
+            for move in trial.legal_moves():
+                if trial.board.is_point(move):
+                    after = trial.copy()
+                    after.play(move)
+                    if not after.is_over:
+                        placements.append(move)
+            if not placements:
+                break
+            trial.play(rng.choice(placements))
+        return list(trial.moves[len(game.moves):])
 
 
 class Adjudication(NamedTuple):
@@ -207,6 +247,7 @@ class GameOutcome:
     moves: list[str] = field(default_factory=list)
     sgf: str = ""
     text: str = ""  # the result in words (Outcome.text), "" without one
+    opening: int = 0  # how many of the first moves the referee played (Openings)
 
     @property
     def winner_engine(self) -> int | None:
@@ -224,7 +265,8 @@ class GameOutcome:
         (the SGF text is not kept: the moves are)."""
         return {"number": self.number, "black": names[self.black], "white": names[self.white],
                 "winner": self.winner, "winner_engine": self.winner_engine, "reason": self.reason,
-                "result": self.result, "text": self.text, "moves": self.moves}
+                "result": self.result, "text": self.text, "moves": self.moves,
+                "opening": self.opening}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], names: tuple[str, ...]) -> GameOutcome:
@@ -233,11 +275,14 @@ class GameOutcome:
             black, white = names.index(data["black"]), names.index(data["white"])
             number, winner, moves = data["number"], data["winner"], data["moves"]
             outcome = cls(number, black, white, winner, str(data["reason"]), str(data["result"]),
-                          [str(m) for m in moves], text=str(data.get("text", "")))
+                          [str(m) for m in moves], text=str(data.get("text", "")),
+                          opening=data.get("opening", 0))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a game of a match record: {exc!r}") from None
         if (isinstance(number, bool) or not isinstance(number, int) or number < 1
-                or black == white or winner not in (*COLORS, None)):
+                or black == white or winner not in (*COLORS, None)
+                or isinstance(outcome.opening, bool) or not isinstance(outcome.opening, int)
+                or not 0 <= outcome.opening <= len(moves)):
             raise ValueError(f"not a game of a match record: {data!r:.200}")
         return outcome
 
@@ -249,6 +294,7 @@ class MatchResult:
     players: tuple[str, ...] = ("", "")  # what the engines call themselves (GTP name, version)
     games: list[GameOutcome] = field(default_factory=list)
     adjudicated_by: Adjudication | None = None  # the rule, when both engines could be asked
+    openings: Openings | None = None  # the games' random openings, if any
     analysts: tuple[bool, bool] = (False, False)  # which engines know kata-analyze
     # What a match continued from its record must agree with: the game's name, its options
     # (size, balance, ...) and the number of games the match was to have.
@@ -290,7 +336,8 @@ class MatchResult:
             outcome = (f"{g.text}: {self.names[g.winner_engine]} wins"
                        if g.winner is not None else "no result")
             lines.append(f"game {g.number}: {self.names[g.black]} (black) vs {self.names[g.white]} "
-                         f"(white): {outcome} ({g.reason}, {len(g.moves)} moves)")
+                         f"(white): {outcome} ({g.reason}, {len(g.moves)} moves"
+                         f"{f', the first {g.opening} the opening' if g.opening else ''})")
         total = len(self.games)
         for k in (0, 1):
             share = f" ({100 * self.wins(k) / total:.0f}%)" if total else ""
@@ -313,6 +360,9 @@ class MatchResult:
             adjudicated = sum(1 for g in self.games if g.reason == "adjudication")
             lines.append(f"adjudicated: {adjudicated} (both engines at most {rule.below:.0%} for "
                          f"{rule.turns} turns each, kata-analyze {rule.seconds:g} s)")
+        if self.openings is not None:
+            lines.append(f"openings: {self.openings.moves} random placements for each pair of "
+                         f"games, seed {self.openings.seed}")
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -323,6 +373,7 @@ class MatchResult:
             "unfinished": self.unfinished,
             "score": self.score(),
             "adjudication": self.adjudicated_by._asdict() if self.adjudicated_by else None,
+            "openings": self.openings._asdict() if self.openings else None,
             "game": self.game, "options": self.options, "scheduled_games": self.scheduled,
             "games": [g.to_json(self.names) for g in self.games],
         }
@@ -344,6 +395,10 @@ class MatchResult:
                 match.adjudicated_by = Adjudication(float(rule["below"]), int(rule["turns"]),
                                                     float(rule["seconds"]))
                 match.analysts = (True, True)
+            openings = data.get("openings")
+            if openings is not None:
+                match.openings = Openings(openings["moves"], openings["seed"])
+                match.openings.check()
             match.games = [GameOutcome.from_json(g, names) for g in data["games"]]
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"not a match record: {exc}") from None
@@ -375,11 +430,13 @@ def _setup(client: GTPClient, game: Game) -> None:
 def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, number: int,
               max_moves: int, adjudicate: Adjudication | None = None,
               analysts: tuple[bool, bool] = (False, False),
-              on_move: Callable[[Game], None] | None = None) -> GameOutcome:
+              on_move: Callable[[Game], None] | None = None,
+              opening: list[str] | tuple[str, ...] = ()) -> GameOutcome:
     """One game, engine ``black`` (0 or 1) taking black; ``game`` is fresh and becomes the
-    record. With ``adjudicate``, engines whose ``analysts`` entry is true are asked for
-    their judgement after each of their moves. ``on_move`` sees the game after each move
-    both engines have taken."""
+    record. The referee plays the moves of ``opening`` first, telling both engines. With
+    ``adjudicate``, engines whose ``analysts`` entry is true are asked for their judgement
+    after each of their moves. ``on_move`` sees the game after each move both engines
+    have taken."""
     from hexstones.records import result_text
     from hexstones.records.sgf import PROPERTY_OF_COLOR
 
@@ -402,42 +459,63 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
             _setup(clients[k], game)
         except EngineFailure as exc:
             return forfeit(color, f"setup failed: {exc}")
-    opinions: list[tuple[str, float | None]] = []
-    while not game.is_over:
-        if len(game.moves) >= max_moves:
-            return GameOutcome(number, black, white, None, "move limit", "", list(game.moves))
+
+    def play_on() -> GameOutcome:
+        """The game after the opening, to its end."""
+        opinions: list[tuple[str, float | None]] = []
+        while not game.is_over:
+            if len(game.moves) >= max_moves:
+                return GameOutcome(number, black, white, None, "move limit", "", list(game.moves))
+            color = game.to_move
+            mover, watcher = clients[by_color[color]], clients[by_color[other(color)]]
+            try:
+                move = mover.send(f"genmove {color}").strip().lower()
+            except EngineFailure as exc:
+                return forfeit(color, str(exc))
+            if move == "resign":
+                return lost(color, "resignation", "R", Outcome.resignation(color).text())
+            try:
+                game.play(move)
+            except IllegalMove as exc:
+                return forfeit(color, f"illegal move {move!r}: {exc}")
+            try:
+                watcher.send(f"play {color} {move}")
+            except EngineFailure as exc:
+                return forfeit(other(color), f"refused the legal move {move}: {exc}")
+            if on_move is not None:
+                on_move(game)
+            if adjudicate is not None and all(analysts) and not game.is_over:
+                try:
+                    opinions.append((color, mover.win_rate(adjudicate.seconds)))
+                except EngineFailure as exc:
+                    return forfeit(color, f"analysis failed: {exc}")
+                loser = adjudicate.loser(opinions)
+                if loser is not None:
+                    return lost(loser, "adjudication", "",
+                                f"{other(loser).capitalize()} wins by adjudication: both engines gave "
+                                f"{loser.capitalize()} at most {adjudicate.below:.0%} for "
+                                f"{adjudicate.turns} turn{'s' if adjudicate.turns > 1 else ''} each")
+        outcome = game.outcome()
+        return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
+                           text=outcome.text())
+
+    played = 0
+    for move in opening:
         color = game.to_move
-        mover, watcher = clients[by_color[color]], clients[by_color[other(color)]]
-        try:
-            move = mover.send(f"genmove {color}").strip().lower()
-        except EngineFailure as exc:
-            return forfeit(color, str(exc))
-        if move == "resign":
-            return lost(color, "resignation", "R", Outcome.resignation(color).text())
-        try:
-            game.play(move)
-        except IllegalMove as exc:
-            return forfeit(color, f"illegal move {move!r}: {exc}")
-        try:
-            watcher.send(f"play {color} {move}")
-        except EngineFailure as exc:
-            return forfeit(other(color), f"refused the legal move {move}: {exc}")
+        game.play(move)  # the referee's own move: an illegal one is its error, no forfeit
+        for watching, k in by_color.items():
+            try:
+                clients[k].send(f"play {color} {move}")
+            except EngineFailure as exc:
+                outcome = forfeit(watching, f"refused the opening's legal move {move}: {exc}")
+                outcome.opening = played + 1
+                return outcome
+        played += 1
         if on_move is not None:
             on_move(game)
-        if adjudicate is not None and all(analysts) and not game.is_over:
-            try:
-                opinions.append((color, mover.win_rate(adjudicate.seconds)))
-            except EngineFailure as exc:
-                return forfeit(color, f"analysis failed: {exc}")
-            loser = adjudicate.loser(opinions)
-            if loser is not None:
-                return lost(loser, "adjudication", "",
-                            f"{other(loser).capitalize()} wins by adjudication: both engines gave "
-                            f"{loser.capitalize()} at most {adjudicate.below:.0%} for "
-                            f"{adjudicate.turns} turn{'s' if adjudicate.turns > 1 else ''} each")
-    outcome = game.outcome()
-    return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
-                       text=outcome.text())
+    outcome = play_on()
+    outcome.opening = played
+    return outcome
 
 
 def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
@@ -446,14 +524,16 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
                on_game: Callable[[GameOutcome, MatchResult], None] | None = None,
                first_game: int = 1, adjudicate: Adjudication | None = None,
                earlier: MatchResult | None = None,
-               on_move: Callable[[int, Game], None] | None = None) -> MatchResult:
+               on_move: Callable[[int, Game], None] | None = None,
+               openings: Openings | None = None) -> MatchResult:
     """Games ``first_game`` to ``games`` between the engines started by ``commands``, colours
     alternating (the first engine takes black in games 1, 3, ...); a ``first_game`` above 1
     continues a match stopped before it. ``earlier``, the record of this match's first games
     (:meth:`MatchResult.from_json`), continues it after its last game, the result holding
     them too; it must name the same engine commands, game, options and number of games.
     ``adjudicate`` ends games both engines agree on (:class:`Adjudication`), when both know
-    ``kata-analyze``. ``on_game`` is called with each game as it ends and the match so far,
+    ``kata-analyze``. ``openings`` starts each pair of games from its own random opening
+    (:class:`Openings`). ``on_game`` is called with each game as it ends and the match so far,
     ``on_move`` with the game's number and the game after each move.
     Interrupted (Ctrl-C) once the engines have started, it raises :class:`MatchStopped` with
     the games that had ended."""
@@ -465,13 +545,15 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         raise ValueError(f"the first game must be a whole number from 1 to {games}, not {first_game!r}")
     if adjudicate is not None:
         adjudicate.check()
+    if openings is not None:
+        openings.check()
     options = dict(options or {})
     new_game(game, **options)  # a bad game or option fails here, before any engine starts
     if earlier is not None:
         if first_game != 1:
             raise ValueError("a match continued from its record starts after its last game, "
                              "not at a first game of its own")
-        _check_same_match(earlier, commands, game, options, games, adjudicate)
+        _check_same_match(earlier, commands, game, options, games, adjudicate, openings)
         first_game = earlier.games[-1].number + 1 if earlier.games else 1
         if first_game > games:  # over already: nothing to start
             return earlier
@@ -488,7 +570,7 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         match = MatchResult(names or ("engine 1", "engine 2"),
                             tuple(command_text(c.argv) for c in clients),
                             tuple(_player_name(c) for c in clients),
-                            game=game, options=options, scheduled=games)
+                            game=game, options=options, scheduled=games, openings=openings)
         if earlier is not None:
             match.games = list(earlier.games)
         analysts = (clients[0].known("kata-analyze"), clients[1].known("kata-analyze"))
@@ -497,10 +579,12 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
         try:
             for number in range(first_game, games + 1):
                 record = new_game(game, **options)
+                opening = openings.opening(record, number) if openings is not None else []
                 outcome = play_game((clients[0], clients[1]), (number - 1) % 2, record,
                                     number=number, max_moves=max_moves, adjudicate=adjudicate,
                                     analysts=analysts,
-                                    on_move=None if on_move is None else partial(on_move, number))
+                                    on_move=None if on_move is None else partial(on_move, number),
+                                    opening=opening)
                 outcome.sgf = _record_text(record, outcome, match.players)
                 match.games.append(outcome)
                 if on_game:
@@ -514,7 +598,8 @@ def play_match(commands: tuple[str, str], *, game: str = "keil", games: int = 2,
 
 
 def _check_same_match(earlier: MatchResult, commands: tuple[str, str], game: str,
-                      options: dict[str, Any], games: int, adjudicate: Adjudication | None) -> None:
+                      options: dict[str, Any], games: int, adjudicate: Adjudication | None,
+                      openings: Openings | None) -> None:
     """ValueError unless the record ``earlier`` is of the match these arguments describe."""
     def differs(what: str, theirs: Any, ours: Any) -> None:
         raise ValueError(f"the record is of another match: its {what} {theirs!r}, not {ours!r}")
@@ -534,6 +619,8 @@ def _check_same_match(earlier: MatchResult, commands: tuple[str, str], game: str
             differs(f"engine {k + 1} is", earlier.commands[k], ours)
     if earlier.adjudicated_by is not None and earlier.adjudicated_by != adjudicate:
         differs("adjudication is", earlier.adjudicated_by, adjudicate)
+    if earlier.openings != openings:
+        differs("openings are", earlier.openings, openings)
 
 
 def _player_name(client: GTPClient) -> str:
