@@ -58,7 +58,7 @@ def elo_of(share: float) -> float:
 
 def main() -> None:
     from hexstones.ai.elo import wilson_interval
-    from hexstones.commands.match import parse_adjudication
+    from hexstones.commands.match import parse_adjudication, parse_openings
     from hexstones.protocol.match import play_match
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -79,6 +79,9 @@ def main() -> None:
                          "(hexstones match --adjudicate)")
     ap.add_argument("--adjudicate-seconds", type=float, default=0.2,
                     help="each of those analyses' time (default 0.2)")
+    ap.add_argument("--openings", metavar="MOVES[:SEED]",
+                    help="each pair of games starts from its own random placements "
+                         "(hexstones match --openings)")
     ap.add_argument("--cores", default="0,1", help="the two cores: candidate's, baseline's")
     ap.add_argument("--out", help="write the match's JSON here")
     ap.add_argument("--resume", action="store_true",
@@ -91,12 +94,14 @@ def main() -> None:
                     help="record the match in this network file's metadata (see above)")
     args = ap.parse_args()
     core_a, core_b = args.cores.split(",")
-    adjudicate = None
-    if args.adjudicate:
-        try:
+    adjudicate = openings = None
+    try:
+        if args.adjudicate:
             adjudicate = parse_adjudication(args.adjudicate, args.adjudicate_seconds)
-        except ValueError as exc:
-            ap.error(str(exc))
+        if args.openings:
+            openings = parse_openings(args.openings)
+    except ValueError as exc:
+        ap.error(str(exc))
     # The candidate plays the network: the shipped weights unless a folder is named (shipped
     # weights play the levels only once they have won such a match: ai.puct.plays_by_default).
     from hexstones.ai.net import weights_path
@@ -146,6 +151,7 @@ def main() -> None:
             **({"adjudication": adjudicate._asdict(),
                 "adjudicated": sum(1 for g in done.games if g.reason == "adjudication")}
                if adjudicate else {}),
+            **({"openings": openings._asdict()} if openings else {}),
             **({"prior_games": prior_games, "prior_points": prior_points} if prior_games else {}),
         }
 
@@ -177,7 +183,7 @@ def main() -> None:
         play_match((candidate, baseline), game=args.game, games=args.games,
                    options={"size": args.size}, timeout=900.0,
                    names=("candidate", "baseline"), on_game=report, first_game=first_game,
-                   adjudicate=adjudicate)
+                   adjudicate=adjudicate, openings=openings)
         stopped = False
     except KeyboardInterrupt:
         stopped = True
@@ -216,7 +222,8 @@ def record_match(path: str, summary: dict, command: str, against_classic: bool) 
     record = {key: summary[key] for key in ("games", "candidate_points", "win_rate", "ci95",
                                             "elo", "elo_ci95", "baseline", "minutes")}
     record["command"] = "python " + command
-    for key in ("stopped_after", "prior_games", "prior_points", "adjudication", "adjudicated"):
+    for key in ("stopped_after", "prior_games", "prior_points", "adjudication", "adjudicated",
+                "openings"):
         if key in summary:
             record[key] = summary[key]
     network.meta.setdefault("matches", {})[str(size)] = record
