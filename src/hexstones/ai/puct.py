@@ -44,8 +44,7 @@ from hexstones.core.layout import M_PLY, allocate_state, capacity_of
 # machine's memory. Every expansion takes a node for each legal move (62 on Droched 5),
 # so a 2 million node tree held about 32 000 expansions: one core's 7 s of level 10 in
 # every game filled it, and the rest of the search evaluated the same unexpandable
-# leaves again and again, piling visits on them unchecked (level 10 was level 9 plus a
-# distortion; it lost to level 9 in Droched 5).
+# leaves again and again, piling visits on them unchecked.
 START_NODES = 2_000_000
 MAX_NODES = 16_000_000
 BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gains

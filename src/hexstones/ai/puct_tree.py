@@ -99,7 +99,7 @@ def grow_tree(tree: PuctTree, capacity: int) -> PuctTree:
     chosen before (leaves in flight) stay valid in the copy."""
     bigger = allocate_tree(capacity)
     used = int(tree.counters[C_USED])
-    for old, new in zip(tree, bigger):
+    for old, new in zip(tree[:-1], bigger[:-1]):  # every per-node array; then the counters
         new[:used] = old[:used]
     bigger.counters[:] = tree.counters
     return bigger
