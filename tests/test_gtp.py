@@ -365,6 +365,32 @@ sys.exit(serve(engine, sys.stdin, sys.stdout))
 """
 
 
+SLOW_MOVES = """
+import sys, time
+from hexstones.protocol.gtp import Engine, serve
+engine = Engine("keil", size=3, player="random", seed=5)
+genmove = engine.commands["genmove"]
+def slow(*args):
+    time.sleep(2)  # longer than the referee's limit: a first move that compiles, say
+    return genmove(*args)
+engine.commands["genmove"] = slow
+sys.exit(serve(engine, sys.stdin, sys.stdout))
+"""
+
+
+def test_an_engines_first_move_may_take_longer_than_the_limit_and_later_ones_may_not(tmp_path):
+    script = tmp_path / "engine.py"
+    script.write_text(SLOW_MOVES)
+    client = GTPClient([sys.executable, str(script)], timeout=1)
+    try:
+        assert client.send("name")  # other commands keep the limit
+        assert client.send("genmove black")  # 2 s: allowed, the first move
+        with pytest.raises(EngineFailure, match="no answer within 1 s"):
+            client.send("genmove white")
+    finally:
+        client.close()
+
+
 def test_the_analysis_asked_for_adjudication_gives_the_win_chance_and_leaves_the_engine_ready():
     args = ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200", "--seed", "3"]
     client = GTPClient(ENGINE + args, timeout=AI_TIMEOUT, env=PLAIN_AI)

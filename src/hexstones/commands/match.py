@@ -31,7 +31,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-moves", type=int, default=2000,
                    help="stop a game without result after this many moves (default 2000)")
     p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds an engine may take for one answer (default 60)")
+                   help="seconds an engine may take for one answer (default 60; its first "
+                        "genmove, which may compile its search, at least 600)")
     p.add_argument("--adjudicate", metavar="BELOW[:TURNS]",
                    help="end a game once both engines, asked after each of their moves "
                         "(kata-analyze), gave the same side a win chance of at most BELOW for "

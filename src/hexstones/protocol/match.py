@@ -130,8 +130,16 @@ def command_text(command: str | list[str]) -> str:
     return shlex.join(engine_argv(command))
 
 
+# An engine's first genmove may compile its search (numba's first run in a fresh install
+# takes a minute or more on a busy machine; a match between two such engines forfeited
+# its first game at the 60 s default): that answer may take this long at least.
+FIRST_MOVE_SECONDS = 600.0
+
+
 class GTPClient:
-    """A GTP engine in a subprocess, spoken to over real pipes."""
+    """A GTP engine in a subprocess, spoken to over real pipes. Each answer must come
+    within ``timeout`` seconds; the first ``genmove``'s within :data:`FIRST_MOVE_SECONDS`,
+    if that is longer."""
 
     def __init__(self, command: str | list[str], *, timeout: float = 60.0,
                  env: dict[str, str] | None = None):
@@ -139,6 +147,7 @@ class GTPClient:
         if not self.argv:
             raise ValueError("an engine command is needed, e.g. 'hexstones gtp --game keil'")
         self.timeout = timeout
+        self.has_moved = False
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -157,11 +166,12 @@ class GTPClient:
             self._lines.put(line)
         self._lines.put(None)
 
-    def _line(self) -> str:
+    def _line(self, timeout: float | None = None) -> str:
+        limit = self.timeout if timeout is None else timeout
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = self._lines.get(timeout=limit)
         except queue.Empty:
-            raise EngineFailure(f"no answer within {self.timeout:g} s") from None
+            raise EngineFailure(f"no answer within {limit:g} s") from None
         if line is None:
             raise EngineFailure("the engine exited")
         return line.rstrip("\r\n")
@@ -169,9 +179,12 @@ class GTPClient:
     def send(self, command: str) -> str:
         """The answer to ``command`` (its lines joined); EngineFailure on ``? message``."""
         self._write(command)
-        line = self._line()
+        first_move = command.startswith("genmove") and not self.has_moved
+        limit = max(self.timeout, FIRST_MOVE_SECONDS) if first_move else self.timeout
+        line = self._line(limit)
         while not line.strip():  # tolerate stray blank lines before an answer
-            line = self._line()
+            line = self._line(limit)
+        self.has_moved = self.has_moved or first_move
         if line[:1] not in "=?":
             raise EngineFailure(f"not a GTP answer to {command!r}: {line!r}")
         status, body = line[0], line[1:].lstrip("0123456789").strip()
