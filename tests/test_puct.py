@@ -269,6 +269,27 @@ def test_levels_use_the_net_only_at_levels_9_and_10_and_mcts_stays_classic():
     assert ai.engine_for(game, 10) == "mcts"
 
 
+def test_a_networks_metadata_may_leave_level_9_to_the_classic_search():
+    """Weights whose metadata names the levels that play them (``network_levels``) play
+    only those; the others keep the classic search, which the level guide and the moves
+    played follow."""
+    network = random_network("keil", seed=7)
+    network.meta[puct.LEVELS_KEY] = [10]
+    puct.install_network("keil", network)
+    game = hexstones.new_game("keil", size=4)
+    try:
+        assert [ai.engine_for(game, n) for n in (8, 9, 10)] == ["mcts", "mcts", "net"]
+        assert ai.engine_for(game) == "net"
+        assert [g["engine"] for g in ai.level_guide(game, [9, 10])] == ["mcts", "net"]
+        assert ai.choose_move(game, level=9, iterations=20, seed=1) in game.legal_moves()
+        network.meta[puct.LEVELS_KEY] = "10"
+        with pytest.raises(ValueError, match="network_levels"):
+            ai.engine_for(game, 9)
+    finally:
+        puct.install_network("keil", None)
+    assert ai.engine_for(game, 9) == "mcts"
+
+
 def test_no_weights_and_bad_requests_are_refused():
     puct.install_network("dehil", None)
     game = hexstones.new_game("dehil", size=4)

@@ -106,12 +106,14 @@ def _net_plays(game: Game, engine: str) -> bool:
 
 def engine_for(game: Game, level: int | None = None) -> str:
     """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength):
-    "net" where the level plays with a network and the game's network plays by default
-    (:func:`hexstones.ai.puct.plays_by_default`), else "mcts"."""
+    "net" where the level may play a network and the game's network plays by default at
+    that level (:func:`hexstones.ai.puct.plays_level`), else "mcts"."""
     lv = get_level(level) if level is not None else FULL_STRENGTH
     if lv.net_sims is None or not lv.knowledge:
         return "mcts"
-    return "net" if _net_plays(game, "auto") else "mcts"
+    from hexstones.ai import puct
+
+    return "net" if puct.plays_level(game, lv.number) else "mcts"
 
 
 def level_guide(game: Game | None, numbers=None) -> list[dict[str, Any]]:
