@@ -12,10 +12,9 @@ shipped weights that won a match against the classic search on that side), level
 10 play the network-guided search (:mod:`hexstones.ai.puct`) with ``net_sims``
 simulations and the same time caps (in practice the caps end their searches); levels
 1-8 keep the classic search. Weights may name the levels that play them
-(:data:`hexstones.ai.puct.LEVELS_KEY`): Droched's name only level 10, and Keil's only level
-10 on side 5, since twice the time did not make their network search a clearly stronger
-player there (level 10 won 8 of 16 and 5 of 10 against level 9), so level 9 plays the
-classic search there. Why there: the network search runs 10-25x fewer simulations
+(:data:`hexstones.ai.puct.LEVELS_KEY`): Droched's name only level 10, since twice the time
+did not make its network search a clearly stronger player (level 10 won 8 of 16 against
+level 9), so level 9 plays the classic search there. Why there: the network search runs 10-25x fewer simulations
 a second than the classic one runs iterations, so at a small budget it is the weaker
 (measured on Keil 5 with the first trained weights: classic level 5, 800 iterations, beat
 the network search at 48 simulations in every game), while at equal time (1 s a move)

@@ -196,29 +196,24 @@ def search_params(network) -> np.ndarray:
 
 # The key of a network's metadata that names the levels, of those that may play a network
 # (``Level.net_sims``: 9 and 10), that play it where it plays by default (absent: all of
-# them). Its value: a list of level numbers (every board side), or a dict from a side
-# (as text, JSON's keys) to such a list, the sides it leaves out playing all of them.
-# Where twice the time does not make a network's search a clearly stronger player
-# (docs/ai.md, "Each level against the level below"), its weights leave level 9 to the
-# classic search, so that each level still beats the one below it.
+# them). Where twice the time does not make a network's search a clearly stronger player
+# (Droched's: docs/ai.md, "Each level against the level below"), its weights leave level 9
+# to the classic search, so that each level still beats the one below it.
 LEVELS_KEY = "network_levels"
 
 
 def plays_level(game, number: int) -> bool:
     """Whether level ``number`` (one with ``net_sims``) plays ``game`` with the network:
     where it plays by default (:func:`plays_by_default`) and its metadata's
-    :data:`LEVELS_KEY`, if any, names the level on the game's side."""
+    :data:`LEVELS_KEY`, if any, names the level."""
     if not plays_by_default(game):
         return False
     levels = network_for(game.name, game.size).meta.get(LEVELS_KEY)
-    if isinstance(levels, dict):
-        levels = levels.get(str(game.size))
     if levels is None:
         return True
     if not isinstance(levels, list) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in levels):
-        raise ValueError(f"the network's {LEVELS_KEY} is a list of level numbers, or a dict "
-                         f"from board sides to such lists, not {levels!r}")
+        raise ValueError(f"the network's {LEVELS_KEY} is a list of level numbers, not {levels!r}")
     return number in levels
 
 
