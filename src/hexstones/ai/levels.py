@@ -11,17 +11,17 @@ Where a game's network plays by default (:func:`hexstones.ai.puct.plays_by_defau
 shipped weights that won a match against the classic search on that side), levels 9 and
 10 play the network-guided search (:mod:`hexstones.ai.puct`) with ``net_sims``
 simulations and the same time caps (in practice the caps end their searches); levels
-1-8 keep the classic search. Weights may name the levels that play them
-(:data:`hexstones.ai.puct.LEVELS_KEY`): Droched's name only level 10, since twice the time
-did not make its network search a clearly stronger player (level 10 won 8 of 16 against
-level 9), so level 9 plays the classic search there. Why there: the network search runs 10-25x fewer simulations
+1-8 keep the classic search. Why there: the network search runs 10-25x fewer simulations
 a second than the classic one runs iterations, so at a small budget it is the weaker
 (measured on Keil 5 with the first trained weights: classic level 5, 800 iterations, beat
 the network search at 48 simulations in every game), while at equal time (1 s a move)
 the network search with the shipped Keil weights won 34 of 40 games against the classic
 one, and level 9 beat level 8 in 6 of 8 games with earlier weights (docs/ai.md). A
-stronger network will let the network levels reach lower. Without weights every level
-is the classic search.
+stronger network will let the network levels reach lower. Weights may name the levels
+that play them (:data:`hexstones.ai.puct.LEVELS_KEY`): Droched's name only level 10,
+since twice the time did not make its network search a clearly stronger player (level 10
+won 8 of 16 against level 9), so level 9 plays the classic search there. Without weights
+every level is the classic search.
 """
 
 from __future__ import annotations
