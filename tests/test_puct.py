@@ -282,9 +282,10 @@ def test_a_networks_metadata_may_leave_level_9_to_the_classic_search():
         assert ai.engine_for(game) == "net"
         assert [g["engine"] for g in ai.level_guide(game, [9, 10])] == ["mcts", "net"]
         assert ai.choose_move(game, level=9, iterations=20, seed=1) in game.legal_moves()
-        network.meta[puct.LEVELS_KEY] = "10"
-        with pytest.raises(ValueError, match="network_levels"):
-            ai.engine_for(game, 9)
+        for bad in ("10", {"4": [10]}, [True]):  # a list of level numbers, nothing else
+            network.meta[puct.LEVELS_KEY] = bad
+            with pytest.raises(ValueError, match="network_levels"):
+                ai.engine_for(game, 9)
     finally:
         puct.install_network("keil", None)
     assert ai.engine_for(game, 9) == "mcts"

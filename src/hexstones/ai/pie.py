@@ -42,8 +42,8 @@ def effort(level: int | None) -> int | None:
 
 def _on_record(name: str, size: int, iterations: int | None, level: int | None) -> int | None:
     """The fair balance on record for the side where the AI proposes from it: at full
-    strength (no level, or a level that may play a network: 9 and 10) and when no search budget was
-    asked for; else None (then it estimates)."""
+    strength (no level, or a level that may play a network: 9 and 10) and when no search
+    budget was asked for; else None (then it estimates)."""
     if iterations is not None:
         return None
     if level is not None and get_level(level).net_sims is None:
