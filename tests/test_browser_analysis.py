@@ -163,3 +163,31 @@ def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
     page.goto(f"{server.url}/game/{two}")
     expect(page.get_by_test_id("status")).not_to_have_text("Loading…")
     expect(page.get_by_test_id("hint")).to_be_hidden()
+
+
+def test_deeper_while_the_analysis_runs_answers_and_the_server_goes_on(server, page):
+    """Analyze the game, Home, Deeper here: the second request joins the running job (it once
+    waited forever on a lock the first held, and the server's workers ran out)."""
+    rng = random.Random(5)
+    game = hexstones.new_game("keil", size=5)
+    for _ in range(20):
+        game.play(rng.choice([m for m in game.legal_moves() if m[1:].isdigit()]))
+    gid = new_game(page, server.url, "keil", list(game.moves), size=5)
+    page.goto(f"{server.url}/game/{gid}")
+    page.get_by_test_id("analyze").click()  # the normal search: seconds a position
+    expect(page.get_by_test_id("analysis-stop")).to_be_visible()
+    page.keyboard.press("Home")
+    expect(page.get_by_test_id("where")).to_have_text("move 0 of 20")
+    page.get_by_test_id("analysis-deeper").click()
+    # The job takes the deeper search as one more position, and every request still answers.
+    expect(page.get_by_test_id("analysis-progress")).to_contain_text("of 22 positions")
+    for _ in range(3):
+        r = page.request.get(f"{server.url}/api/games/{gid}/analysis", timeout=10_000)
+        assert r.status == 200 and r.json()["job"]["total"] == 22, r.text()
+    r = page.request.post(f"{server.url}/api/games/{gid}/analysis", data={"action": "start"}, timeout=10_000)
+    assert r.status == 200 and r.json()["job"]["state"] == "running", r.text()
+    other = new_game(page, server.url, "dehil", [], size=5)
+    r = page.request.post(f"{server.url}/api/games/{other}/moves", data={"move": "c3"}, timeout=10_000)
+    assert r.status == 200 and r.json()["moves"] == ["c3"], r.text()
+    page.get_by_test_id("analysis-stop").click()
+    expect(page.get_by_test_id("analysis-progress")).to_contain_text("Stopped")

@@ -238,23 +238,34 @@ def test_one_bad_game_is_reported_and_skipped_and_the_others_are_served(tmp_path
     db = tmp_path / "games.db"
     cookies: dict = {}
     ids = make_database(db, cookies=cookies)
-    bad, good = ids[2], [i for i in ids if i != ids[2]]
+    bad, good = ids[2], [i for i in ids if i not in (ids[2], ids[4], ids[5])]
     with sqlite3.connect(db) as con:
         con.execute("UPDATE games SET setup = '{\"opponent\": ' WHERE id = ?", (bad,))
         con.execute("UPDATE moves SET move = CAST(x'ff' AS TEXT) WHERE game_id = ? AND ply = 0", (ids[3],))
+        # A setup of the wrong shape, a revision that is no number, a lone surrogate in a name.
+        con.execute("UPDATE games SET setup = json_set(setup, '$.seats', 5) WHERE id = ?", (ids[4],))
+        con.execute("UPDATE games SET revision = 'abc' WHERE id = ?", (ids[5],))
+        con.execute("UPDATE games SET setup = json_set(setup, '$.name', json('\"\\ud800\"')) WHERE id = ?",
+                    (good[0],))
+        good = good[1:]
+        bad_ones = [bad, ids[4], ids[5], ids[0]]
     server = Server(db)
     server.cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())  # the games' player lists them
     server.start()
     try:
         log = server.log.read_text()
         assert f"game {bad}: setup is not valid JSON" in log and str(db) in log
+        assert f"game {ids[4]}: the setup's seats is int" in log
+        assert f"game {ids[5]}: its revision is 'abc'" in log or f"game {ids[5]}: its revision is b'abc'" in log
+        assert f"game {ids[0]}: setup holds text that is not valid Unicode" in log
         status, listed = server.call("GET", "/api/games")
         assert status == 200
         assert sorted(g["id"] for g in listed["games"]) == sorted(good)
         status, s = server.call("GET", f"/api/games/{good[0]}")
-        assert status == 200 and s["moves"] == ["a1"]
-        status, s = server.call("GET", f"/api/games/{bad}")
-        assert status == 500 and f"game {bad}" in s["detail"]
+        assert status == 200 and s["moves"] == ["a1", "c3"]
+        for one in bad_ones:
+            status, s = server.call("GET", f"/api/games/{one}")
+            assert status == 500 and f"game {one}" in s["detail"], s
         status, s = server.call("GET", f"/api/games/{ids[3]}")  # listed; its moves are bad
         assert status == 500 and "UTF-8" in s["detail"]
     finally:

@@ -67,7 +67,12 @@ def seated(a, b) -> dict:
     return game
 
 
-def test_a_friend_game_has_an_invitation_only_its_creator_sees(people):
+def stored_sessions(db: str) -> list:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT id, name FROM sessions ORDER BY id").fetchall()
+
+
+def test_a_friend_game_has_an_invitation_only_its_creator_sees(people, db):
     a, b, c = people
     game = friend_game(a)
     assert re.fullmatch(r"/invite/[0-9a-f]{24}/[A-Za-z0-9_-]{32}", game["invite"])  # 96 and 192 random bits
@@ -86,6 +91,12 @@ def test_a_friend_game_has_an_invitation_only_its_creator_sees(people):
     secret = game["invite"].rsplit("/", 1)[1]
     r = c.post(f"/api/games/{game['id']}/join", json={"secret": secret, "name": "Cy"})
     assert r.status_code == 409 and "taken" in r.json()["detail"]
+    # A browser with no session replaying the used link is refused without being given one.
+    with TestClient(a.app) as stranger:
+        sessions = stored_sessions(db)
+        r = stranger.post(f"/api/games/{game['id']}/join", json={"secret": secret, "name": "Dee"})
+        assert r.status_code == 409 and "set-cookie" not in r.headers and not stranger.cookies
+        assert stored_sessions(db) == sessions
     wrong = secret[:-1] + ("x" if secret[-1] != "x" else "y")  # differs from the secret in its last letter
     r = c.post(f"/api/games/{game['id']}/join", json={"secret": wrong, "name": "Cy"})
     assert r.status_code == 404
@@ -312,6 +323,16 @@ def test_security_headers_and_the_session_cookie(people):
         assert "frame-ancestors 'none'" in csp
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["referrer-policy"] == "no-referrer"
+        assert "strict-transport-security" not in headers  # plain HTTP here
+    tls = TestClient(a.app, base_url="https://hex.example.org")  # a request that came over TLS
+    assert tls.get("/").headers["strict-transport-security"].startswith("max-age=")
+
+
+def test_behind_an_https_origin_every_answer_asks_for_https(tmp_path):
+    app = create_app(str(tmp_path / "g.db"), origins=frozenset({"https://hex.example.org"}))
+    with TestClient(app) as proxied:  # the proxy speaks plain HTTP to the app
+        for path in ("/", "/api/spec", "/static/game.js", "/api/games/nosuch"):
+            assert proxied.get(path).headers["strict-transport-security"] == "max-age=31536000"
 
 
 def test_names_are_kept_as_text_and_never_markup(people):

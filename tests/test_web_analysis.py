@@ -279,3 +279,21 @@ def test_only_the_player_gets_a_hint(db):
         r = c.post(f"/api/games/{gid}/hint", json={})
         assert r.status_code == 403, r.text
         assert a.post(f"/api/games/{gid}/hint", json={}).status_code == 200
+
+
+def test_only_the_games_players_start_stop_or_deepen_its_analysis(db):
+    app = create_app(db)
+    with TestClient(app) as owner, TestClient(app) as anonymous, TestClient(app) as guest:
+        gid = new_game(owner, "keil", FINISHED["keil"], public="yes")
+        act(owner, gid, action="start", iterations=200_000)
+        assert guest.post("/api/account/guest", json={"name": "Cy"}).status_code == 200
+        for person, status in ((anonymous, 401), (guest, 403)):
+            for body in ({"action": "stop"}, {"action": "start", "iterations": 5},
+                         {"action": "deeper", "ply": 2}):
+                r = person.post(f"/api/games/{gid}/analysis", json=body)
+                assert r.status_code == status, (body, r.text)
+            assert analysis(person, gid)["job"]["state"] == "running"  # everyone reads it
+        job = analysis(owner, gid)["job"]
+        assert job["iterations"] == 200_000 and job["total"] == 7
+        act(owner, gid, action="stop")
+        wait_job(owner, gid, "stopped")

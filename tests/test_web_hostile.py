@@ -430,3 +430,113 @@ def test_start_up_refusals_say_in_one_line_what_is_wrong_with_which_file(tmp_pat
     lines = third.stderr.strip().splitlines()
     assert len(lines) == 1 and str(empty) in lines[0] and "empty file (0 bytes)" in lines[0]
     assert empty.stat().st_size == 0  # left as it was found
+
+
+# -- text that is not Unicode ------------------------------------------------------------------
+
+SURROGATE = '"\\ud800"'  # JSON for a lone UTF-16 surrogate: decodes, but no UTF-8 encodes it
+
+
+def test_a_lone_surrogate_is_refused_at_the_door_everywhere_and_stores_nothing(db):
+    app = create_app(db)
+    with TestClient(app, raise_server_exceptions=False) as owner, \
+            TestClient(app, raise_server_exceptions=False) as stranger:
+        gid = new_game(owner, public="yes")
+        friend = owner.post("/api/games", json={"game": "keil", "size": 4, "opponent": "friend"}).json()
+        secret = friend["invite"].rsplit("/", 1)[1]
+        assert owner.post("/api/account/signup", json={"name": "anna", "password": "a" * 10}).status_code == 201
+        before = stored(db)
+        lone = SURROGATE[1:-1]  # inside a JSON string
+        raw = {
+            f"/api/games/{gid}/name": f'{{"name": {SURROGATE}}}',
+            f"/api/games/{friend['id']}/name": f'{{"name": "x{lone}"}}',
+            "/api/import": f'{{"sgf": "(;GM[keil]SZ[4]PB[{lone}])"}}',
+            "/api/position": f'{{"game": "keil", "size": 4, "moves": [], "try": {SURROGATE}}}',
+            f"/api/games/{friend['id']}/join": f'{{"secret": "{secret}{lone}"}}',
+            "/api/account/signin": f'{{"name": {SURROGATE}, "password": "aaaaaaaaaa"}}',
+            "/api/account/signup": f'{{"name": "bob", "password": "pass{lone} word"}}',
+            "/api/account/password": f'{{"old": "aaaaaaaaaa", "new": {SURROGATE}}}',
+            "/api/account/guest": f'{{"name": {SURROGATE}}}',
+            "/api/games": f'{{"game": "keil", "size": 4, {SURROGATE}: 1}}',
+        }
+        for path, text in raw.items():
+            for person in (owner, stranger):
+                r = person.post(path, content=text.encode(), headers={"Content-Type": "application/json"})
+                assert r.status_code == 400 and "not valid Unicode" in r.json()["detail"], (path, r.text)
+        assert stored(db) == before
+        for person in (owner, stranger):
+            r = person.get("/api/games")
+            assert r.status_code == 200 and gid in {g["id"] for g in r.json()["games"]}, r.text
+
+
+# -- the sign-in throttle under a burst, and forwarded addresses ------------------------------
+
+
+def post_json(url: str, path: str, body: dict, headers: dict | None = None) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=WAIT) as res:
+            return res.status, json.load(res)
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+def test_guesses_sent_all_at_once_are_checked_one_at_a_time(game_servers):
+    """Each guess is counted before its password is checked: a burst of guesses after the
+    free ones and their wait gets one check, the rest a 429 (with two server processes on
+    one PostgreSQL database the burst is spread over both)."""
+    from hexstones.web.accounts import FREE_FAILURES, Throttle
+
+    urls = game_servers.urls
+    assert post_json(urls[0], "/api/account/signup", {"name": "Ann", "password": "correct horse"})[0] == 201
+    for n in range(FREE_FAILURES):
+        assert post_json(urls[n % len(urls)], "/api/account/signin", {"name": "ann", "password": "guess"})[0] == 401
+    time.sleep(Throttle.delay(FREE_FAILURES) + 0.2)  # the wait the last failure imposed
+    guesses = [f"guess {n}" for n in range(39)] + ["correct horse"]
+    answers: list[int] = [0] * len(guesses)
+    go = threading.Barrier(len(guesses))
+
+    def guess(k: int) -> None:
+        go.wait()
+        answers[k] = post_json(urls[k % len(urls)], "/api/account/signin",
+                               {"name": "ann", "password": guesses[k]})[0]
+
+    threads = [threading.Thread(target=guess, args=(k,)) for k in range(len(guesses))]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT)
+    elapsed = time.monotonic() - started
+    checked = [a for a in answers if a in (200, 401)]
+    assert set(answers) <= {200, 401, 429}, answers
+    # One check, and one more for each wait that passed while the burst was being answered
+    # (the next wait is 2 s, then 4 s, ...): never the 40 that got checked before.
+    assert 1 <= len(checked) <= 1 + int(elapsed / Throttle.delay(FREE_FAILURES + 1)), (answers, elapsed)
+
+
+def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(tmp_path):
+    """A client of the server's own machine sending X-Forwarded-For gets no fresh count for
+    each address it names; behind ``--trusted-proxy`` the forwarded address is the one counted."""
+    from hexstones.web.accounts import FREE_FAILURES
+    from serving import Server
+
+    for trusted, limited in (((), True), (("--trusted-proxy", "127.0.0.1"), False)):
+        server = Server(str(tmp_path / f"games{len(trusted)}.db"), tmp_path / f"s{len(trusted)}.log",
+                        extra=trusted)
+        server.start()
+        try:
+            answers = [post_json(server.url, "/api/account/signin", {"name": f"nobody{n}", "password": "guess"},
+                                 {"X-Forwarded-For": f"203.0.113.{n}"})[0]
+                       for n in range(FREE_FAILURES + 2)]
+        finally:
+            server.stop()
+        # Every name is new: only the address can be the one slowed down.
+        if limited:
+            assert answers[:FREE_FAILURES] == [401] * FREE_FAILURES and 429 in answers, answers
+        else:
+            assert answers == [401] * len(answers), answers

@@ -24,6 +24,11 @@ def add_parser(sub) -> None:
                    help="the address people reach the app at, e.g. https://hex.example.org, when "
                         "it is behind a reverse proxy that changes the Host header (repeatable); "
                         "changes asked from any other site are refused")
+    p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                   help="the address of a reverse proxy in front of the app (repeatable; an IP "
+                        "address or network such as 10.0.0.0/8): only its X-Forwarded-For and "
+                        "X-Forwarded-Proto are believed, so that the sign-in throttle counts the "
+                        "real client's address; by default no forwarded header is believed")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -80,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
     # Idle connections stay open as long as a browser keeps them (uvicorn's 5 s would close
     # them between two moves of a game, and every move would pay for a new connection).
-    config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)
+    # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a client on
+    # this machine could then pose as any address (a fresh sign-in count each time).
+    proxies = ",".join(args.trusted_proxy)
+    config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
     Server(config).run(sockets=[sock])
     return 0

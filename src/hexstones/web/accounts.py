@@ -87,7 +87,12 @@ class Throttle:
     must wait twice as long as the last (up to MAX_DELAY); a success forgets the name's
     failures. Kept in the database (``db``: a :class:`~hexstones.web.rows.Rows`), so every
     server process on it counts the same failures and a restart forgets none; a key with
-    no failure for a day is forgotten."""
+    no failure for a day is forgotten.
+
+    A try is counted as a failure before its password is checked (:meth:`reserve`, one
+    transaction that locks the keys' rows), and given back if it succeeds
+    (:meth:`succeeded`): guesses sent all at once are let through one at a time, not all
+    checked against the count as it was before any of them failed."""
 
     FORGET_AFTER = 86400  # seconds without a failure
 
@@ -98,28 +103,34 @@ class Throttle:
     def delay(failures: int) -> float:
         return 0.0 if failures < FREE_FAILURES else min(2.0 ** (failures - FREE_FAILURES), MAX_DELAY)
 
-    def check(self, keys: list[str]) -> None:
+    def reserve(self, keys: list[str]) -> None:
+        """Count a try of ``keys`` as failed, or a 429 (counting nothing) if they must wait."""
         now = time.time()
-        rows = self.db.query(
-            "SELECT failures, last_failed FROM sign_in_failures WHERE key IN ("
-            + ", ".join(f":k{i}" for i in range(len(keys))) + ")",
-            {f"k{i}": k for i, k in enumerate(keys)})
-        wait = max((float(last) + self.delay(int(n)) - now for n, last in rows), default=0.0)
-        if wait > 0:
-            raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
+        with self.db.transaction() as tx:
+            tx.execute("DELETE FROM sign_in_failures WHERE last_failed < :old",
+                       {"old": now - self.FORGET_AFTER})
+            wait = 0.0
+            for k in sorted(keys):  # one order for every process: no deadlock between two
+                # An upsert that changes nothing: it makes the row and locks it.
+                (failures, last), = tx.query(
+                    "INSERT INTO sign_in_failures (key, failures, last_failed) VALUES (:key, 0, 0) "
+                    "ON CONFLICT (key) DO UPDATE SET failures = sign_in_failures.failures "
+                    "RETURNING failures, last_failed", {"key": k})
+                wait = max(wait, float(last) + self.delay(int(failures)) - now)
+            if wait > 0:
+                raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
+            for k in keys:
+                tx.execute("UPDATE sign_in_failures SET failures = failures + 1, last_failed = :now "
+                           "WHERE key = :key", {"key": k, "now": now})
 
-    def failed(self, keys: list[str]) -> None:
-        now = time.time()
-        self.db.execute("DELETE FROM sign_in_failures WHERE last_failed < :old",
-                        {"old": now - self.FORGET_AFTER})
-        for k in keys:  # one statement each: a count no other process can lose
-            self.db.execute(
-                "INSERT INTO sign_in_failures (key, failures, last_failed) VALUES (:key, 1, :now) "
-                "ON CONFLICT (key) DO UPDATE SET failures = sign_in_failures.failures + 1, "
-                "last_failed = :now", {"key": k, "now": now})
-
-    def succeeded(self, key: str) -> None:
-        self.db.execute("DELETE FROM sign_in_failures WHERE key = :key", {"key": key})
+    def succeeded(self, keys: list[str]) -> None:
+        """The try of :meth:`reserve` succeeded: the first key's failures are forgotten, the
+        others' reserved failure given back."""
+        with self.db.transaction() as tx:
+            tx.execute("DELETE FROM sign_in_failures WHERE key = :key", {"key": keys[0]})
+            for k in keys[1:]:
+                tx.execute("UPDATE sign_in_failures SET failures = failures - 1 "
+                           "WHERE key = :key AND failures > 0", {"key": k})
 
 
 class Accounts:
@@ -208,7 +219,7 @@ class Accounts:
             raise WebError(400, "give your name and password: {\"name\": ..., \"password\": ...}")
         key = _name_key(name.strip())[:MAX_NAME * 4]
         keys = ["name:" + key, "address:" + address]
-        self.throttle.check(keys)
+        self.throttle.reserve(keys)
         rows = self.db.query("SELECT id, name, password FROM users WHERE name_key = :key", {"key": key})
         stored = _text(rows[0][2]) if rows else None
         try:
@@ -217,9 +228,8 @@ class Accounts:
                 raise VerifyMismatchError()
             _hasher.verify(stored, password)
         except (VerificationError, InvalidHashError):
-            self.throttle.failed(keys)
-            raise WebError(401, "wrong name or password") from None
-        self.throttle.succeeded(keys[0])
+            raise WebError(401, "wrong name or password") from None  # counted by reserve
+        self.throttle.succeeded(keys)
         user, real_name = _text(rows[0][0]), _text(rows[0][1])
         if _hasher.check_needs_rehash(stored):
             self._set_password(user, password)
@@ -231,14 +241,13 @@ class Accounts:
         if not isinstance(old, str):
             raise WebError(400, "give the current password as 'old'")
         keys = ["user:" + who.user, "address:" + address]
-        self.throttle.check(keys)
+        self.throttle.reserve(keys)
         rows = self.db.query("SELECT password FROM users WHERE id = :id", {"id": who.user})
         try:
             _hasher.verify(_text(rows[0][0]), old)
         except (VerificationError, InvalidHashError, IndexError):
-            self.throttle.failed(keys)
-            raise WebError(403, "the current password is wrong") from None
-        self.throttle.succeeded(keys[0])
+            raise WebError(403, "the current password is wrong") from None  # counted by reserve
+        self.throttle.succeeded(keys)
         self._set_password(who.user, check_password(new))
         # Every other session of the account ends; this browser gets a new token.
         self.db.execute("DELETE FROM sessions WHERE user_id = :user AND id != :id",

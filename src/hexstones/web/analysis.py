@@ -238,7 +238,8 @@ class Analyses:
             if self._closed:
                 raise WebError(503, "the server is stopping")
             job = self._jobs.get(live.record.id)
-            if job is not None and job.state == "running" and not job.stop.is_set():
+            joined = job is not None and job.state == "running" and not job.stop.is_set()
+            if joined:
                 if ply is not None:  # deeper goes first
                     job.todo[:0] = todo
                     job.total += 1
@@ -247,11 +248,13 @@ class Analyses:
                     extra = [t for t in todo if t[0] not in queued]
                     job.todo += extra
                     job.total += len(extra)
-                return self.status(live)
-            job = Job(total=len(todo), iterations=budget, seconds=seconds, todo=todo)
-            self._jobs[live.record.id] = job
-        threading.Thread(target=self._run, args=(live, job), name="hexstones-analysis",
-                         daemon=True).start()
+            else:
+                job = Job(total=len(todo), iterations=budget, seconds=seconds, todo=todo)
+                self._jobs[live.record.id] = job
+        # The status takes the lock itself: it is asked for only once the lock is let go.
+        if not joined:
+            threading.Thread(target=self._run, args=(live, job), name="hexstones-analysis",
+                             daemon=True).start()
         return self.status(live)
 
     def stop(self, live) -> dict[str, Any]:
@@ -424,6 +427,10 @@ def add_routes(app, tables, analyses: Analyses, body, query, people) -> None:
 
         def work():
             live = game_for(game_id)
+            person = people.who(request)
+            people.take_unowned(live, person)  # a game stored before seats: the first to act
+            # Everyone may read a game's analysis; only its players start, stop or deepen it.
+            seats.require_player(live.setup, person, f"{action} its analysis")
             if action == "stop":
                 return analyses.stop(live)
             return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None)

@@ -33,7 +33,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from hexstones import games
 from hexstones.web import seats, view
-from hexstones.web.errors import WebError, only_known, shown, whole
+from hexstones.web.errors import WebError, only_known, shown, valid_text, whole
 from hexstones.web.live import Live, Tables
 from hexstones.web.online import People, install
 from hexstones.web.position import position
@@ -145,6 +145,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             raise WebError(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
         if not isinstance(data, dict):
             raise WebError(400, f"the request body must be a JSON object, not {type(data).__name__}")
+        valid_text(data)
         if known is not None:
             only_known(data, known, "field")
         return data

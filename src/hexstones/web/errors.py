@@ -25,6 +25,30 @@ class WebError(Exception):
         self.message = message
 
 
+def is_unicode(data: Any) -> bool:
+    """Whether every string in ``data`` (keys too, at any depth) is valid Unicode: JSON's
+    ``\\ud800`` escapes decode to lone surrogates, which no answer can be encoded with."""
+    todo = [data]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    return True
+
+
+def valid_text(data: Any) -> None:
+    """A 400 unless every string in ``data`` is valid Unicode (:func:`is_unicode`)."""
+    if not is_unicode(data):
+        raise WebError(400, "the request holds text that is not valid Unicode (a lone surrogate "
+                            "such as \\ud800): send UTF-8 text")
 
 
 def whole(value: Any, what: str) -> int:

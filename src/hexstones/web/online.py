@@ -208,6 +208,11 @@ def install(app: FastAPI, people: People, body, query) -> None:
         def work():
             live = invited(game_id, secret)
             who = people.who(request)
+            with live.lock:
+                if seats.is_player(live.setup, who):
+                    return people.personal(request, live, view.state(live))  # already seated
+                if seats.open_role(live.setup) is None:  # refused before any session is made
+                    raise WebError(409, "both seats of this game are taken: you can watch it")
             if who is None or not who.user:  # a guest under a name (this browser's session)
                 if data.get("name") in (None, "") and who is not None and who.name:
                     name = who.name
@@ -220,7 +225,7 @@ def install(app: FastAPI, people: People, body, query) -> None:
                 if seats.is_player(setup, who):
                     return people.personal(request, live, view.state(live))  # already seated
                 role = seats.open_role(setup)
-                if role is None:
+                if role is None:  # taken meanwhile
                     raise WebError(409, "both seats of this game are taken: you can watch it")
                 seated = dict(setup["seats"], **{role: seats.holder(who)})
                 tables.change_setup(live, dict(setup, seats=seated))

@@ -4,6 +4,8 @@ run in a transaction of its own. The tables are made by the migration r0003_acco
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,3 +27,23 @@ class Rows:
     def execute(self, sql: str, params: dict[str, Any]) -> None:
         with self._store.transaction() as tx:
             tx.connection.execute(sa.text(sql), params)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Statements]:
+        """Several statements in one transaction (SQLite: the write lock is held from the
+        start; PostgreSQL: rows a statement writes stay locked until the end)."""
+        with self._store.transaction() as tx:
+            yield Statements(tx.connection)
+
+
+class Statements:
+    """The statements of one :meth:`Rows.transaction`."""
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self._connection = connection
+
+    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
+        return [tuple(row) for row in self._connection.execute(sa.text(sql), params).all()]
+
+    def execute(self, sql: str, params: dict[str, Any]) -> None:
+        self._connection.execute(sa.text(sql), params)

@@ -3,7 +3,8 @@ cross-site check, the session cookie.
 
 * Headers on every answer: a Content-Security-Policy with no inline script (scripts
   only from this site), ``frame-ancestors 'none'`` (no other page frames the app),
-  ``nosniff``, no referrer (an invitation's secret never leaves in a Referer).
+  ``nosniff``, no referrer (an invitation's secret never leaves in a Referer); HSTS where
+  the app is reached over HTTPS (an ``https://`` origin, or a request that came so).
 * A request that changes something (any method but GET, HEAD, OPTIONS) or opens a
   WebSocket is refused (403) when the browser says it comes from another site: an
   ``Origin`` other than this site's own (or one of ``origins``, for a site behind a
@@ -35,6 +36,8 @@ HEADERS = [
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# Sent where the app is reached over HTTPS: browsers then never ask it over plain HTTP.
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
 
 def own_origin(scope: dict[str, Any]) -> str:
@@ -82,6 +85,7 @@ class Guard:
     def __init__(self, app, origins: frozenset[str] = frozenset()):
         self.app = app
         self.origins = frozenset(o.rstrip("/") for o in origins)
+        self.https = any(o.startswith("https://") for o in self.origins)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] not in ("http", "websocket"):
@@ -104,6 +108,8 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in dict(HEADERS)]
                 headers += HEADERS
+                if self.https or scope.get("scheme") == "https":
+                    headers.append(HSTS)
                 cookie = state.get("cookie")
                 if cookie is not None:
                     token, max_age = cookie

@@ -47,6 +47,7 @@ from sqlalchemy import event as sa_event, exc as sa_exc
 from sqlalchemy.pool import StaticPool
 
 from hexstones.web.broker import LocalBroker, PostgresBroker, game_topic
+from hexstones.web.errors import is_unicode
 
 try:
     import fcntl
@@ -222,7 +223,26 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
         raise DamagedGame(f"{what} is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise DamagedGame(f"{what} is JSON {type(data).__name__}, not an object")
+    if not is_unicode(data):
+        raise DamagedGame(f"{what} holds text that is not valid Unicode (a lone surrogate)")
     return data
+
+
+# The setup's fields that hold people (a holder is an object; ``seats`` maps roles to them).
+_HOLDER_FIELDS = ("owner",)
+_MAPPING_FIELDS = ("seats", "players", "names", "pie")
+
+
+def _checked_setup(setup: dict[str, Any]) -> dict[str, Any]:
+    """``setup`` if its fields that the app walks have their shapes; DamagedGame if not (a
+    setup of ``"seats": 5`` once took the whole list of games down with it)."""
+    for key in _HOLDER_FIELDS + _MAPPING_FIELDS:
+        if setup.get(key) is not None and not isinstance(setup[key], dict):
+            raise DamagedGame(f"the setup's {key} is {type(setup[key]).__name__}, not an object")
+    for role, seat in (setup.get("seats") or {}).items():
+        if not isinstance(seat, dict):
+            raise DamagedGame(f"the setup's seat {role!r} is {type(seat).__name__}, not an object")
+    return setup
 
 
 def _game_of(row: Sequence) -> StoredGame:
@@ -236,10 +256,12 @@ def _game_of(row: Sequence) -> StoredGame:
         for i, what in ((5, "created"), (6, "updated")):
             if not isinstance(row[i], (int, float)):
                 raise DamagedGame(f"{what} is not a time")
+        if not isinstance(row[9], int) or isinstance(row[9], bool):
+            raise DamagedGame(f"its revision is {row[9]!r}, not a whole number")
         return StoredGame(game_id, _text(row[1], "the game"), _json_object(row[2], "options"),
-                          _json_object(row[3], "setup"), [], resigned, float(row[5]), float(row[6]),
-                          _text(row[7], "summary"), None if row[8] is None else bool(row[8]),
-                          int(row[9]))
+                          _checked_setup(_json_object(row[3], "setup")), [], resigned, float(row[5]),
+                          float(row[6]), _text(row[7], "summary"), None if row[8] is None else bool(row[8]),
+                          row[9])
     except DamagedGame as exc:
         raise DamagedGame(f"game {game_id}: {exc}") from None
 
