@@ -540,3 +540,56 @@ def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(tmp_path):
             assert answers[:FREE_FAILURES] == [401] * FREE_FAILURES and 429 in answers, answers
         else:
             assert answers == [401] * len(answers), answers
+
+
+def test_the_same_move_sent_to_two_servers_at_once_is_stored_once_and_the_loser_gets_a_409(postgresql_servers):
+    """Two server processes on one PostgreSQL database, the same player's move sent to both at
+    the same moment: one stores it, the other answers 409 as a stale move does (never a 500
+    from the database's unique key), and nothing is lost or doubled."""
+    import random
+    import urllib.error
+    import urllib.request
+
+    import hexstones
+
+    first, second = postgresql_servers.urls
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # one session
+
+    def post(url: str, path: str, body: dict) -> tuple[int, dict]:
+        req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with opener.open(req, timeout=WAIT) as res:
+                return res.status, json.load(res)
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.load(exc)
+
+    status, game = post(first, "/api/games", {"game": "dehil", "size": 7, "opponent": "human"})
+    assert status == 201, game
+    rng, position = random.Random(2), hexstones.new_game("dehil", size=7)
+    points = []
+    for _ in range(16):
+        points.append(rng.choice([m for m in position.legal_moves() if m[1:].isdigit()]))
+        position.play(points[-1])
+    for ply, move in enumerate(points):
+        answers: list = [None, None]
+        go = threading.Barrier(2)
+
+        def send(k: int, url: str, body: dict, answers: list = answers, go=go) -> None:
+            go.wait()
+            answers[k] = post(url, f"/api/games/{game['id']}/moves", body)
+
+        threads = [threading.Thread(target=send, args=(k, url, {"move": move, "ply": ply}))
+                   for k, url in enumerate((first, second))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT)
+        codes = sorted(a[0] for a in answers)
+        assert codes == [200, 409], answers
+        for code, answer in answers:
+            if code == 409:
+                assert "500" not in answer["detail"] and "UniqueViolation" not in answer["detail"], answer
+    for url in (first, second):
+        with opener.open(f"{url}/api/games/{game['id']}", timeout=WAIT) as res:
+            assert json.load(res)["moves"] == points

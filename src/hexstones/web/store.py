@@ -89,11 +89,11 @@ SELECT_GAME = sa.select(*GAME_COLUMNS).where(games_table.c.id == _game_id)
 SELECT_MOVES = (sa.select(moves_table.c.ply, moves_table.c.move).where(moves_table.c.game_id == _game_id)
                 .order_by(moves_table.c.ply))
 SELECT_REVISION = sa.select(games_table.c.revision).where(games_table.c.id == _game_id)
-LOCK_GAME = (  # its revision and number of moves, the row locked until the commit (PostgreSQL)
-    sa.select(games_table.c.revision,
-              sa.select(sa.func.count()).select_from(moves_table)
-              .where(moves_table.c.game_id == _game_id).scalar_subquery())
-    .where(games_table.c.id == _game_id).with_for_update(of=games_table))
+LOCK_GAME = (  # its revision, the row locked until the commit (PostgreSQL)
+    sa.select(games_table.c.revision).where(games_table.c.id == _game_id).with_for_update(of=games_table))
+# Counted after the lock, in a statement of its own: a count inside the locking statement
+# reads the moves as they were when it began, before the write it waited for.
+COUNT_MOVES = sa.select(sa.func.count()).select_from(moves_table).where(moves_table.c.game_id == _game_id)
 INSERT_MOVE = moves_table.insert().values(game_id=_game_id, ply=sa.bindparam("ply_"), move=sa.bindparam("move_"))
 DELETE_MOVES_FROM = moves_table.delete().where(moves_table.c.game_id == _game_id,
                                                 moves_table.c.ply >= sa.bindparam("ply_"))
@@ -563,8 +563,8 @@ class Store:
             with self.transaction() as tx:
                 connection = tx.connection
                 # The row lock orders the writes of several server processes to one game.
-                row = connection.execute(LOCK_GAME, {"game_id_": game_id}).first()
-                revision, count = row if row is not None else (None, 0)
+                revision = connection.execute(LOCK_GAME, {"game_id_": game_id}).scalar()
+                count = 0 if revision is None else connection.execute(COUNT_MOVES, {"game_id_": game_id}).scalar()
                 if stored_moves is not None:
                     if revision is None:
                         raise StoreConflict(f"game {game_id} is no longer in {self.path!r}")
@@ -580,6 +580,10 @@ class Store:
                 tx.announce(game_topic(game_id), {"game": game_id, "change": change,
                                                   "revision": (revision or 0) + 1,
                                                   "moves": count if after is None else after})
+        except sa_exc.IntegrityError as exc:  # a move stored meanwhile, or the game deleted
+            self._seen.pop(game_id, None)
+            raise StoreConflict(f"game {game_id} was changed by another server meanwhile "
+                                f"({_first_line(exc.orig)})") from None
         except StoreConflict:
             self._seen.pop(game_id, None)  # read it again before the next write
             raise
