@@ -203,7 +203,7 @@ def serve_once(db: Path) -> subprocess.CompletedProcess:
     proc = subprocess.Popen([sys.executable, "-m", "hexstones.cli", "serve", "--port", str(serving.free_port()),
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=180)  # a refusal comes in seconds; a bound, not a speed
     except subprocess.TimeoutExpired:  # it started: that is not what these files should allow
         proc.kill()
         out, err = proc.communicate()

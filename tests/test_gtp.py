@@ -8,6 +8,8 @@ import pathlib
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -358,6 +360,8 @@ def test_a_resigning_engine_loses_the_match_game_by_resignation():
 # An engine like ours that does not know kata-analyze (a real subprocess, as any engine).
 NO_ANALYSIS = """
 import sys
+import threading
+import time
 from hexstones.protocol.gtp import Engine, serve
 engine = Engine("keil", size=3, komi=20, iterations=200, seed=5)
 del engine.commands["kata-analyze"]
@@ -365,29 +369,48 @@ sys.exit(serve(engine, sys.stdin, sys.stdout))
 """
 
 
-SLOW_MOVES = """
-import sys, time
-from hexstones.protocol.gtp import Engine, serve
-engine = Engine("keil", size=3, player="random", seed=5)
-genmove = engine.commands["genmove"]
-def slow(*args):
-    time.sleep(2)  # longer than the referee's limit: a first move that compiles, say
-    return genmove(*args)
-engine.commands["genmove"] = slow
-sys.exit(serve(engine, sys.stdin, sys.stdout))
+# A scripted engine that imports nothing (it answers at once however busy the machine is)
+# and holds each genmove until the test releases it: move N waits for the file "go-N".
+HELD_MOVES = """
+import os, sys, time
+folder = sys.argv[1]
+moves = 0
+for line in sys.stdin:
+    command = line.split()
+    if not command:
+        continue
+    if command[0] == "genmove":
+        moves += 1
+        while not os.path.exists(os.path.join(folder, f"go-{moves}")):
+            time.sleep(0.01)
+        print("= a1\\n", flush=True)
+    elif command[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    else:
+        print("= held\\n", flush=True)
 """
 
 
 def test_an_engines_first_move_may_take_longer_than_the_limit_and_later_ones_may_not(tmp_path):
+    """The referee's limits against an engine whose delays the test sets: its first move is
+    let go only after the limit has passed (answered: a first move may compile), its second
+    never (refused at the limit); nothing here rests on how fast the machine is."""
     script = tmp_path / "engine.py"
-    script.write_text(SLOW_MOVES)
-    client = GTPClient([sys.executable, str(script)], timeout=1)
+    script.write_text(HELD_MOVES)
+    limit = 2.0
+    client = GTPClient([sys.executable, str(script), str(tmp_path)], timeout=limit)
     try:
-        assert client.send("name")  # other commands keep the limit
-        assert client.send("genmove black")  # 2 s: allowed, the first move
-        with pytest.raises(EngineFailure, match="no answer within 1 s"):
+        assert client.send("name") == "held"  # other commands keep the limit
+        release = threading.Timer(limit + 0.5, (tmp_path / "go-1").touch)
+        started = time.monotonic()
+        release.start()
+        assert client.send("genmove black") == "a1"  # the first move: past the limit, allowed
+        assert time.monotonic() - started > limit
+        with pytest.raises(EngineFailure, match=f"no answer within {limit:g} s"):
             client.send("genmove white")
     finally:
+        (tmp_path / "go-2").touch()
         client.close()
 
 
