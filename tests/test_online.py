@@ -8,6 +8,7 @@ SQLite file; every refusal is checked to have changed nothing stored.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import warnings
@@ -187,7 +188,12 @@ def test_games_are_private_by_default(people):
     text = a.get("/api/games").text
     assert "invite" not in text and "session" not in text  # no secret in the list
     shown = a.post("/api/games", json={"game": "keil", "size": 5, "opponent": "human", "public": "yes"}).json()
-    assert [g["id"] for g in c.get("/api/games").json()["games"]] == [shown["id"]]  # made public
+    # Made public: others find it among the games to watch, not among their own games.
+    listed = c.get("/api/games").json()
+    assert listed["games"] == [] and [g["id"] for g in listed["watch"]] == [shown["id"]]
+    assert listed["watch"][0]["you"] == [] and "invite" not in json.dumps(listed)
+    assert shown["id"] in {g["id"] for g in a.get("/api/games").json()["games"]}
+    assert shown["id"] not in {g["id"] for g in a.get("/api/games").json()["watch"]}
     assert c.post("/api/games", json={"game": "keil", "public": "maybe"}).status_code == 400
 
 

@@ -383,3 +383,23 @@ def test_accounts_my_games_a_badge_and_a_notification_on_my_turn(game_servers, p
     b2.locator("[data-point][data-legal]").first.click()
     expect(a.get_by_test_id("turn-badge")).to_have_text("2")
     assert a.evaluate("window.__notes")[-1] == "hexstones: your turn: Dehil: Black to move"
+
+
+def test_someone_elses_public_game_is_to_watch_not_among_my_games(sqlite_servers, person):
+    a, b = person(), person()
+    a.goto(f"{sqlite_servers.url(0)}/new?game=keil&size=5&opponent=friend&public=yes")
+    expect(a.get_by_test_id("invite-link")).to_be_visible()
+    gid = a.url.rsplit("/", 1)[1]
+    b.goto(f"{sqlite_servers.url(0)}/")
+    expect(b.locator("#games")).to_have_text("No games yet.")
+    row = b.locator(f"[data-testid=watch] tr[data-game-id='{gid}']")
+    expect(row).to_be_visible()
+    expect(row.get_by_role("link", name="Watch")).to_have_attribute("href", f"/game/{gid}")
+    assert row.locator("button").count() == 0  # nothing to name or delete
+    expect(b.locator("#remove-empty")).to_have_count(0)
+    expect(b.get_by_test_id("notify")).to_be_hidden()
+    # The game's player still finds it among their own games, with its actions.
+    a.goto(f"{sqlite_servers.url(0)}/")
+    mine = a.locator(f"#games tr[data-game-id='{gid}']")
+    expect(mine.get_by_role("link", name="Resume")).to_be_visible()
+    expect(a.get_by_test_id("watch-card")).to_be_hidden()

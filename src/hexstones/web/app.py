@@ -220,12 +220,14 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
 
     @app.get("/api/games")
     def list_games(request: Request):
-        """The games of the person asking (and public ones): private by default."""
+        """The games of the person asking (``games``) and others' public games (``watch``)."""
         query(request, ())
         person = who(request)
-        rows = []
+        rows, watch = [], []
         for row in tables.list():
-            if not seats.listed_for(row, person):
+            if not seats.is_player(row["setup"], person):
+                if row["setup"].get("public"):
+                    watch.append(seats.list_row(row, person))
                 continue
             to_move = None
             if seats.is_friend_game(row["setup"]) and not row["finished"]:
@@ -235,7 +237,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                 except WebError:
                     pass  # listed as it is stored; opening it says what is wrong
             rows.append(seats.list_row(row, person, to_move))
-        return {"games": rows}
+        return {"games": rows, "watch": watch}
 
     @app.post("/api/games", status_code=201)
     async def create_game(request: Request):

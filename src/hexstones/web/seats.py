@@ -226,8 +226,3 @@ def list_row(row: dict[str, Any], who: Identity | None, to_move: str | None = No
         else:
             your_turn = to_move in mine and open_role(setup) is None
     return dict(row, setup=shown, you=mine, your_turn=your_turn)
-
-
-def listed_for(row: dict[str, Any], who: Identity | None) -> bool:
-    """Private by default: a game is listed to its players, and to everyone once public."""
-    return bool(row["setup"].get("public")) or is_player(row["setup"], who)

@@ -144,20 +144,10 @@ async function loadGames() {
     const data = await res.json();
     if (asked !== listAsked || naming !== null) return;
     myTurns(data.games);
+    drawWatchList(data.watch || []);
     if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
     const rows = data.games.map((g) => {
-      const when = new Date(g.updated * 1000).toLocaleString();
-      const title = specs[g.game] ? specs[g.game].title : g.game;
-      const tr = document.createElement("tr");
-      tr.dataset.gameId = g.id;
-      const cells = [[g.setup.name || title, "name"], [g.setup.name ? `${title}, side ${g.options.size}` : `side ${g.options.size}`, ""],
-        [players(g), "wide"], [String(g.move_count), ""], [g.summary, ""], [when, "wide"]];
-      for (const [text, kind] of cells) {
-        const td = document.createElement("td");
-        td.textContent = text;
-        if (kind) td.className = kind;
-        tr.append(td);
-      }
+      const tr = gameRow(g);
       const td = document.createElement("td");
       td.className = "row-actions";
       const a = document.createElement("a");
@@ -174,16 +164,7 @@ async function loadGames() {
       tr.append(td);
       return tr;
     });
-    const table = document.createElement("table");
-    table.className = "games";
-    table.innerHTML = '<thead><tr><th>Game</th><th>Board</th><th class="wide">Players</th><th>Moves</th><th>State</th><th class="wide">Last played</th><th></th></tr></thead>';
-    const body = document.createElement("tbody");
-    body.append(...rows);
-    table.append(body);
-    const scroll = document.createElement("div");
-    scroll.className = "table-scroll";
-    scroll.append(table);
-    const parts = [scroll];
+    const parts = [gamesTable(rows)];
     const empty = data.games.filter((g) => g.move_count === 0).length;
     if (empty) {
       const b = Object.assign(document.createElement("button"), { type: "button", id: "remove-empty" });
@@ -201,6 +182,51 @@ async function loadGames() {
   } catch (err) {
     box.textContent = "Cannot list the stored games: " + err;
   }
+}
+
+// A stored game's cells: name, board, players, moves, state, when (the actions come after).
+function gameRow(g) {
+  const when = new Date(g.updated * 1000).toLocaleString();
+  const title = specs[g.game] ? specs[g.game].title : g.game;
+  const tr = document.createElement("tr");
+  tr.dataset.gameId = g.id;
+  const cells = [[g.setup.name || title, "name"], [g.setup.name ? `${title}, side ${g.options.size}` : `side ${g.options.size}`, ""],
+    [players(g), "wide"], [String(g.move_count), ""], [g.summary, ""], [when, "wide"]];
+  for (const [text, kind] of cells) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (kind) td.className = kind;
+    tr.append(td);
+  }
+  return tr;
+}
+
+function gamesTable(rows) {
+  const table = document.createElement("table");
+  table.className = "games";
+  table.innerHTML = '<thead><tr><th>Game</th><th>Board</th><th class="wide">Players</th><th>Moves</th><th>State</th><th class="wide">Last played</th><th></th></tr></thead>';
+  const body = document.createElement("tbody");
+  body.append(...rows);
+  table.append(body);
+  const scroll = document.createElement("div");
+  scroll.className = "table-scroll";
+  scroll.append(table);
+  return scroll;
+}
+
+// Other people's public games: to watch, with nothing to act on.
+function drawWatchList(games) {
+  $("#watch-card").hidden = games.length === 0;
+  const rows = games.map((g) => {
+    const tr = gameRow(g);
+    const td = document.createElement("td");
+    td.className = "row-actions";
+    const a = Object.assign(document.createElement("a"), { href: `/game/${g.id}`, textContent: "Watch" });
+    td.append(a);
+    tr.append(td);
+    return tr;
+  });
+  $("#watch").replaceChildren(gamesTable(rows));
 }
 
 function listMessage(text) {
