@@ -342,11 +342,21 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
         assert all(label[2] <= c[1] for c in choices)
         page.goto(f"{server.url}/game/{big['id']}")
         expect(page.get_by_test_id("status")).to_have_text("Black to move")
-        # Both points measured in one go: no redraw can come between them.
+        inside = """() => { const b = document.querySelector('#board').getBoundingClientRect();
+            return [...document.querySelectorAll('#board [data-point]')].filter((p) => {
+              const r = p.getBoundingClientRect();
+              return r.left >= b.left - 1 && r.right <= b.right + 1; }).length; }"""
+        # The whole board in the width at first: every point shown, nothing to scroll to.
+        assert page.evaluate(inside) == len(hexstones.new_game("keil", size=13).board.names)
+        # Zoom: the points a finger's tap apart (both measured in one go: no redraw between).
+        page.get_by_test_id("zoom").click()
+        expect(page.get_by_test_id("zoom")).to_have_attribute("aria-pressed", "true")
         a, b = page.evaluate("['a1', 'b1'].map((p) => document.querySelector(`[data-point=\"${p}\"]`)"
                              ".getBoundingClientRect().x)")
         assert abs(b - a) >= 28  # a finger's tap apart
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the board scrolls, not the page
+        page.get_by_test_id("zoom").click()
+        assert page.evaluate(inside) == len(hexstones.new_game("keil", size=13).board.names)
     finally:
         context.close()
 
@@ -569,3 +579,96 @@ def test_the_balance_row_offers_the_fair_value_on_record_for_the_side(page, serv
     expect(fair_button).to_have_text(f"use {droched['fair']['5']}, even between the AI's players")
     fair_button.click()
     expect(komi).to_have_value(str(droched["fair"]["5"]))
+
+
+def test_the_default_boards_fit_a_phone(browser, server):
+    """Keil 7, Dehil 9 and Droched 9 at 390x844: every point or cell inside the width."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        for name in hexstones.GAME_NAMES:
+            size = hexstones.new_game(name).size
+            open_new(page, server, f"game={name}&opponent=human")
+            shown = page.evaluate("""() => [...document.querySelectorAll('#board [data-point]')].filter((p) => {
+                const r = p.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; }).length""")
+            assert shown == len(hexstones.new_game(name, size=size).board.names), name
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
+def test_the_result_box_gives_the_final_totals_whichever_move_is_shown(page, server):
+    open_new(page, server, "game=keil&size=3&opponent=human")
+    click_points(page, ["b2", "c3", "a1"])
+    for move in ("button", "pass", "pass"):
+        page.click(f"#{move}")
+    expect(page.get_by_test_id("winner")).to_be_visible()
+    final = page.get_by_test_id("result").text_content()
+    page.keyboard.press("Home")
+    expect(page.get_by_test_id("where")).to_have_text("move 0 of 6")
+    expect(page.get_by_test_id("result")).to_have_text(final)
+    page.click('#movelist [data-at="2"]')
+    expect(page.get_by_test_id("where")).to_have_text("move 2 of 6")
+    expect(page.get_by_test_id("result")).to_have_text(final)
+
+
+def test_after_a_resignation_one_move_is_one_move_and_no_empty_card_is_left(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    click_points(page, ["d4"])
+    page.click("#resign")
+    page.click("#resign")
+    expect(page.get_by_test_id("result")).to_contain_text("White resigned after 1 move.")
+    expect(page.get_by_test_id("score")).to_be_hidden()
+    page.click("#first")  # a position of the game: its score, in its card
+    expect(page.get_by_test_id("where")).to_have_text("move 0 of 1")
+    expect(page.get_by_test_id("score")).to_be_visible()
+
+
+def test_a_spectator_of_someone_elses_ai_game_is_not_called_you(browser, server):
+    game, _ = api(server, "/api/games", {"game": "keil", "size": 3, "opponent": "ai", "level": 3,
+                                          "color": "black", "public": "yes"})
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{server.url}/game/{game['id']}")
+        expect(page.get_by_test_id("watching")).to_be_visible()
+        expect(page.locator("#title")).to_contain_text("a person (black) vs the AI, level 3")
+        expect(page.locator("#title")).not_to_contain_text("you")
+    finally:
+        context.close()
+
+
+def test_a_droched_handicap_game_says_so_in_its_header(page, server):
+    open_new(page, server, "game=droched&size=4&opponent=human&handicap=d4,b2")
+    expect(page.locator("#title")).to_contain_text("handicap: 2 black stones")
+
+
+def test_an_unfinished_import_opens_at_its_start(page, server):
+    engine = hexstones.new_game("keil", size=5)
+    for _ in range(30):
+        engine.play(next(m for m in engine.legal_moves() if m[1:].isdigit()))
+    from hexstones.records import write_sgf
+
+    page.goto(server.url + "/")
+    page.set_input_files("#sgf-file", files=[{"name": "g.sgf", "mimeType": "text/plain",
+                                               "buffer": write_sgf(engine).encode()}])
+    page.select_option("#sgf-opponent", "ai")
+    page.locator("#load-sgf button[type=submit]").click()
+    expect(page).to_have_url(re.compile(r"/game/[0-9a-f]+\?at=0$"))
+    expect(page.get_by_test_id("where")).to_have_text("move 0 of 30")
+    expect(page.get_by_test_id("connection")).to_be_hidden()  # the live updates are in
+    expect(page.get_by_test_id("where")).to_have_text("move 0 of 30")
+
+
+def test_the_compiling_note_is_not_shown_on_a_finished_game(page, server):
+    open_new(page, server, "game=keil&size=3&opponent=human")
+    page.evaluate("() => { renderWarming({done: 3, total: 6, seconds: 40}); }")  # as while compiling
+    expect(page.get_by_test_id("warming-note")).to_be_visible()
+    click_points(page, ["b2", "c3", "a1"])
+    for move in ("button", "pass", "pass"):
+        page.click(f"#{move}")
+    expect(page.get_by_test_id("winner")).to_be_visible()
+    page.evaluate("() => { renderWarming({done: 3, total: 6, seconds: 41}); }")
+    expect(page.get_by_test_id("warming-note")).to_be_hidden()

@@ -403,3 +403,21 @@ def test_someone_elses_public_game_is_to_watch_not_among_my_games(sqlite_servers
     mine = a.locator(f"#games tr[data-game-id='{gid}']")
     expect(mine.get_by_role("link", name="Resume")).to_be_visible()
     expect(a.get_by_test_id("watch-card")).to_be_hidden()
+
+
+def test_the_analysis_opens_on_every_page_when_the_game_ends_by_resignation(sqlite_servers, person):
+    """While two people play, the analysis says it opens when the game is over; after a
+    resignation no page keeps saying so (no reload), and the players may start it."""
+    a, b, c, gid = invite_and_join(sqlite_servers, person, "game=keil&size=4&opponent=friend&color=black")
+    closed = "opens when the game is over"
+    for page in (a, b, c):
+        expect(page.get_by_test_id("analysis-progress")).to_contain_text(closed)
+    a.click('[data-point="d4"]')
+    same_moves((a, b, c), 1)
+    a.click("#resign")
+    a.click("#resign")
+    for page in (a, b, c):
+        expect(page.get_by_test_id("winner")).to_have_text("White wins")
+        expect(page.get_by_test_id("analysis-progress")).not_to_contain_text(closed)
+        expect(page.get_by_test_id("analyze")).to_be_visible()
+    assert c.evaluate("window.neverReloaded") is True

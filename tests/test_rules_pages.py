@@ -227,6 +227,11 @@ def test_the_rules_pages_are_served(client):
     for name in games.GAME_NAMES:
         assert client.get(f"/static/rules/{name}.json").json()["game"] == name
     assert 'href="/rules"' in client.get("/").text
+    # The exact rules the pages link to: the project's rules text, as served.
+    r = client.get("/rules/text")
+    docs = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    assert r.text == docs.read_text(encoding="utf-8")
 
 
 def test_every_example_through_the_endpoint(client):
@@ -285,6 +290,10 @@ def test_a_reader_plays_every_example_by_clicking(browser, tmp_path):
             page.set_viewport_size({"width": 390, "height": 800})  # a phone: nothing sticks out
             assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, name
             page.set_viewport_size({"width": 1100, "height": 900})
+        # The page's "docs/rules.md" is a link to the exact rules.
+        page.get_by_role("link", name="docs/rules.md").click()
+        expect(page).to_have_url(server.url + "/rules/text")
+        expect(page.locator("body")).to_contain_text("Keil")
         assert errors == [], errors
         context.close()
     finally:

@@ -188,6 +188,13 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         query(request, ())
         return FileResponse(STATIC / "rules.html", headers={"Cache-Control": "no-cache"})
 
+    @app.get("/rules/text", include_in_schema=False)
+    def rules_text(request: Request):
+        """The exact rules, every reading of the designers' texts fixed (docs/rules.md)."""
+        query(request, ())
+        return FileResponse(STATIC / "rules" / "rules.md", media_type="text/plain; charset=utf-8",
+                            headers={"Cache-Control": "no-cache"})
+
     @app.get("/rules/{name}", include_in_schema=False)
     def rules_page(name: str, request: Request):
         query(request, ())

@@ -123,6 +123,10 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
     }
     # The score and the prison of the position shown (reviewing move 40 shows move 40's).
     answer.update(_score_facts(game if at == total else _position_at(game, at)))
+    if answer["result"] is not None and answer["result"].get("score") is not None:
+        # The result's own parts: those of the final position, whichever position is shown.
+        final = answer if at == total else _score_facts(game)
+        answer["result"]["score_details"] = copy.deepcopy(final["score_details"])
     answer["status"] = status_text(live, answer, result)
     return answer
 

@@ -372,10 +372,15 @@
   }
 
   // -- game.js drew a position --------------------------------------------------------------
+  let overSeen = null; // whether the game was over at the last render
   function onRender(s) {
     const first = shown === null;
     shown = s;
-    if (first || (summary && summary.move_count !== s.move_count)) {
+    // Ask again when the moves change, and when the game ends (a game between two people
+    // opens its analysis then: the refusal shown until then goes).
+    const ended = overSeen !== null && overSeen !== s.over;
+    overSeen = s.over;
+    if (first || ended || (summary && summary.move_count !== s.move_count)) {
       $a("#hint-box").hidden = s.opponent !== "ai";
       refresh(); // draws the position when the summary is in
     }

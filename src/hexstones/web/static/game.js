@@ -51,9 +51,21 @@ function stateUrl(at, since) {
   return `/api/games/${encodeURIComponent(gameId)}?${q}`;
 }
 
-function viewing() { return state && state.at !== state.move_count ? state.at : null; }
+// The position the address asks for (?at=N): what "the position shown" is until the first
+// state is in (a live update arriving first must not jump to the end).
+const startAt = (() => {
+  const at = new URLSearchParams(location.search).get("at");
+  return at === null ? null : Number(at);
+})();
 
+function viewing() {
+  if (!state) return startAt;
+  return state.at !== state.move_count ? state.at : null;
+}
+
+let loadAsked = 0; // the state asked for last: an older answer arriving later is not drawn
 async function load(at) {
+  const asked = ++loadAsked;
   if (specs === null) {
     const r = await api("/api/spec");
     if (!r.ok) { say(r.data.detail); $("#status").textContent = r.data.detail; return; }
@@ -61,6 +73,7 @@ async function load(at) {
     legendsOf = r.data.legends;
   }
   const r = await api(stateUrl(at));
+  if (asked !== loadAsked) return; // a later click asked for another position meanwhile
   if (!r.ok) { say(r.data.detail); if (!state) $("#status").textContent = r.data.detail; return; }
   render(r.data);
 }
@@ -122,7 +135,7 @@ function setUpGame(s) {
     const help = (spec.special_help || {})[id];
     if (help) $("#" + id).title = help;
   }
-  // On a narrow screen the board keeps its points a finger apart and scrolls instead.
+  // How many points the board spans: Zoom on a narrow screen keeps them a finger apart.
   board.style.setProperty("--board-span", String(2 * s.size - 1));
   legends = legendsOf[s.game] || {};
 }
@@ -130,15 +143,19 @@ function setUpGame(s) {
 function renderHeader(s) {
   let who = "two players at this screen";
   if (s.opponent === "ai") {
-    const you = s.players ? (s.players.black === "human" ? "black" : "white") : null;
-    who = you ? `you (${you}) vs the AI, level ${s.level}` : `vs the AI, level ${s.level}`;
+    const human = s.players ? (s.players.black === "human" ? "black" : "white") : null;
+    // "you" only to the person who plays it; a spectator sees whose game it is.
+    const person = !human ? "" : s.spectator ? `a person (${human}) ` : `you (${human}) `;
+    who = `${person}vs the AI, level ${s.level}`;
   }
   const b = specOf(s).balance;
   // A komi is a number of points; a prison balance is where the prison started.
   const balance = b.offsets_score ? `${b.short} ${s.options[b.option]}` : `${s.options[b.option]} ${b.note}`;
   const pie = s.pie && s.pie.stage !== "done" ? "komi pie" : balance;
   const named = s.name ? `${s.name} · ` : "";
-  $("#title").textContent = `${named}${specOf(s).title} · side ${s.size} · ${pie} · ${who}`;
+  const stones = s.options.handicap ? s.options.handicap.length : 0;
+  const handicap = stones ? ` · handicap: ${stones} black stone${stones === 1 ? "" : "s"}` : "";
+  $("#title").textContent = `${named}${specOf(s).title} · side ${s.size} · ${pie}${handicap} · ${who}`;
   document.title = `${specOf(s).title} · hexstones`;
   $("#sgf-link").href = `/api/games/${encodeURIComponent(gameId)}/sgf`;
 }
@@ -162,7 +179,7 @@ function renderWarming(warming) {
     ? `The AI is thinking, with a simpler search while its own compiles (first start only: ${steps})…`
     : "The AI is thinking…";
   const note = $("#warming-note");
-  note.hidden = !warming || !state || state.waiting_for === "ai";
+  note.hidden = !warming || !state || state.over || state.waiting_for === "ai";
   if (warming) note.textContent = `The AI's search is still compiling (first start only: ${steps}); until then the AI answers with a simpler, weaker search.`;
 }
 
@@ -246,9 +263,11 @@ function renderScore(s) {
   const box = $("#score");
   const resigned = s.result && s.result.reason === "resignation";
   const past = viewing() !== null;
+  box.hidden = false;
   if (s.score && s.score_details && resigned && !past) {
     // A resignation decides the game: a count of the board would read as its result.
     box.innerHTML = "";
+    box.hidden = true;
   } else if (s.score && s.score_details) {
     const title = past ? `Score at move ${s.at} if the game ended there`
       : s.over ? "Final score" : "Score if the game ended now";
@@ -260,6 +279,7 @@ function renderScore(s) {
       <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in ${specOf(s).title}: whoever cannot act loses.</p>`;
   } else {
     box.innerHTML = "";
+    box.hidden = true;
   }
 }
 
@@ -270,9 +290,10 @@ function renderResult(s) {
   box.hidden = false;
   let how = "";
   const loser = r.winner === "black" ? "white" : "black";
-  if (r.reason === "resignation") how = `${cap(loser)} resigned after ${s.move_count} moves.`;
+  if (r.reason === "resignation") how = `${cap(loser)} resigned after ${s.move_count} move${s.move_count === 1 ? "" : "s"}.`;
   else if (r.score) {
-    const parts = (color) => s.score_details[color].filter((p) => p.value !== 0).map((p) => `${fmt(p.value)} ${p.label}`).join(" + ").replace(/\+ -/g, "− ");
+    // The final position's parts, not those of the position shown.
+    const parts = (color) => r.score_details[color].filter((p) => p.value !== 0).map((p) => `${fmt(p.value)} ${p.label}`).join(" + ").replace(/\+ -/g, "− ");
     how = `<div>Black ${fmt(r.score.black)} = ${parts("black") || "0"}</div><div>White ${fmt(r.score.white)} = ${parts("white") || "0"}</div>`;
   } else how = `${cap(r.winner)} took the last action; ${cap(loser)} has no legal action.`;
   box.innerHTML = `<div class="winner" data-testid="winner">${cap(r.winner)} wins</div><div class="muted">${how}</div>`;
@@ -457,6 +478,12 @@ $("#movelist").addEventListener("click", (e) => {
   const b = e.target.closest("[data-at]");
   if (b) load(Number(b.dataset.at));
 });
+// On a narrow screen the board fits the width; Zoom makes its points a finger's tap apart.
+$("#zoom").addEventListener("click", () => {
+  const zoomed = board.classList.toggle("zoomed");
+  $("#zoom").setAttribute("aria-pressed", String(zoomed));
+  $("#zoom").textContent = zoomed ? "Fit" : "Zoom";
+});
 $("#first").addEventListener("click", () => load(0));
 $("#prev").addEventListener("click", () => load(Math.max(0, state.at - 1)));
 $("#next").addEventListener("click", () => load(Math.min(state.move_count, state.at + 1)));
@@ -475,5 +502,4 @@ window.addEventListener("pageshow", (e) => { if (e.persisted) load(viewing()); }
 // What analysis.js uses: the game, its state, and going to a position.
 window.hexstonesGame = { id: gameId, state: () => state, load: (at) => load(at) };
 
-const startAt = new URLSearchParams(location.search).get("at");
-load(startAt === null ? null : Number(startAt));
+load(startAt);

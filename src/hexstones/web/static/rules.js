@@ -7,6 +7,7 @@ const $ = (sel, root = document) => root.querySelector(sel);
 const main = $("#rules");
 const parts = location.pathname.split("/").filter(Boolean);
 const gameName = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
+const RULES_TEXT = "/rules/text"; // the exact rules (docs/rules.md), as plain text
 
 function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
@@ -204,7 +205,8 @@ async function showGame(specs, name) {
     main.append(section);
   }
   main.append(el("p", {}, "Other games: ", ...others.flatMap((s, i) => [i ? ", " : "", el("a", { href: `/rules/${encodeURIComponent(s.name)}`, text: s.title })]),
-    ". ", el("a", { href: "/", text: `Play ${spec.title}` }), " from the start page. The exact rules: docs/rules.md."));
+    ". ", el("a", { href: "/", text: `Play ${spec.title}` }), " from the start page. The exact rules, every reading fixed: ",
+    el("a", { href: RULES_TEXT, text: "docs/rules.md" }), "."));
   await Promise.all(examples.map((x) => x.reset()));
   if (location.hash) { const target = document.getElementById(location.hash.slice(1)); if (target) target.scrollIntoView(); }
 }
