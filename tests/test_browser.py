@@ -672,3 +672,18 @@ def test_the_compiling_note_is_not_shown_on_a_finished_game(page, server):
     expect(page.get_by_test_id("winner")).to_be_visible()
     page.evaluate("() => { renderWarming({done: 3, total: 6, seconds: 41}); }")
     expect(page.get_by_test_id("warming-note")).to_be_hidden()
+
+
+def test_my_games_fit_a_wide_screen_with_every_action_in_sight(page, server):
+    """At 1280 px the list has half the width: no action is cut off or needs a scroll."""
+    for query in ("game=keil&size=7&opponent=ai&level=3", "game=droched&size=9&opponent=friend",
+                  "game=dehil&size=9&opponent=human"):
+        open_new(page, server, query)
+    page.goto(server.url + "/")
+    expect(page.locator("#games tr[data-game-id]")).to_have_count(3)
+    table, box = page.evaluate("""() => { const t = document.querySelector('#games table');
+        return [t.scrollWidth, t.parentElement.clientWidth]; }""")
+    assert table <= box
+    right = page.evaluate("() => document.querySelector('#games').getBoundingClientRect().right")
+    for button in page.locator("#games [data-action]").all():
+        assert button.bounding_box()["x"] + button.bounding_box()["width"] <= right + 1

@@ -186,7 +186,7 @@ async function loadGames() {
 
 // A stored game's cells: name, board, players, moves, state, when (the actions come after).
 function gameRow(g) {
-  const when = new Date(g.updated * 1000).toLocaleString();
+  const when = new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
   const title = specs[g.game] ? specs[g.game].title : g.game;
   const tr = document.createElement("tr");
   tr.dataset.gameId = g.id;
