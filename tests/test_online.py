@@ -68,6 +68,11 @@ def seated(a, b) -> dict:
     return game
 
 
+def stored_users(db: str) -> list:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT id, name FROM users ORDER BY id").fetchall()
+
+
 def stored_sessions(db: str) -> list:
     with sqlite3.connect(db) as con:
         return con.execute("SELECT id, name FROM sessions ORDER BY id").fetchall()
@@ -220,6 +225,17 @@ def test_accounts_sign_up_in_out_and_the_password(people, db):
     assert hashed.startswith("$argon2id$") and "correct horse" not in hashed
     assert first not in tokens  # only the token's digest is stored
     assert b.post("/api/account/signup", json={"name": "ann", "password": "something else"}).status_code == 409
+    # Look-alike letters of another script make no second "anna": refused, nothing stored.
+    users = stored_users(db)
+    for lookalike in ("\u0430nn", "Ann\u0430", "p\u0430ypal"):  # a Cyrillic "а" among Latin letters
+        r = b.post("/api/account/signup", json={"name": lookalike, "password": "something else"})
+        assert r.status_code == 400 and "scripts" in r.json()["detail"], r.text
+        r = b.post("/api/account/guest", json={"name": lookalike})
+        assert r.status_code == 400 and "scripts" in r.json()["detail"], r.text
+    assert stored_users(db) == users
+    for name in ("\u0430\u043d\u043d\u0430", "김철수", "José"):  # one script each: welcome
+        assert b.post("/api/account/signup", json={"name": name, "password": "something else"}).status_code == 201
+        assert b.post("/api/account/signout", json={}).status_code == 200
     assert b.post("/api/account/signup", json={"name": "Bo", "password": "short"}).status_code == 400
     # A game started signed in is the account's, from any of its sessions.
     gid = friend_game(a)["id"]

@@ -25,6 +25,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from confusable_homoglyphs import confusables
 
 from hexstones.web.errors import WebError
 
@@ -64,10 +65,15 @@ def _text(value: Any) -> Any:
 
 
 def check_name(name: Any) -> str:
-    """A person's name: 1 to MAX_NAME printable characters on one line, spaces trimmed."""
+    """A person's name: 1 to MAX_NAME printable characters on one line, spaces trimmed, not
+    mixing scripts with letters that look alike (a Cyrillic "а" in "anna" would pass for
+    another person: Unicode's confusables, TR39)."""
     if isinstance(name, str):
         name = unicodedata.normalize("NFC", name).strip()
         if 0 < len(name) <= MAX_NAME and all(unicodedata.category(c)[0] != "C" for c in name):
+            if confusables.is_dangerous(name):
+                raise WebError(400, "a name may not mix letters of different scripts that look "
+                                    "alike (such as a Cyrillic 'а' among Latin letters): write it in one script")
             return name
     raise WebError(400, f"a name is 1 to {MAX_NAME} printable characters on one line")
 
