@@ -593,3 +593,49 @@ def test_the_same_move_sent_to_two_servers_at_once_is_stored_once_and_the_loser_
     for url in (first, second):
         with opener.open(f"{url}/api/games/{game['id']}", timeout=WAIT) as res:
             assert json.load(res)["moves"] == points
+
+
+# -- fair shares ---------------------------------------------------------------------------------
+
+
+def test_a_person_starting_games_without_end_is_slowed_and_the_server_keeps_a_bounded_number(tmp_path):
+    app = create_app(str(tmp_path / "g.db"), games_per_minute=5, live_games=8)
+    with TestClient(app, raise_server_exceptions=False) as one, TestClient(app) as other:
+        made = [new_game(one) for _ in range(5)]
+        r = one.post("/api/games", json={"game": "keil", "size": 4, "opponent": "human"})
+        assert r.status_code == 429 and "at most 5 a minute" in r.json()["detail"], r.text
+        r = one.post("/api/import", json={"sgf": "(;GM[901]FF[4]SZ[4];B[d4])"})
+        assert r.status_code == 429, r.text
+        r = one.get("/new?game=keil&size=4&opponent=human", follow_redirects=False)
+        assert r.status_code == 429
+        assert len(one.get("/api/games").json()["games"]) == 5  # the refusals made nothing
+        made += [new_game(other) for _ in range(5)]  # someone else is not held up
+        # Beyond the bound the least recently used games leave the server's memory and
+        # come back from the database, moves and all, when asked for.
+        assert len(app.state.tables._games) <= 8
+        for gid in made:
+            assert one.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code in (200, 403)
+        assert len(app.state.tables._games) <= 8
+        for gid in made[:5]:  # read back from the database: the moves played on them
+            assert one.get(f"/api/games/{gid}").json()["moves"] == ["d4"]
+
+
+def test_the_rate_limit_counts_a_window_of_time():
+    from hexstones.web.errors import WebError
+    from hexstones.web.limits import RateLimit
+
+    now = [0.0]
+    limit = RateLimit(2, 60, "new games", clock=lambda: now[0])
+    limit.take("a")
+    limit.take("a")
+    with pytest.raises(WebError) as refused:
+        limit.take("a")
+    assert refused.value.status == 429 and "try again in 60 s" in refused.value.message
+    limit.take("b")  # another key has its own count
+    now[0] = 59.5
+    with pytest.raises(WebError):
+        limit.take("a", "c")  # one key at its limit: nothing counted for the others
+    limit.take("c")
+    limit.take("c")
+    now[0] = 60.5
+    limit.take("a")  # the first two have left the window

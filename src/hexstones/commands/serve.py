@@ -7,6 +7,7 @@ import socket
 import sys
 
 KEEP_ALIVE_S = 120  # seconds an idle HTTP connection is kept open (nginx: 75, Chrome: 300)
+GAMES_PER_MINUTE = 30  # far above what a person plays; a script making thousands is slowed
 
 
 def add_parser(sub) -> None:
@@ -24,6 +25,9 @@ def add_parser(sub) -> None:
                    help="the address people reach the app at, e.g. https://hex.example.org, when "
                         "it is behind a reverse proxy that changes the Host header (repeatable); "
                         "changes asked from any other site are refused")
+    p.add_argument("--games-per-minute", type=int, default=GAMES_PER_MINUTE, metavar="N",
+                   help=f"new games (and imports) one person may start in a minute, ten times "
+                        f"that from one address (default {GAMES_PER_MINUTE}; 0: no limit)")
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
                    help="the address of a reverse proxy in front of the app (repeatable; an IP "
                         "address or network such as 10.0.0.0/8): only its X-Forwarded-For and "
@@ -61,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
             args.db = default_path()
         # Takes the database (one server per file); the AI's workers start compiling.
-        app = create_app(args.db, warm_ai=True, origins=frozenset(args.origin))
+        app = create_app(args.db, warm_ai=True, origins=frozenset(args.origin),
+                         games_per_minute=args.games_per_minute or None)
     except (ValueError, OSError) as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from hexstones import games
 from hexstones.web import seats, view
 from hexstones.web.errors import WebError, only_known, shown, valid_text, whole
-from hexstones.web.live import Live, Tables
+from hexstones.web.live import LIVE_GAMES, Live, Tables
 from hexstones.web.online import People, install
 from hexstones.web.position import position
 from hexstones.web.security import Guard, opened_here
@@ -51,20 +51,22 @@ log = logging.getLogger("hexstones.web")
 
 
 def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
-               origins: frozenset[str] = frozenset()) -> FastAPI:
+               origins: frozenset[str] = frozenset(), games_per_minute: int | None = None,
+               live_games: int = LIVE_GAMES) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing) or the
     PostgreSQL database it names (``postgresql://...``, shared with other servers);
     the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
     at once and compile the kernels ahead (``hexstones serve`` does; tests need not).
     ``origins``: the addresses (``https://example.org``) the app is reached at besides
     its Host header's, behind a proxy that rewrites it; requests from any other site
-    that would change something are refused.
+    that would change something are refused. ``games_per_minute``: the new games one
+    person may start in a minute (None: no limit); ``live_games``: the games kept in memory.
 
     ValueError (one line naming the file) if the database cannot be used: in use by
     another server, empty, damaged. A stored game that cannot be read is logged and skipped.
     """
     store = Store(db_path)
-    tables = Tables(store, ai_processes=ai_processes, warm_ai=warm_ai)
+    tables = Tables(store, ai_processes=ai_processes, warm_ai=warm_ai, live_games=live_games)
     try:
         problems = tables.fill_in_finished()
     except BaseException:
@@ -77,7 +79,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
     try:
-        people = People(tables)
+        people = People(tables, games_per_minute)
     except BaseException:
         tables.close()
         store.close()

@@ -17,6 +17,7 @@ import builtins
 import itertools
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,9 @@ Claim = Callable[[dict[str, Any], "str | None"], dict[str, Any]]  # (setup, host
 
 MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
 MAX_NAME = 80  # characters of a game's name in the list
+# Games kept in memory (each holds its position and history: about 150 KB on side 7); the
+# least recently used beyond this are read from the database again when asked for.
+LIVE_GAMES = 500
 
 
 _COPIES = itertools.count()  # numbers each Live of this process: its versions' counter
@@ -134,9 +138,11 @@ def _continued(cached: Live, record: StoredGame) -> Game | None:
 class Tables:
     """Every live game, the store behind them, and the AI's worker pool."""
 
-    def __init__(self, store: Store, ai_processes: int = 2, *, warm_ai: bool = False):
+    def __init__(self, store: Store, ai_processes: int = 2, *, warm_ai: bool = False,
+                 live_games: int = LIVE_GAMES):
         self.store = store
-        self._games: dict[str, Live] = {}
+        self._games: OrderedDict[str, Live] = OrderedDict()  # least recently used first
+        self._live_games = live_games
         self._lock = threading.Lock()
         # With warm_ai the workers compile ahead, and once one has filled numba's cache
         # this process loads the rules' kernels too, before a page needs them.
@@ -168,6 +174,8 @@ class Tables:
     def get(self, game_id: str) -> Live:
         with self._lock:
             live = cached = self._games.get(game_id)
+            if live is not None:
+                self._games.move_to_end(game_id)
         if live is not None:
             # Under its lock: a write of this copy takes its new revision before letting go,
             # so the copy never looks stale to this process for its own write.
@@ -188,6 +196,7 @@ class Tables:
                 # this server's back, found by a failed check, need not have raised it).
                 if live is None or live.record.revision <= fresh.record.revision:
                     live = self._games[game_id] = fresh
+                    self._forget_old()
         # A game the AI owes a turn (after a restart, say) gets one.
         self._schedule_ai(live)
         return live
@@ -234,9 +243,18 @@ class Tables:
         live = Live(record, game, ai_readiness=self.ai_readiness)
         with self._lock:
             self._games[record.id] = live
+            self._forget_old()
         self._schedule_ai(live)
         with live.lock:
             return view.state(live)
+
+    def _forget_old(self) -> None:
+        """Let the least recently used games beyond the bound go (the caller holds the lock).
+        A game the AI is thinking in stays; one in use elsewhere is only a copy that goes:
+        a write from it is still checked against the database."""
+        for game_id in list(self._games)[: max(0, len(self._games) - self._live_games)]:
+            if not self._games[game_id].ai_busy:
+                del self._games[game_id]
 
     def list(self) -> list[dict[str, Any]]:
         return self.store.list()

@@ -22,6 +22,7 @@ from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
 from hexstones.web.broker import game_topic, user_topic
 from hexstones.web.errors import WebError, choice
 from hexstones.web.live import Live, Tables
+from hexstones.web.limits import RateLimit
 from hexstones.web.live_ws import serve_updates
 from hexstones.web.rows import Rows
 from hexstones.web.spec import spec_of
@@ -32,10 +33,14 @@ STATIC = Path(__file__).parent / "static"
 class People:
     """Who is asking, and the sessions the app hands out."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, games_per_minute: int | None = None) -> None:
         self.tables = tables
         self.accounts = Accounts(Rows(tables.store))
         self.epoch = secrets.token_hex(4)
+        # New games (and imports) a person may start in a minute; an address, ten people's.
+        self.creation = None if games_per_minute is None else RateLimit(games_per_minute, 60, "new games")
+        self.creation_by_address = (None if games_per_minute is None
+                                    else RateLimit(10 * games_per_minute, 60, "new games from this address"))
 
     def who(self, request: Request) -> Identity | None:
         """The session of the request's cookie (None without one, or expired)."""
@@ -72,8 +77,12 @@ class People:
             request.state.cookie = (token, SESSION_DAYS * 86400)
 
     def claim(self, request: Request):
-        """The ``claim`` of Tables.create for a game this request starts."""
+        """The ``claim`` of Tables.create for a game this request starts (a 429 when the
+        person, or their address, has started too many games in the last minute)."""
         who = self.session(request)
+        if self.creation is not None and self.creation_by_address is not None:
+            self.creation_by_address.take(request.client.host if request.client else "?")
+            self.creation.take(who.user or who.session)
         return lambda setup, color: seats.claim(setup, who, color)
 
     def take_unowned(self, live: Live, who: Identity | None) -> None:
