@@ -297,3 +297,40 @@ def test_only_the_games_players_start_stop_or_deepen_its_analysis(db):
         assert job["iterations"] == 200_000 and job["total"] == 7
         act(owner, gid, action="stop")
         wait_job(owner, gid, "stopped")
+
+
+def test_a_persons_analyses_queue_and_take_turns_with_others_one_position_at_a_time(db):
+    """One person's second and third analyses wait behind the first (their place shown);
+    another person's starts at once; the analyses' positions go to the AI's pool one at a
+    time, so the pool's other process stays free for the AI's moves."""
+    app = create_app(db)
+    analyses = app.state.analyses
+    submit, in_pool, most = analyses._submit, [0], [0]
+
+    def counted(*args):  # the real pool, with the positions in it counted
+        future = submit(*args)
+        in_pool[0] += 1
+        most[0] = max(most[0], in_pool[0])
+        future.add_done_callback(lambda _: in_pool.__setitem__(0, in_pool[0] - 1))
+        return future
+
+    analyses._submit = counted
+    with TestClient(app) as one, TestClient(app) as other:
+        mine = [new_game(one, "keil", FINISHED["keil"]) for _ in range(3)]
+        theirs = new_game(other, "dehil", FINISHED["dehil"])
+        states = [act(one, gid, action="start", iterations=200_000)["job"] for gid in mine]
+        assert [s["state"] for s in states] == ["running", "queued", "queued"]
+        assert [s["place"] for s in states[1:]] == [2, 3]
+        assert act(other, theirs, action="start", iterations=200_000)["job"]["state"] == "running"
+        act(one, mine[0], action="stop")
+        wait_job(one, mine[0], "stopped")
+        deadline = time.monotonic() + WAIT
+        while analysis(one, mine[1])["job"]["state"] != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert analysis(one, mine[2])["job"]["place"] == 2
+        for gid, person in ((mine[1], one), (mine[2], one), (theirs, other)):
+            act(person, gid, action="stop")
+        for gid, person in ((mine[1], one), (mine[2], one), (theirs, other)):
+            wait_job(person, gid, "stopped")
+    assert most[0] == 1

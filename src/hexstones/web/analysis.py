@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import CancelledError, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -53,6 +55,9 @@ HINT_MOVES = 3  # candidates the hint shows
 # the page lists each player's worst ones.
 MISTAKE_DROP = 0.1
 MISTAKES_PER_PLAYER = 5
+# Positions of analyses searched at once in the AI's pool (of two processes): the other
+# process stays free for the AI's moves, which a person waits for at the board.
+ANALYSIS_SLOTS = 1
 
 # The table as the queries see it; migrations/versions/r0004_analysis.py makes it.
 analysis_table = sa.Table(
@@ -136,7 +141,8 @@ def _budget_of(data: dict[str, Any]) -> int:
 class Job:
     """One game's analysis in progress (or as it was left)."""
 
-    state: str = "running"  # running, stopped, done, failed
+    state: str = "running"  # queued (behind the person's other analysis), running, stopped, done, failed
+    person: str = ""  # whose it is: a person runs one analysis at a time, the rest queue
     done: int = 0
     total: int = 0
     iterations: int = DEFAULT_ITERATIONS
@@ -145,6 +151,43 @@ class Job:
     current: int | None = None  # the move number being searched
     stop: threading.Event = field(default_factory=threading.Event)
     todo: list[tuple[int, int, float | None]] = field(default_factory=list)  # (ply, iterations, seconds)
+    order: int = 0  # when it was asked for, among all jobs
+
+
+class Turns:
+    """The analyses' positions take turns in the AI's pool: at most ``slots`` at once, in the
+    order asked, and a job asks again after each position (so every job moves on)."""
+
+    def __init__(self, slots: int = ANALYSIS_SLOTS):
+        self.slots = slots
+        self._busy = 0
+        self._queue: deque[Job] = deque()
+        self._changed = threading.Condition()
+
+    def take(self, job: Job) -> bool:
+        """Wait for a turn; False (no turn taken) if the job is stopped meanwhile."""
+        with self._changed:
+            self._queue.append(job)
+            while self._queue[0] is not job or self._busy >= self.slots:
+                if job.stop.is_set():
+                    self._queue.remove(job)
+                    self._changed.notify_all()
+                    return False
+                self._changed.wait(0.2)
+            self._queue.popleft()
+            self._busy += 1
+            self._changed.notify_all()
+            return True
+
+    def give_back(self) -> None:
+        with self._changed:
+            self._busy -= 1
+            self._changed.notify_all()
+
+    def ahead_of(self, job: Job) -> int:
+        """How many positions of other analyses wait before ``job``'s next one."""
+        with self._changed:
+            return self._queue.index(job) if job in self._queue else 0
 
 
 class Analyses:
@@ -160,6 +203,9 @@ class Analyses:
         self._live_of = live_of
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._finished = threading.Condition(self._lock)  # a job ended: the next may run
+        self._turns = Turns()
+        self._order = itertools.count()
         self._closed = False
 
     def close(self) -> None:
@@ -189,7 +235,10 @@ class Analyses:
             job = self._jobs.get(live.record.id)
             progress = None if job is None else {
                 "state": job.state, "done": job.done, "total": job.total, "current": job.current,
-                "iterations": job.iterations, "error": job.error}
+                "iterations": job.iterations, "error": job.error,
+                "place": self._place(job) if job.state == "queued" else None}
+        if progress is not None and progress["state"] == "running":
+            progress["waiting"] = self._turns.ahead_of(job)
         positions = []
         for ply in sorted(known):
             data = known[ply]
@@ -217,9 +266,16 @@ class Analyses:
 
     # -- jobs -----------------------------------------------------------------------------
 
-    def start(self, live, iterations: Any = None, ply: Any = None) -> dict[str, Any]:
+    def _place(self, job: Job) -> int:
+        """A queued job's place among its person's analyses (1: the one running; the caller
+        holds the lock)."""
+        mine = [j for j in self._jobs.values() if j.person == job.person and j.state in ("queued", "running")]
+        return 1 + sum(1 for j in mine if j is not job and (j.state == "running" or j.order < job.order))
+
+    def start(self, live, iterations: Any = None, ply: Any = None, person: str = "") -> dict[str, Any]:
         """Analyse every position not yet analysed with ``iterations``; with ``ply``, that
-        one position again, ``DEEPER_FACTOR`` times deeper than it was (first in line)."""
+        one position again, ``DEEPER_FACTOR`` times deeper than it was (first in line).
+        ``person``: who asks (their analyses run one at a time, the others queued)."""
         budget, seconds = _budget(iterations)
         _, _, moves = self._snapshot(live)
         known = self.stored(live)
@@ -238,7 +294,7 @@ class Analyses:
             if self._closed:
                 raise WebError(503, "the server is stopping")
             job = self._jobs.get(live.record.id)
-            joined = job is not None and job.state == "running" and not job.stop.is_set()
+            joined = job is not None and job.state in ("queued", "running") and not job.stop.is_set()
             if joined:
                 if ply is not None:  # deeper goes first
                     job.todo[:0] = todo
@@ -249,7 +305,10 @@ class Analyses:
                     job.todo += extra
                     job.total += len(extra)
             else:
-                job = Job(total=len(todo), iterations=budget, seconds=seconds, todo=todo)
+                job = Job(total=len(todo), iterations=budget, seconds=seconds, todo=todo, person=person,
+                          order=next(self._order))
+                if any(j.person == person and j.state in ("queued", "running") for j in self._jobs.values()):
+                    job.state = "queued"
                 self._jobs[live.record.id] = job
         # The status takes the lock itself: it is asked for only once the lock is let go.
         if not joined:
@@ -260,12 +319,23 @@ class Analyses:
     def stop(self, live) -> dict[str, Any]:
         with self._lock:
             job = self._jobs.get(live.record.id)
-            if job is not None and job.state == "running":
+            if job is not None and job.state in ("queued", "running"):
                 job.stop.set()
+                self._finished.notify_all()
         return self.status(live)
+
+    def _wait_for_the_persons_turn(self, job: Job) -> None:
+        """A queued job waits until its person's earlier analyses have ended (or it is stopped)."""
+        with self._lock:
+            while job.state == "queued" and not job.stop.is_set():
+                if self._place(job) == 1:
+                    job.state = "running"
+                    return
+                self._finished.wait(0.5)
 
     def _run(self, live, job: Job) -> None:
         game_id = live.record.id
+        self._wait_for_the_persons_turn(job)
         try:
             while True:
                 with self._lock:  # the job ends in the same step that finds nothing left to do
@@ -291,24 +361,34 @@ class Analyses:
         with self._lock:
             self._finish(job)
 
-    @staticmethod
-    def _finish(job: Job) -> None:
-        """The job's last state (the caller holds the lock)."""
+    def _finish(self, job: Job) -> None:
+        """The job's last state (the caller holds the lock); the person's next may run."""
         job.current = None
         job.state = "failed" if job.error else "stopped" if job.stop.is_set() else "done"
+        self._finished.notify_all()
 
     def _search(self, job: Job, args: tuple) -> dict[str, Any] | None:
-        """One position's analysis from the pool; None if stopped (or the pool closed)."""
-        future = self._submit(analyse_position, *args)
+        """One position's analysis from the pool, in its turn; None if stopped (or the pool
+        closed)."""
+        if not self._turns.take(job):
+            return None
+        try:
+            future = self._submit(analyse_position, *args)
+        except BaseException:
+            self._turns.give_back()
+            raise
         if future is None:
+            self._turns.give_back()
             job.stop.set()
             return None
+        # The turn ends with the search, even one stopped (it finishes in its worker).
+        future.add_done_callback(lambda _: self._turns.give_back())
         while True:
             try:
                 return future.result(timeout=0.2)
             except FutureTimeout:
                 if job.stop.is_set():
-                    future.cancel()  # a search already running finishes in its worker
+                    future.cancel()
                     return None
             except CancelledError:
                 job.stop.set()
@@ -433,7 +513,8 @@ def add_routes(app, tables, analyses: Analyses, body, query, people) -> None:
             seats.require_player(live.setup, person, f"{action} its analysis")
             if action == "stop":
                 return analyses.stop(live)
-            return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None)
+            return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None,
+                                  person=person.user or person.session)
         return await run_in_threadpool(work)
 
     @app.post("/api/games/{game_id}/hint")

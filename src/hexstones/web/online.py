@@ -21,8 +21,8 @@ from hexstones.web import seats, view
 from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
 from hexstones.web.broker import game_topic, user_topic
 from hexstones.web.errors import WebError, choice
-from hexstones.web.live import Live, Tables
 from hexstones.web.limits import RateLimit
+from hexstones.web.live import Live, Tables
 from hexstones.web.live_ws import serve_updates
 from hexstones.web.rows import Rows
 from hexstones.web.spec import spec_of

@@ -64,20 +64,22 @@
     summary = r.data;
     renderSummary();
     clearTimeout(pollTimer);
-    if (summary.job && summary.job.state === "running") pollTimer = setTimeout(refresh, 600);
+    if (summary.job && (summary.job.state === "running" || summary.job.state === "queued")) pollTimer = setTimeout(refresh, 600);
     if (shown) renderPosition(shown);
   }
 
   function renderSummary() {
     const job = summary.job;
-    const running = job && job.state === "running";
+    const running = job && (job.state === "running" || job.state === "queued");
     $a("#analyze").hidden = running;
     $a("#analysis-stop").hidden = !running;
     $a("#analysis-budget").hidden = running;
     const n = summary.positions.length, total = summary.move_count + 1;
     $a("#analyze").textContent = n === 0 ? "Analyze the game" : n < total ? "Analyze the rest" : "Analyze again";
     let text = "";
-    if (running) text = `Analysing: ${job.done} of ${job.total} positions` + (job.current !== null ? ` (now move ${job.current})` : "") + "…";
+    if (job && job.state === "queued") text = `Queued: your analysis of another game runs first (place ${job.place} of your analyses).`;
+    else if (running) text = `Analysing: ${job.done} of ${job.total} positions` + (job.current !== null ? ` (now move ${job.current})` : "")
+      + (job.waiting ? ` (waiting for the AI: ${job.waiting} position${job.waiting === 1 ? "" : "s"} of other analyses first)` : "") + "…";
     else if (job && job.state === "failed") text = job.error;
     else if (job && job.state === "stopped") text = `Stopped: ${n} of ${total} positions analysed.`;
     else if (n) text = `${n} of ${total} positions analysed` + (n === total ? "." : ": analyze the rest to fill the graph.");
