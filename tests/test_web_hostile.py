@@ -639,3 +639,37 @@ def test_the_rate_limit_counts_a_window_of_time():
     limit.take("c")
     now[0] = 60.5
     limit.take("a")  # the first two have left the window
+
+
+def test_connections_that_never_send_a_whole_request_head_are_closed(tmp_path):
+    """Half-sent requests and WebSocket handshakes, and connections that send nothing, are
+    closed once the head timeout has passed, while everyone else is answered; an idle
+    connection after an answer stays for the keep-alive time."""
+    from serving import Server
+
+    server = Server(str(tmp_path / "g.db"), tmp_path / "s.log", extra=("--head-timeout", "1"))
+    server.start()
+    held = []
+    try:
+        for n in range(60):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT)
+            if n % 3 == 1:
+                s.sendall(b"GET /api/games/x/live HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n")
+            elif n % 3 == 2:
+                s.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+            held.append(s)
+        kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=WAIT)
+        status, _ = call(kept, "GET", "/api/spec")  # answered meanwhile
+        assert status == 200
+        connection = kept.sock
+        for s in held:  # each is closed by the server: the read ends (a hang would time out)
+            s.settimeout(WAIT)
+            while s.recv(1024):
+                pass
+        # The kept-alive connection answered before is still open (keep-alive: 120 s).
+        status, _ = call(kept, "GET", "/api/spec")
+        assert status == 200 and kept.sock is connection
+    finally:
+        for s in held:
+            s.close()
+        server.stop()

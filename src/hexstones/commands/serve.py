@@ -28,6 +28,10 @@ def add_parser(sub) -> None:
     p.add_argument("--games-per-minute", type=int, default=GAMES_PER_MINUTE, metavar="N",
                    help=f"new games (and imports) one person may start in a minute, ten times "
                         f"that from one address (default {GAMES_PER_MINUTE}; 0: no limit)")
+    p.add_argument("--head-timeout", type=float, default=None, metavar="SECONDS",
+                   help="close a connection whose request head has not arrived whole within this "
+                        "many seconds (default 10): a client sending nothing, or half a request, "
+                        "holds no connection for long")
     p.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
                    help="the address of a reverse proxy in front of the app (repeatable; an IP "
                         "address or network such as 10.0.0.0/8): only its X-Forwarded-For and "
@@ -93,7 +97,11 @@ def run(args: argparse.Namespace) -> int:
     # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a client on
     # this machine could then pose as any address (a fresh sign-in count each time).
     proxies = ",".join(args.trusted_proxy)
+    from hexstones.web.connections import HEAD_TIMEOUT, raise_open_file_limit, timely_protocol
+
+    raise_open_file_limit()
     config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
-                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
+                            proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
+                            http=timely_protocol(args.head_timeout or HEAD_TIMEOUT))
     Server(config).run(sockets=[sock])
     return 0
