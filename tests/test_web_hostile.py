@@ -673,3 +673,59 @@ def test_connections_that_never_send_a_whole_request_head_are_closed(tmp_path):
         for s in held:
             s.close()
         server.stop()
+
+
+def test_tasks_take_turns_person_by_person():
+    from concurrent.futures import Future
+
+    from hexstones.web.limits import TakingTurns
+
+    turns, order, running = TakingTurns(2), [], []
+
+    def task(name: str):
+        def start():
+            future: Future = Future()
+            order.append(name)
+            running.append(future)
+            return future
+        return start
+
+    for n in range(4):
+        turns.add("ann", task(f"ann{n}"))
+    turns.add("bea", task("bea0"))
+    turns.add("cy", lambda: None)  # nothing started: the turn goes on to the next
+    turns.add("dee", task("dee0"))
+    assert order == ["ann0", "ann1"] and turns.waiting() == 5
+    while running:
+        running.pop(0).set_result(None)  # the oldest running task ends: the next one starts
+    # Those not served yet come first, in the order they asked; then Ann's others.
+    assert order == ["ann0", "ann1", "bea0", "dee0", "ann2", "ann3"]
+    assert turns.waiting() == 0
+
+
+def test_the_ais_moves_take_turns_by_person(tmp_path):
+    """Every AI move goes through the turns, under the person whose game it is (so one
+    person's many games wait behind another's one, as the test above shows)."""
+    app = create_app(str(tmp_path / "g.db"))
+    turns = app.state.tables._ai_turns
+    add, asked = turns.add, []
+
+    def recorded(person, start):
+        asked.append(person)
+        return add(person, start)
+
+    turns.add = recorded
+    with TestClient(app) as ann, TestClient(app) as bea:
+        made = []
+        for name in ["keil"] * 3 + ["dehil"]:  # the AI plays Black: its move comes first
+            person = bea if name == "dehil" else ann
+            r = person.post("/api/games", json={"game": name, "size": 4, "opponent": "ai", "level": 1,
+                                                "color": "white"})
+            assert r.status_code == 201, r.text
+            made.append((person, r.json()["id"]))
+        deadline = time.monotonic() + WAIT
+        for person, gid in made:
+            while person.get(f"/api/games/{gid}").json()["waiting_for"] == "ai":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    assert len(asked) == 4 and len(set(asked[:3])) == 1 and asked[3] != asked[0], asked

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from html import escape
@@ -153,6 +154,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         return data
 
     who = people.who
+    reading_records = threading.Lock()
 
     def held(request: Request, live: Live) -> dict:
         """The game's setup once the request's person may be its owner (an old game)."""
@@ -427,10 +429,13 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         def work():
             from hexstones.records import SGFError, read_record
 
-            try:
-                record = read_record(text)
-            except (SGFError, ValueError, OverflowError, RecursionError) as exc:
-                raise WebError(400, f"cannot read this SGF: {exc}") from None
+            # One record read at a time (a big one is seconds of CPU): the others queue,
+            # and the rest of the server keeps its share of the processor.
+            with reading_records:
+                try:
+                    record = read_record(text)
+                except (SGFError, ValueError, OverflowError, RecursionError) as exc:
+                    raise WebError(400, f"cannot read this SGF: {exc}") from None
             loaded = record.game
             names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
             answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,

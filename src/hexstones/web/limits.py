@@ -1,9 +1,10 @@
-"""Fair shares: how much one person may ask of the server in a while.
+"""Fair shares: how much one person may ask of the server in a while, and whose turn it is.
 
-:class:`RateLimit` counts what each key (a session, an address) did in the last
-``window`` seconds and refuses more than ``limit`` with a 429 that says when to try
-again. Counts live in this process's memory, bounded in size (the oldest keys go first):
-a limit of one process's work, not a record anyone keeps.
+:class:`TakingTurns` gives people's tasks for a shared resource in turns, person by person.
+:class:`RateLimit` counts what each key (a session, an address) did in the last ``window``
+seconds and refuses more than ``limit`` with a 429 that says when to try again. Counts live
+in this process's memory, bounded in size (the oldest keys go first): a limit of one
+process's work, not a record anyone keeps.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from typing import Any
 
 from hexstones.web.errors import WebError
 
@@ -47,3 +49,60 @@ class RateLimit:
                 self._seen.move_to_end(key)
             while len(self._seen) > MAX_KEYS:
                 self._seen.popitem(last=False)
+
+
+class TakingTurns:
+    """People's tasks for a shared resource (the AI's processes): at most ``slots`` running
+    at once; when one ends, the next task is that of the waiting person served least
+    recently, so one person's thirty games wait their turns behind another's one."""
+
+    def __init__(self, slots: int):
+        self.slots = slots
+        self._busy = 0
+        self._queues: dict[str, deque[Callable[[], Any]]] = {}
+        self._served: OrderedDict[str, int] = OrderedDict()  # person -> when last served
+        self._ticks = 0
+        self._lock = threading.Lock()
+
+    def add(self, person: str, start: Callable[[], Any]) -> None:
+        """Run ``start()`` in its turn; it returns a Future (whose end frees the slot) or None
+        (nothing started)."""
+        with self._lock:
+            self._queues.setdefault(person, deque()).append(start)
+        self._next()
+
+    def waiting(self) -> int:
+        with self._lock:
+            return sum(len(q) for q in self._queues.values())
+
+    def _next(self) -> None:
+        while True:
+            with self._lock:
+                if self._busy >= self.slots or not self._queues:
+                    return
+                person = min(self._queues, key=lambda p: self._served.get(p, -1))  # first asked wins ties
+                queue = self._queues[person]
+                start = queue.popleft()
+                if not queue:
+                    del self._queues[person]
+                self._ticks += 1
+                self._served[person] = self._ticks
+                self._served.move_to_end(person)
+                while len(self._served) > MAX_KEYS:
+                    self._served.popitem(last=False)
+                self._busy += 1
+            try:
+                future = start()
+            except BaseException:
+                self._free()
+                raise
+            if future is None:
+                self._free(go_on=False)
+                continue
+            future.add_done_callback(lambda _: self._free())
+
+    def _free(self, go_on: bool = True) -> None:
+        with self._lock:
+            self._busy -= 1
+        if go_on:
+            self._next()

@@ -27,6 +27,7 @@ from hexstones.games import BLACK, WHITE, Game, IllegalMove, check_options
 from hexstones.web import view
 from hexstones.web.ai_pool import AIPool
 from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.limits import TakingTurns
 from hexstones.web.pie import KomiPie
 from hexstones.web.setup import DEFAULT_LEVEL, parse_setup
 from hexstones.web.spec import balance_of
@@ -147,6 +148,7 @@ class Tables:
         # With warm_ai the workers compile ahead, and once one has filled numba's cache
         # this process loads the rules' kernels too, before a page needs them.
         self._ai = AIPool(ai_processes, warm=warm_ai, on_ready=self._warm_rules if warm_ai else None)
+        self._ai_turns = TakingTurns(max(1, ai_processes))
 
     def ai_readiness(self) -> dict[str, Any] | None:
         """How far the AI's compile-ahead is (``{"done", "total", "seconds"}``), None once ready."""
@@ -508,11 +510,24 @@ class Tables:
             pie = live.pie
             job = (task, live.record.game, dict(live.record.options), list(live.game.moves),
                    live.setup.get("level") or DEFAULT_LEVEL, None if pie is None else pie.komi)
+            live.ai_busy = True
+            owner = live.setup.get("owner") or {}
+
+        def start():
+            with live.lock:
+                if live.version != version:  # changed while it waited (an undo, a deletion)
+                    live.ai_busy = False
+                    return None
             future = self._ai.submit(*job)
             if future is None:
-                return
-            live.ai_busy = True
-        future.add_done_callback(lambda f: self._ai_answer(live, task, version, f))
+                with live.lock:
+                    live.ai_busy = False
+                return None
+            future.add_done_callback(lambda f: self._ai_answer(live, task, version, f))
+            return future
+
+        # The AI's moves take turns by person: one person's many games cannot hold up another's.
+        self._ai_turns.add(owner.get("user") or owner.get("session") or live.record.id, start)
 
     def _ai_answer(self, live: Live, task: str, version: int, future) -> None:
         try:
