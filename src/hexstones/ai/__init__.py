@@ -220,7 +220,7 @@ def settle(game: Game, move: str, legal: list[str], win_rate: float | None = Non
     of one's own territory; the opponent can pass again and end the game with the same
     count) or the search gives ``move`` less than :data:`HOPELESS` of a win
     (``win_rate``, the mover's). Such a move only keeps a person who wants the game over
-    waiting (defect 7 of issue #22). A move that changes the count is not given up on
+    waiting. A move that changes the count is not given up on
     the count alone: it may begin what the count does not show yet (a Dehil chain costs
     a point a stone until it partitions the board and they all count for the mover), and
     giving it up made the AI pass into lost games its search was winning."""
