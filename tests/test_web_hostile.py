@@ -464,9 +464,9 @@ def test_a_lone_surrogate_is_refused_at_the_door_everywhere_and_stores_nothing(d
                 r = person.post(path, content=text.encode(), headers={"Content-Type": "application/json"})
                 assert r.status_code == 400 and "not valid Unicode" in r.json()["detail"], (path, r.text)
         assert stored(db) == before
-        for person in (owner, stranger):
+        for person, listed in ((owner, "games"), (stranger, "watch")):
             r = person.get("/api/games")
-            assert r.status_code == 200 and gid in {g["id"] for g in r.json()["games"]}, r.text
+            assert r.status_code == 200 and gid in {g["id"] for g in r.json()[listed]}, r.text
 
 
 # -- the sign-in throttle under a burst, and forwarded addresses ------------------------------
