@@ -34,6 +34,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from hexstones import games
 from hexstones.web import seats, view
+from hexstones.web.answer import StateAnswer
 from hexstones.web.errors import WebError, only_known, shown, valid_text, whole
 from hexstones.web.live import LIVE_GAMES, Live, Tables
 from hexstones.web.online import People, install
@@ -462,11 +463,11 @@ def query(request: Request, known: tuple[str, ...] | None) -> dict[str, str]:
     return params
 
 
-def plain_json(answer: dict[str, Any]) -> JSONResponse:
+def plain_json(answer: dict[str, Any]) -> Response:
     """The answer as FastAPI would send it, without its encoder's walk over every value
     first (a game's state is plain JSON data already: that walk cost more than the rest
-    of a move's answer)."""
-    return JSONResponse(answer)
+    of a move's answer), its board encoded and compressed once per picture."""
+    return StateAnswer(answer)
 
 
 def _no_constant(name: str):

@@ -21,8 +21,7 @@ class Rows:
         self._store = store
 
     def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
-        with self._store.reading() as connection:
-            return [tuple(row) for row in connection.execute(sa.text(sql), params).all()]
+        return self._store.query(sql, params)
 
     def execute(self, sql: str, params: dict[str, Any]) -> None:
         with self._store.transaction() as tx:

@@ -338,6 +338,7 @@ class Store:
             reader.execute("PRAGMA foreign_keys = ON")
             reader.text_factory = bytes
             self._reader = sa.create_engine("sqlite://", creator=lambda: reader, poolclass=StaticPool)
+            self._raw_reader = reader
             sa_event.listen(self._reader, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
 
     def _open_postgres(self, url: sa.URL) -> sa.Engine:
@@ -483,6 +484,16 @@ class Store:
                 yield connection
 
     # -- reading ----------------------------------------------------------------------
+
+    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
+        """The rows of one reading statement with ``:name`` parameters. SQLite: straight on
+        the reading connection, where a statement alone is atomic (SQLAlchemy's layer cost
+        several times SQLite's work: this is a session's look-up, one per request)."""
+        if self.shared:
+            with self.reading() as connection:
+                return [tuple(row) for row in connection.execute(sa.text(sql), params).all()]
+        with self._read_lock:
+            return self._raw_reader.execute(sql, params).fetchall()
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its

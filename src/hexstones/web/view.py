@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexstones.games import Game, Outcome
 from hexstones.svg import board_svg
+from hexstones.web.answer import Bounded
 from hexstones.web.errors import WebError, shown, whole
 from hexstones.web.spec import spec_of
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from hexstones.web.live import Live
 
 MAX_OVERLAYS_TEXT = 200  # characters: every overlay name of a game fits many times
+MAX_DRAWN_CHARS = 8 * 1024 * 1024  # boards kept drawn: ~180 of Keil 7, far more than a move needs
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
         "ai_error": live.ai_error,
         "overlays_available": [o["name"] for o in spec["overlays"]],
-        "svg": board_svg(game, overlays=view.overlays, move_number=at),
+        "svg": drawn(game, at, view.overlays),
         "special_moves": list(spec["special_moves"]),
     }
     # The score and the prison of the position shown (reviewing move 40 shows move 40's).
@@ -129,6 +131,22 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         answer["result"]["score_details"] = copy.deepcopy(final["score_details"])
     answer["status"] = status_text(live, answer, result)
     return answer
+
+
+# The board of recent positions: a move's answer and the opponent's fetch that follows it
+# show the same picture, and drawing it was most of a state's work.
+_DRAWN: Bounded[str] = Bounded(MAX_DRAWN_CHARS, len)
+
+
+def drawn(game: Game, at: int, overlays: tuple[str, ...]) -> str:
+    """``board_svg`` of ``game`` after ``at`` moves, drawn once while it is among the recent
+    ones (a picture depends only on the rules, the options and the moves up to ``at``)."""
+    key = (game.name, repr(sorted(game.options.items())), tuple(game.moves[:at]), frozenset(overlays))
+    svg = _DRAWN.get(key)
+    if svg is None:
+        svg = board_svg(game, overlays=overlays, move_number=at)
+        _DRAWN.put(key, svg)
+    return svg
 
 
 def _position_at(game: Game, at: int) -> Game:
