@@ -125,15 +125,22 @@ def test_analysis_of_a_finished_game_in_the_page(server, page, name):
     expect(page.locator("[data-testid=winrate-graph] [data-ply]")).to_have_count(len(moves) + 1)
 
 
-def test_stop_in_the_page(server, page):
-    rng = random.Random(3)
+def analysing_a_keil_5_game(server, page, seed: int, moves: int) -> str:
+    """A Keil 5 game of ``moves`` random stones, its analysis started in the page (the
+    normal search: seconds a position)."""
+    rng = random.Random(seed)
     game = hexstones.new_game("keil", size=5)
-    for _ in range(24):
+    for _ in range(moves):
         game.play(rng.choice([m for m in game.legal_moves() if m[1:].isdigit()]))
     gid = new_game(page, server.url, "keil", list(game.moves), size=5)
     page.goto(f"{server.url}/game/{gid}")
-    page.get_by_test_id("analyze").click()  # the normal search: seconds a position
+    page.get_by_test_id("analyze").click()
     expect(page.get_by_test_id("analysis-stop")).to_be_visible()
+    return gid
+
+
+def test_stop_in_the_page(server, page):
+    gid = analysing_a_keil_5_game(server, page, seed=3, moves=24)
     page.get_by_test_id("analysis-stop").click()
     expect(page.get_by_test_id("analysis-progress")).to_contain_text("Stopped")
     job = call(f"{server.url}/api/games/{gid}/analysis")["job"]
@@ -168,14 +175,7 @@ def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
 def test_deeper_while_the_analysis_runs_answers_and_the_server_goes_on(server, page):
     """Analyze the game, Home, Deeper here: the second request joins the running job (it once
     waited forever on a lock the first held, and the server's workers ran out)."""
-    rng = random.Random(5)
-    game = hexstones.new_game("keil", size=5)
-    for _ in range(20):
-        game.play(rng.choice([m for m in game.legal_moves() if m[1:].isdigit()]))
-    gid = new_game(page, server.url, "keil", list(game.moves), size=5)
-    page.goto(f"{server.url}/game/{gid}")
-    page.get_by_test_id("analyze").click()  # the normal search: seconds a position
-    expect(page.get_by_test_id("analysis-stop")).to_be_visible()
+    gid = analysing_a_keil_5_game(server, page, seed=5, moves=20)
     page.keyboard.press("Home")
     expect(page.get_by_test_id("where")).to_have_text("move 0 of 20")
     page.get_by_test_id("analysis-deeper").click()
