@@ -16,7 +16,10 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from hexstones.games import BLACK, WHITE, Game, IllegalMove
+from hexstones.games import BLACK, WHITE, Game
+
+CUT = "cut"  # a playout stopped by the deadline: the iteration does not count
+_now = time.perf_counter  # the clock of the time budget (a test may set another)
 
 
 @dataclass
@@ -48,23 +51,20 @@ class SearchResult:
     ownership: list[float] | None = None  # per point, +1 black .. -1 white
 
 
-def _playout_winner(game: Game, rng: random.Random, max_moves: int, own_counts, scores):
+def _playout_winner(game: Game, rng: random.Random, max_moves: int, own_counts, scores,
+                    deadline: float | None = None):
     """Play uniformly random legal moves until the end (or ``max_moves``); return
-    (winner or None, number of moves played). Records final ownership and score."""
-    names = list(game.board.names) + list(game.special_moves)
+    (winner or None, number of moves played). Records final ownership and score. Past
+    ``deadline`` (a time of :func:`_now`) it stops at once and returns (CUT, moves played)."""
     played = 0
     while not game.is_over and played < max_moves:
-        rng.shuffle(names)
-        # The first legal move of a random order is a uniformly random legal move.
-        for move in names:
-            try:
-                game.play(move)
-            except IllegalMove:
-                continue
-            played += 1
-            break
-        else:
+        if deadline is not None and _now() >= deadline:
+            return CUT, played
+        legal = game.legal_moves()  # a draw from them: no refused move is tried
+        if not legal:
             break  # no legal move (Droched: the player to move has lost)
+        game.play(legal[rng.randrange(len(legal))])
+        played += 1
     winner = _winner(game)
     if own_counts is not None:
         for i, name in enumerate(game.board.names):
@@ -96,7 +96,9 @@ def _winner(game: Game) -> str | None:
 
 def search(game: Game, *, iterations: int | None = None, seconds: float | None = None,
            seed: int | None = None, exploration: float = 0.9) -> SearchResult:
-    """UCT with uniformly random playouts from the position of ``game`` (left unchanged)."""
+    """UCT with uniformly random playouts from the position of ``game`` (left unchanged).
+    ``seconds`` is wall clock, kept within a move: a playout still running when it is up
+    is abandoned (so a slow game, or a call that waits, cannot hold the answer back)."""
     if game.is_over:
         raise ValueError("the game is over: there is nothing to search")
     if iterations is None and seconds is None:
@@ -108,12 +110,13 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
     own_counts = [0] * game.board.num_points
     scores = [0.0, 0.0]
     has_score = True
-    start = time.perf_counter()
+    start = _now()
+    deadline = None if seconds is None else start + seconds
     done = 0
     while True:
         if iterations is not None and done >= iterations:
             break
-        if seconds is not None and done > 0 and time.perf_counter() - start >= seconds:
+        if deadline is not None and _now() >= deadline:
             break
         node, depth = root, 0
         # Selection: descend through fully expanded nodes by UCB1.
@@ -128,6 +131,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
             node.untried = work.legal_moves()
             rng.shuffle(node.untried)
             node.terminal = not node.untried
+        expanded, child = node, None
         if node.untried:
             move = node.untried.pop()
             mover = work.to_move
@@ -137,7 +141,14 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
             node.children.append(child)
             node = child
         # Simulation.
-        winner, played = _playout_winner(work, rng, max_moves, own_counts, scores)
+        winner, played = _playout_winner(work, rng, max_moves, own_counts, scores, deadline)
+        if winner is CUT:
+            for _ in range(played + depth):
+                work.undo()
+            if child is not None:  # never visited: no statistics to keep
+                expanded.children.remove(child)
+                expanded.untried.append(child.move)
+            break
         try:
             has_score = has_score and work.score() is not None
         except NotImplementedError:
@@ -151,7 +162,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
                 node.wins += 1.0 if winner == node.mover else 0.5 if winner is None else 0.0
             node = node.parent
         done += 1
-    elapsed = time.perf_counter() - start
+    elapsed = _now() - start
     children = sorted(((c.move, c.visits, c.wins / c.visits) for c in root.children),
                       key=lambda t: (-t[1], -t[2]))
     pv, node = [], root

@@ -172,15 +172,50 @@ function renderStatus(s) {
 }
 
 // While the AI's processes compile their search (the first start of a fresh install),
-// the spinner says so, with the steps done.
+// the spinner and a note say what is compiling, with a bar of the share done.
+function warmingShare(w) {
+  return typeof w.fraction === "number" ? w.fraction : w.total ? Math.max(w.done, 0) / w.total : 0;
+}
+
+function warmingText(w) {
+  const what = !w.compiling ? `step ${Math.max(w.done, 0)} of ${w.total}`
+    : w.compiling.length ? `compiling ${w.compiling.join(", ")}` : "loading what is compiled";
+  return `first start only: ${what}; ${Math.round(100 * warmingShare(w))}% done after ${Math.round(w.seconds)} s`;
+}
+
+// The progress bar ``id`` (made on first use), showing ``share``.
+function warmingBar(id, share) {
+  let bar = document.getElementById(id);
+  if (!bar) {
+    bar = document.createElement("progress");
+    bar.id = id;
+    bar.className = "warming-bar";
+    bar.dataset.testid = id;
+    bar.max = 1;
+    bar.setAttribute("aria-label", "The AI's compile, share done");
+    bar.style.cssText = "display:block;flex:1 0 100%;width:100%;max-width:22rem;margin-top:.3rem";
+  }
+  bar.value = share;
+  bar.hidden = false;
+  return bar;
+}
+
 function renderWarming(warming) {
-  const steps = warming ? `step ${Math.max(warming.done, 0)} of ${warming.total}, ${Math.round(warming.seconds)} s` : "";
+  const text = warming ? warmingText(warming) : "";
   $("#thinking-text").textContent = warming
-    ? `The AI is thinking, with a simpler search while its own compiles (first start only: ${steps})…`
+    ? `The AI is thinking, with a simpler search while its own compiles (${text})…`
     : "The AI is thinking…";
   const note = $("#warming-note");
   note.hidden = !warming || !state || state.over || state.waiting_for === "ai";
-  if (warming) note.textContent = `The AI's search is still compiling (first start only: ${steps}); until then the AI answers with a simpler, weaker search.`;
+  for (const bar of document.querySelectorAll(".warming-bar")) bar.hidden = !warming;
+  if (!warming) return;
+  const share = warmingShare(warming);
+  const thinking = $("#thinking");
+  thinking.style.flexWrap = "wrap"; // the bar on a line of its own below the text
+  $("#thinking-text").style.flex = "1 1 0";
+  thinking.append(warmingBar("thinking-bar", share));
+  note.replaceChildren(`The AI's search is still compiling (${text}); until then the AI answers with a simpler, weaker search.`,
+    warmingBar("warming-bar", share));
 }
 
 // The special moves' buttons (the rest of renderActions; holdActions lets them go with it).

@@ -112,7 +112,10 @@ async function showWarming() {
     const w = (await res.json()).warming;
     line.hidden = !w;
     if (!w) return;
-    line.textContent = `The AI is getting ready: compiling its search, first start only (step ${Math.max(w.done, 0)} of ${w.total}, ${Math.round(w.seconds)} s). A game can start meanwhile: until then the AI answers with a simpler search.`;
+    const share = typeof w.fraction === "number" ? w.fraction : Math.max(w.done, 0) / w.total;
+    const what = !w.compiling ? `step ${Math.max(w.done, 0)} of ${w.total}`
+      : w.compiling.length ? `compiling ${w.compiling.join(", ")}` : "loading what is compiled";
+    line.textContent = `The AI is getting ready, first start only: ${what}; ${Math.round(100 * share)}% done after ${Math.round(w.seconds)} s. A game can start meanwhile: until then the AI answers with a simpler search.`;
     setTimeout(showWarming, 1000);
   } catch (_) { line.hidden = true; }
 }
