@@ -710,9 +710,9 @@ def test_the_ais_moves_take_turns_by_person(tmp_path):
     turns = app.state.tables._ai_turns
     add, asked = turns.add, []
 
-    def recorded(person, start):
+    def recorded(person, start, key=None):
         asked.append(person)
-        return add(person, start)
+        return add(person, start, key)
 
     turns.add = recorded
     with TestClient(app) as ann, TestClient(app) as bea:

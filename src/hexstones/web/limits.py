@@ -13,7 +13,7 @@ import math
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from hexstones.web.errors import WebError
@@ -59,21 +59,44 @@ class TakingTurns:
     def __init__(self, slots: int):
         self.slots = slots
         self._busy = 0
-        self._queues: dict[str, deque[Callable[[], Any]]] = {}
+        self._queues: dict[str, deque[tuple[Hashable, Callable[[], Any]]]] = {}
         self._served: OrderedDict[str, int] = OrderedDict()  # person -> when last served
         self._ticks = 0
         self._lock = threading.Lock()
 
-    def add(self, person: str, start: Callable[[], Any]) -> None:
+    def add(self, person: str, start: Callable[[], Any], key: Hashable = None) -> None:
         """Run ``start()`` in its turn; it returns a Future (whose end frees the slot) or None
-        (nothing started)."""
+        (nothing started). ``key`` names the task for :meth:`place`."""
         with self._lock:
-            self._queues.setdefault(person, deque()).append(start)
+            self._queues.setdefault(person, deque()).append((key, start))
         self._next()
 
     def waiting(self) -> int:
         with self._lock:
             return sum(len(q) for q in self._queues.values())
+
+    def place(self, key: Hashable) -> int:
+        """The place in line of the waiting task added with ``key``: 1 for the next to start;
+        0 if none waits (it runs, it ended, or there is none).
+
+        Exact for the order the tasks will be taken in if no other task is added: rounds of
+        the waiting people, least recently served first (ties: the first to ask), one task
+        each a round. A task added later by a person served less recently goes ahead of it,
+        so a place can grow as well as shrink."""
+        if key is None:  # tasks added without a key cannot be told apart
+            return 0
+        with self._lock:
+            order = sorted(self._queues, key=lambda p: self._served.get(p, -1))  # stable, as min() picks
+            for rank, person in enumerate(order):
+                index = next((i for i, (k, _) in enumerate(self._queues[person]) if k == key), None)
+                if index is None:
+                    continue
+                # Ahead of it: the person's own earlier tasks, and the tasks of every other
+                # person in the rounds before its own (and in its own round, of those before it).
+                ahead = index + sum(min(len(self._queues[other]), index + 1 if r < rank else index)
+                                    for r, other in enumerate(order) if other != person)
+                return ahead + 1
+        return 0
 
     def _next(self) -> None:
         while True:
@@ -82,7 +105,7 @@ class TakingTurns:
                     return
                 person = min(self._queues, key=lambda p: self._served.get(p, -1))  # first asked wins ties
                 queue = self._queues[person]
-                start = queue.popleft()
+                _, start = queue.popleft()
                 if not queue:
                     del self._queues[person]
                 self._ticks += 1

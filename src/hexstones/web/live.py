@@ -62,6 +62,8 @@ class Live:
     lock: threading.RLock = field(default_factory=threading.RLock)
     # How far the AI's compile-ahead is (None: ready); set by the Tables that hold the game.
     ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
+    # The AI's task's place in line for its processes (0: running or none); set with the task.
+    ai_place: Callable[[], int] = lambda: 0
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -544,7 +546,11 @@ class Tables:
             return future
 
         # The AI's moves take turns by person: one person's many games cannot hold up another's.
-        self._ai_turns.add(owner.get("user") or owner.get("session") or live.record.id, start)
+        # The task is known by this copy of the game (at most one task each), whose page
+        # shows its place while it waits.
+        key = live.copy
+        live.ai_place = lambda: self._ai_turns.place(key)
+        self._ai_turns.add(owner.get("user") or owner.get("session") or live.record.id, start, key)
 
     def _ai_answer(self, live: Live, task: str, version: int, future) -> None:
         try:

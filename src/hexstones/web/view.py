@@ -116,6 +116,8 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "human_turn": human_turn,
         "legal": game.legal_moves() if human_turn else [],
         "ai_thinking": live.ai_busy,
+        # Waiting for the AI's processes behind other games: the place in line (1: next).
+        "ai_queue": (live.ai_place() or None) if live.ai_busy else None,
         "ai_warming": live.ai_readiness() if live.against_ai else None,
         "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
         "ai_error": live.ai_error,

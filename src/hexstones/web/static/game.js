@@ -200,11 +200,19 @@ function warmingBar(id, share) {
   return bar;
 }
 
+// While this game's move waits for the AI's processes behind other games: its place in line.
+function aiQueueText(place) {
+  if (!place) return "";
+  if (place === 1) return "The AI is busy with other games; it will think for this one next…";
+  const ahead = place - 1;
+  return `The AI will think after ${ahead} other ${ahead === 1 ? "game" : "games"} waiting before this one…`;
+}
+
 function renderWarming(warming) {
   const text = warming ? warmingText(warming) : "";
   $("#thinking-text").textContent = warming
     ? `The AI is thinking, with a simpler search while its own compiles (${text})…`
-    : "The AI is thinking…";
+    : aiQueueText(state && state.ai_queue) || "The AI is thinking…";
   const note = $("#warming-note");
   note.hidden = !warming || !state || state.over || state.waiting_for === "ai";
   for (const bar of document.querySelectorAll(".warming-bar")) bar.hidden = !warming;
@@ -421,7 +429,11 @@ function schedulePoll() {
 async function poll() {
   const at = viewing();
   const r = await api(stateUrl(at, state));
-  if (r.ok && r.data.unchanged) { renderWarming(r.data.ai_warming); schedulePoll(); return; }
+  if (r.ok && r.data.unchanged) {
+    // The game is as it was; the AI's place in line may have moved.
+    state.ai_queue = r.data.ai_queue;
+    renderWarming(r.data.ai_warming); schedulePoll(); return;
+  }
   if (r.ok) { render(r.data); return; }
   say(r.data.detail);
   pollTimer = setTimeout(poll, 1500); // the server may be restarting: keep trying
