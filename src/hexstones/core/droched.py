@@ -507,6 +507,14 @@ def place(geo, st, move, trial, forest):
     return OK
 
 
+# Not inlined: the trials off the hot paths (here, and ``_legal_moves`` without the forest)
+# share one compiled ``place``; each inlined copy costs seconds of compile.
+@njit(cache=True, _nrt=False)
+def try_place(geo, st, move):
+    """:func:`place` as a trial: the verdict on ``move``, the state left as it was."""
+    return place(geo, st, move, True, False)
+
+
 @njit(cache=True, _nrt=False)
 def is_over(geo, st):
     """No legal action for the player to move (cached in meta until the next move)."""
@@ -520,9 +528,8 @@ def is_over(geo, st):
     else:
         for p in range(P):
             if board[p] == 0:
-                code = play(geo, st, p)
+                code = try_place(geo, st, p)
                 if code == OK:
-                    undo(geo, st)
                     over = False
                     break
                 if code == R_FULL:
@@ -834,7 +841,7 @@ def _legal_moves(geo, st, out, left, tracked):
         elif quick:
             legal = place(geo, st, p, True, True) == OK
         else:
-            legal = place(geo, st, p, True, False) == OK
+            legal = try_place(geo, st, p) == OK
         if legal:
             out[n] = p
             n += 1
@@ -1054,9 +1061,10 @@ def policy_playout(geo, st, rng, max_ply, cand, scores, reply):
                 quiet = m
             undo(geo, st)
         if not moved:
-            if quiet >= 0:
-                play(geo, st, quiet)
-            elif fallback < 0 or play(geo, st, fallback) != OK:
+            # The quiet action, else the fallback: one call site (each inlined ``play``
+            # costs seconds of compile); the quiet one was legal on this very state.
+            m = quiet if quiet >= 0 else fallback
+            if m < 0 or play(geo, st, m) != OK:
                 # Every action was tried and none is legal: X loses.
                 meta[M_OVER] = 1
                 return 3 - X

@@ -425,6 +425,9 @@ def _legal_moves(geo, st, out, rings, left, tracked):
         low = ring & 0x555
         high = (ring >> 1) & 0x555
         enemies = (low & ~high) if X == 2 else (high & ~low)
+        # Whether to play the placement to know: one call site for both cases below (each
+        # inlined ``place`` costs seconds of compile).
+        play_it = False
         if tracked and quick and left[mine + p] == 0:
             # No earlier position can come back (see ``legal_moves_tracked``; captures or
             # not, the new position has X on ``p`` and the position now has not), so the
@@ -446,8 +449,8 @@ def _legal_moves(geo, st, out, rings, left, tracked):
                     for d in range(6):
                         if captured & (1 << d):
                             after &= ~(3 << (2 * d))
-                    legal = (table[X, after] & RING_LIB) != 0 \
-                        or place(geo, st, p, rings, False, True) == OK
+                    legal = (table[X, after] & RING_LIB) != 0
+                    play_it = not legal
         elif quick and (enemies == 0 or captures_nothing(nbr, ring_nbr, table, rings, marks,
                                                          stamp, buf, p, X)):
             legal = stone_has_liberty(nbr, table, rings, marks, stamp, buf, p, X)
@@ -456,6 +459,8 @@ def _legal_moves(geo, st, out, rings, left, tracked):
                 legal = not repeats(st, h ^ zob[X, p], M_SPECIAL)
                 board[p] = 0
         else:
+            play_it = True
+        if play_it:
             legal = place(geo, st, p, rings, False, True) == OK
         if legal:
             out[n] = p
