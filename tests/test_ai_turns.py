@@ -39,6 +39,13 @@ class Tasks:
             return self.futures[key]
         self.turns.add(person, start, key)
 
+    def add_background(self, key: str) -> None:
+        def start():
+            self.started.append(key)
+            self.futures[key] = Future()
+            return self.futures[key]
+        self.turns.add_background(start)
+
     def end(self, key: str) -> None:
         self.futures[key].set_result(None)
 
@@ -64,6 +71,39 @@ def test_a_waiting_task_knows_its_place_as_the_line_moves():
     tasks.end("a3")
     assert tasks.started == ["a1", "b1", "a2", "a3"]
     assert tasks.places("a1", "b1", "a2", "a3", "never added") == [0, 0, 0, 0, 0]
+
+
+def test_background_work_waits_for_the_moves_and_holds_one_slot_at_most():
+    tasks = Tasks(TakingTurns(2))
+    tasks.add_background("x1")
+    tasks.add_background("x2")
+    # One background task at a time, even with a slot free: that slot stays the moves'.
+    assert tasks.started == ["x1"]
+    tasks.add("ann", "a1")
+    tasks.add("ann", "a2")
+    tasks.add("bob", "b1")
+    assert tasks.started == ["x1", "a1"]
+    tasks.end("x1")
+    # A slot frees: a move that waits goes before the waiting background task.
+    assert tasks.started == ["x1", "a1", "b1"]
+    tasks.end("a1")
+    tasks.end("b1")
+    assert tasks.started == ["x1", "a1", "b1", "a2", "x2"]
+    assert tasks.places("a2") == [0]
+    tasks.end("a2")
+    tasks.end("x2")
+    assert tasks.turns.waiting() == 0
+
+
+def test_a_background_task_starts_when_no_move_waits():
+    tasks = Tasks(TakingTurns(1))
+    tasks.add("ann", "a1")
+    tasks.add_background("x1")
+    tasks.add("ann", "a2")
+    tasks.end("a1")
+    assert tasks.started == ["a1", "a2"]  # added after the background task, started before
+    tasks.end("a2")
+    assert tasks.started == ["a1", "a2", "x1"]
 
 
 def test_a_newcomer_served_less_recently_goes_ahead_and_the_place_grows():

@@ -304,17 +304,17 @@ def test_a_persons_analyses_queue_and_take_turns_with_others_one_position_at_a_t
     another person's starts at once; the analyses' positions go to the AI's pool one at a
     time, so the pool's other process stays free for the AI's moves."""
     app = create_app(db)
-    analyses = app.state.analyses
-    submit, in_pool, most = analyses._submit, [0], [0]
+    pool = app.state.tables._ai
+    call, in_pool, most = pool.call, [0], [0]
 
-    def counted(*args):  # the real pool, with the positions in it counted
-        future = submit(*args)
+    def counted(*args):  # the real pool, with the tasks in it counted (here: positions)
+        future = call(*args)
         in_pool[0] += 1
         most[0] = max(most[0], in_pool[0])
         future.add_done_callback(lambda _: in_pool.__setitem__(0, in_pool[0] - 1))
         return future
 
-    analyses._submit = counted
+    pool.call = counted
     with TestClient(app) as one, TestClient(app) as other:
         mine = [new_game(one, "keil", FINISHED["keil"]) for _ in range(3)]
         theirs = new_game(other, "dehil", FINISHED["dehil"])

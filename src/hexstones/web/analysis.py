@@ -194,12 +194,16 @@ class Analyses:
     """Every game's analysis: jobs in threads of this process, searches in the AI pool.
 
     ``submit(fn, *args)`` hands a function to the AI's worker processes (a Future, or
-    None once the pool is closed); ``live_of(game_id)`` gives a game of the server.
+    None once the pool is closed); ``background``, if given, does so for the analyses'
+    positions, after the moves people wait for (a hint goes through ``submit``: its person
+    waits); ``live_of(game_id)`` gives a game of the server.
     """
 
-    def __init__(self, store: AnalysisStore, submit: Callable[..., Any], live_of: Callable[[str], Any]):
+    def __init__(self, store: AnalysisStore, submit: Callable[..., Any], live_of: Callable[[str], Any],
+                 background: Callable[..., Any] | None = None):
         self.store = store
         self._submit = submit
+        self._background = background or submit
         self._live_of = live_of
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
@@ -373,7 +377,7 @@ class Analyses:
         if not self._turns.take(job):
             return None
         try:
-            future = self._submit(analyse_position, *args)
+            future = self._background(analyse_position, *args)
         except BaseException:
             self._turns.give_back()
             raise

@@ -77,7 +77,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
         raise
     from hexstones.web.analysis import Analyses, AnalysisStore, add_routes as add_analysis_routes
 
-    analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get)
+    analyses = Analyses(AnalysisStore(store), tables.ai_call, tables.get, background=tables.ai_call_in_background)
     for problem in problems:
         log.warning("%s: %s; this game is skipped", db_path, problem)
     try:

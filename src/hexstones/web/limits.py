@@ -54,11 +54,18 @@ class RateLimit:
 class TakingTurns:
     """People's tasks for a shared resource (the AI's processes): at most ``slots`` running
     at once; when one ends, the next task is that of the waiting person served least
-    recently, so one person's thirty games wait their turns behind another's one."""
+    recently, so one person's thirty games wait their turns behind another's one.
 
-    def __init__(self, slots: int):
+    Background tasks (:meth:`add_background`: the analyses' positions) start only when no
+    person's task waits, at most ``background_slots`` at once, so that a move someone waits
+    for never queues behind more than that."""
+
+    def __init__(self, slots: int, background_slots: int = 1):
         self.slots = slots
+        self.background_slots = min(background_slots, slots)
         self._busy = 0
+        self._background: deque[Callable[[], Any]] = deque()
+        self._busy_background = 0
         self._queues: dict[str, deque[tuple[Hashable, Callable[[], Any]]]] = {}
         self._served: OrderedDict[str, int] = OrderedDict()  # person -> when last served
         self._ticks = 0
@@ -69,6 +76,12 @@ class TakingTurns:
         (nothing started). ``key`` names the task for :meth:`place`."""
         with self._lock:
             self._queues.setdefault(person, deque()).append((key, start))
+        self._next()
+
+    def add_background(self, start: Callable[[], Any]) -> None:
+        """Run ``start()`` (as for :meth:`add`) when a slot is free and no person's task waits."""
+        with self._lock:
+            self._background.append(start)
         self._next()
 
     def waiting(self) -> int:
@@ -101,31 +114,40 @@ class TakingTurns:
     def _next(self) -> None:
         while True:
             with self._lock:
-                if self._busy >= self.slots or not self._queues:
+                if self._busy >= self.slots:
                     return
-                person = min(self._queues, key=lambda p: self._served.get(p, -1))  # first asked wins ties
-                queue = self._queues[person]
-                _, start = queue.popleft()
-                if not queue:
-                    del self._queues[person]
-                self._ticks += 1
-                self._served[person] = self._ticks
-                self._served.move_to_end(person)
-                while len(self._served) > MAX_KEYS:
-                    self._served.popitem(last=False)
+                background = not self._queues
+                if background:
+                    if not self._background or self._busy_background >= self.background_slots:
+                        return
+                    start = self._background.popleft()
+                    self._busy_background += 1
+                else:
+                    person = min(self._queues, key=lambda p: self._served.get(p, -1))  # first asked wins ties
+                    queue = self._queues[person]
+                    _, start = queue.popleft()
+                    if not queue:
+                        del self._queues[person]
+                    self._ticks += 1
+                    self._served[person] = self._ticks
+                    self._served.move_to_end(person)
+                    while len(self._served) > MAX_KEYS:
+                        self._served.popitem(last=False)
                 self._busy += 1
             try:
                 future = start()
             except BaseException:
-                self._free()
+                self._free(background)
                 raise
             if future is None:
-                self._free(go_on=False)
+                self._free(background, go_on=False)
                 continue
-            future.add_done_callback(lambda _: self._free())
+            future.add_done_callback(lambda _, background=background: self._free(background))
 
-    def _free(self, go_on: bool = True) -> None:
+    def _free(self, background: bool, go_on: bool = True) -> None:
         with self._lock:
             self._busy -= 1
+            if background:
+                self._busy_background -= 1
         if go_on:
             self._next()

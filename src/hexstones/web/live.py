@@ -18,6 +18,7 @@ import itertools
 import logging
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, InvalidStateError
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,6 +188,40 @@ class Tables:
     def ai_call(self, fn: Callable[..., Any], *args: Any):
         """``fn(*args)`` in one of the AI's worker processes (a Future; None once closed)."""
         return self._ai.call(fn, *args)
+
+    def ai_call_in_background(self, fn: Callable[..., Any], *args: Any) -> Future | None:
+        """:meth:`ai_call` for work nobody waits on at the board (an analysis's position): it
+        starts when no AI move waits, one such at a time, so a move never waits for more
+        than one. A Future at once (None once closed); cancelling it before it starts
+        leaves it unstarted."""
+        if self._ai.closed:
+            return None
+        answer: Future = Future()
+
+        def start():
+            if answer.cancelled():
+                return None
+            future = self._ai.call(fn, *args)
+            if future is None:
+                answer.cancel()
+                return None
+
+            def settle(done: Future) -> None:
+                try:
+                    if done.cancelled():
+                        answer.cancel()
+                    elif done.exception() is not None:
+                        answer.set_exception(done.exception())
+                    else:
+                        answer.set_result(done.result())
+                except InvalidStateError:
+                    pass  # cancelled meanwhile: the search ended unasked
+
+            future.add_done_callback(settle)
+            return future
+
+        self._ai_turns.add_background(start)
+        return answer
 
     # -- finding and creating games -------------------------------------------------
 
