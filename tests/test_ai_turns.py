@@ -6,11 +6,16 @@ holds the one AI process's slot with a gate the test opens, then lets the real A
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
 import warnings
 from concurrent.futures import Future
+from pathlib import Path
+
+import httpx
+import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx.*")
 
@@ -184,30 +189,39 @@ def state(client, gid: str) -> dict:
     return r.json()
 
 
+def hold_the_ai(app, gate: threading.Event):
+    """Hold each AI move of ``app`` (its task in the pool, so its slot in the turns) until
+    ``gate`` opens, then search it for real. Returns what opens the gate and lets go."""
+    pool = app.state.tables._ai
+    real_submit = pool.submit
+
+    def held_submit(*job):
+        answer: Future = Future()
+
+        def later():
+            gate.wait(WAIT)
+            future = real_submit(*job)
+            if future is None:
+                answer.cancel()
+                return
+            future.add_done_callback(lambda f: answer.set_exception(f.exception()) if f.exception()
+                                     else answer.set_result(f.result()))
+        threading.Thread(target=later, daemon=True).start()
+        return answer
+
+    pool.submit = held_submit
+
+    def release() -> None:
+        gate.set()
+        pool.submit = real_submit
+    return release
+
+
 def test_the_state_shows_the_place_of_an_ai_move_waiting_behind_other_games(tmp_path):
     db = str(tmp_path / "games.db")
     gate = threading.Event()
     with TestClient(create_app(db, ai_processes=1)) as ann:
-        # The one AI process is held by Ann's first game until the test opens the gate; then
-        # each held move is searched for real.
-        pool = ann.app.state.tables._ai
-        real_submit = pool.submit
-
-        def held_submit(*job):
-            answer: Future = Future()
-
-            def later():
-                gate.wait(WAIT)
-                future = real_submit(*job)
-                if future is None:
-                    answer.cancel()
-                    return
-                future.add_done_callback(lambda f: answer.set_exception(f.exception()) if f.exception()
-                                         else answer.set_result(f.result()))
-            threading.Thread(target=later, daemon=True).start()
-            return answer
-
-        pool.submit = held_submit
+        release = hold_the_ai(ann.app, gate)
         try:
             first_move = "game=keil&size=3&opponent=ai&level=1&color=white"  # the AI moves first
             ann_games = [new(ann, first_move) for _ in range(3)]
@@ -237,5 +251,63 @@ def test_the_state_shows_the_place_of_an_ai_move_waiting_behind_other_games(tmp_
                     time.sleep(0.05)
                 assert len(s["moves"]) == 1 and s["ai_queue"] is None
         finally:
-            gate.set()
-            pool.submit = real_submit
+            release()
+
+
+@contextlib.contextmanager
+def serving_in_this_process(app):
+    """``app`` served by uvicorn in a thread of the test (so that the test can hold its AI)."""
+    import uvicorn
+
+    from serving import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(WAIT)
+
+
+@pytest.mark.slow
+def test_the_game_page_says_where_its_ai_move_waits_in_line(tmp_path, browser):
+    """In chromium: a game whose AI move waits behind another person's games says so, and
+    says the AI is thinking once its turn has come."""
+    from playwright.sync_api import expect
+
+    from serving import CHROMIUM
+
+    if not Path(CHROMIUM).exists():  # .ci/run installs it
+        pytest.skip(f"no chromium at {CHROMIUM}")
+    app = create_app(str(tmp_path / "games.db"), ai_processes=1)
+    gate = threading.Event()
+    with serving_in_this_process(app) as url:
+        release = hold_the_ai(app, gate)
+        try:
+            ann = httpx.Client(base_url=url, headers={"Origin": url}, timeout=WAIT)
+            for _ in range(2):  # the first holds the one AI process; the second waits
+                r = ann.post("/api/games", json={"game": "keil", "size": 3, "opponent": "ai", "level": 1,
+                                                 "color": "white"})
+                assert r.status_code == 201, r.text
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.goto(f"{url}/new?game=keil&size=3&opponent=ai&level=1&color=white")
+            thinking = page.get_by_test_id("thinking")
+            # Bob has not been served yet: his move goes before Ann's second, next in line.
+            expect(thinking).to_contain_text("The AI is busy with other games; it will think for this one next",
+                                             timeout=WAIT * 1000)
+            gate.set()  # the moves are searched, one by one: Bob's page gets its move
+            expect(thinking).to_be_hidden(timeout=WAIT * 1000)
+            moves = page.evaluate("async () => (await (await fetch("
+                                  "location.pathname.replace('/game/', '/api/games/'))).json()).moves")
+            assert len(moves) == 1
+            context.close()
+        finally:
+            release()
