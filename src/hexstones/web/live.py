@@ -18,8 +18,8 @@ import itertools
 import logging
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, InvalidStateError
 from collections.abc import Callable
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from typing import Any
 
