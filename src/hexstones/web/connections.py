@@ -43,7 +43,7 @@ def timely_protocol(head_timeout: float = HEAD_TIMEOUT) -> type[HttpToolsProtoco
             if self.transport.get_protocol() is self and not self.transport.is_closing():
                 self.transport.close()
 
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._wait_for_a_head()
 
