@@ -623,31 +623,32 @@ def playout(geo, st, rng, max_ply):
             return 0
         X = meta[M_TO_MOVE]
         n = empties
-        placed = False
-        while n > 0:
-            p = draw(rng, cand, n)
-            n -= 1
-            ring = rings[p]
-            if table[0, ring] & (RING_EYE << (X - 1)):
-                continue
-            if table[X, ring] == 0 and meta[M_DEAD + 2 - X] == 0 and captures_nothing(
-                    nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
-                continue  # a certain suicide (see captures_nothing), refused without playing
+        while True:
+            # Move P once no placement is left: through the same call site as the
+            # placements (each inlined ``place`` costs seconds of compile); move P returns
+            # before it reads ``rings``.
+            p = P
+            if n > 0:
+                p = draw(rng, cand, n)
+                n -= 1
+                ring = rings[p]
+                if table[0, ring] & (RING_EYE << (X - 1)):
+                    continue
+                if table[X, ring] == 0 and meta[M_DEAD + 2 - X] == 0 and captures_nothing(
+                        nbr, ring_nbr, table, rings, marks, stamp, buf, p, X):
+                    continue  # a certain suicide (see captures_nothing), refused without playing
             code = place(geo, st, p, rings, True, False)
             if code == OK:
-                empties -= 1
-                q = cand[empties]
-                cand[n] = q
-                for k in range(meta[M_REMOVED]):  # place leaves the captured stones in buf
-                    s = buf[k]
-                    cand[empties] = s
-                    empties += 1
-                placed = True
+                if p < P:
+                    empties -= 1
+                    q = cand[empties]
+                    cand[n] = q
+                    for k in range(meta[M_REMOVED]):  # place leaves the captured stones in buf
+                        s = buf[k]
+                        cand[empties] = s
+                        empties += 1
                 break
-            if code == R_FULL:
-                return -1
-        if not placed:
-            if play(geo, st, P) != OK:  # only R_FULL can refuse the special move here
+            if code == R_FULL or p == P:  # only R_FULL can refuse the special move here
                 return -1
     return winner(geo, st)
 
