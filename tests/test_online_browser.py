@@ -200,6 +200,7 @@ def test_a_komi_pie_game_between_two_seats(game_servers, person):
 
 def test_a_takeback_asked_and_accepted_in_the_pages(game_servers, person):
     a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&color=black")
+    expect(b.locator('[data-point="e5"]')).to_have_count(1)  # B's board is drawn
     b.evaluate("document.querySelector('[data-point=\"e5\"]').dataset.seen = 'yes'")
     a.get_by_test_id("my-name").fill("Ann")  # A started from a link: a name for B to see
     a.get_by_test_id("my-name").press("Enter")

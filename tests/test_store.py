@@ -526,3 +526,37 @@ def test_two_servers_on_one_postgresql_database_one_game_live_across_them(postgr
             assert [g["move_count"] for g in listed if g["id"] == gid] == [2]
     finally:
         servers.stop()
+
+
+def test_pages_asking_at_once_for_a_game_not_in_memory_share_one_copy(tmp_path, monkeypatch):
+    """After a restart every open page asks for the game at once: each request reads it from
+    the store, and all must then use one copy (two copies would each take moves the other
+    misses: a page showing one never heard of a move played on the other)."""
+    import threading
+
+    from hexstones.web import live as live_module
+    from hexstones.web.live import Tables
+
+    tables = Tables(Store(str(tmp_path / "g.db")), ai_processes=1)
+    try:
+        game_id = tables.create({"game": "keil", "size": 5, "opponent": "friend"})["id"]
+        tables._games.clear()  # as after a restart: the game is only in the store
+        both_read = threading.Barrier(2, timeout=60)
+        replay = live_module.replay
+
+        def read_together(record, cached=None):
+            both_read.wait()  # each request has missed the cache and read the store
+            return replay(record, cached)
+
+        monkeypatch.setattr(live_module, "replay", read_together)
+        got: list = []
+        threads = [threading.Thread(target=lambda: got.append(tables.get(game_id))) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(got) == 2 and got[0] is got[1]
+        monkeypatch.setattr(live_module, "replay", replay)
+        assert tables.get(game_id) is got[0]
+    finally:
+        tables.close()

@@ -247,9 +247,12 @@ class Tables:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
                 live = self._games.get(game_id)
-                # What is stored wins over a copy held at the same revision (a write behind
-                # this server's back, found by a failed check, need not have raised it).
-                if live is None or live.record.revision <= fresh.record.revision:
+                # What is stored wins over the copy found stale, even at the same revision (a
+                # write behind this server's back need not have raised it); a copy another
+                # request put here meanwhile, read from the store as this one was, stays
+                # unless older: two copies in use would each take moves the other misses.
+                if (live is None or live.record.revision < fresh.record.revision
+                        or (live is cached and live.record.revision == fresh.record.revision)):
                     live = self._games[game_id] = fresh
                     self._forget_old()
         # A game the AI owes a turn (after a restart, say) gets one.
