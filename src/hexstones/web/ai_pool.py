@@ -134,7 +134,9 @@ def _rules_for(game: str) -> None:
     """Have the rules of ``game`` loaded here before a task uses them: waiting for the
     compile processes (the server asked them for this game's rules first) rather than
     compiling them here, under this process's compile lock, a second time."""
-    name = f"{game} rules"
+    from hexstones.web import warmup
+
+    name = warmup.rules_part(game)
     if _has(name):
         return
     index = [n for n, _ in _PARTS].index(name)

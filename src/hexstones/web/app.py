@@ -312,7 +312,7 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
             if since is not None and since == live.version and server in (None, people.server(live)):
                 return {"id": game_id, "version": live.version, "unchanged": True,
                         "ai_thinking": live.ai_busy,
-                        "ai_queue": (live.ai_place() or None) if live.ai_busy else None,
+                        "ai_queue": view.ai_queue(live),
                         "ai_warming": live.ai_readiness() if live.against_ai else None}
             answer = people.personal(request, live, view.state(live, show))
         return plain_json(answer)

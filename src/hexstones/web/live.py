@@ -162,8 +162,8 @@ class Tables:
         """Part ``part`` of the compile-ahead is compiled: load a game's rules from the cache."""
         from hexstones.web import warmup
 
-        game, _, kind = part.rpartition(" ")
-        if kind != "rules":
+        game = next((name for name in hexstones.games.GAME_NAMES if warmup.rules_part(name) == part), None)
+        if game is None:
             return
         try:
             warmup.exercise_rules(game)
@@ -179,8 +179,10 @@ class Tables:
         """Before this process plays a game of ``name``: while the kernels compile ahead,
         have that game's rules compiled next and wait for them (loaded from the cache in a
         second), rather than compile them here too, a third compile on two cores."""
+        from hexstones.web import warmup
+
         self._ai.prefer(name)
-        self._ai.wait_compiled(f"{name} rules", RULES_WAIT_S)
+        self._ai.wait_compiled(warmup.rules_part(name), RULES_WAIT_S)
 
     def close(self) -> None:
         self._ai.close()

@@ -78,6 +78,11 @@ def summary(live: Live) -> str:
 # -- the state of a game ------------------------------------------------------------------
 
 
+def ai_queue(live: Live) -> int | None:
+    """The place in line of the AI's task for ``live`` (1: next), None unless it waits."""
+    return (live.ai_place() or None) if live.ai_busy else None
+
+
 def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, Any]:
     """Everything the game page shows, for the position ``view.at`` (the caller holds
     ``live.lock``: the answer is made of copies, serialized after the lock is released)."""
@@ -117,7 +122,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "legal": game.legal_moves() if human_turn else [],
         "ai_thinking": live.ai_busy,
         # Waiting for the AI's processes behind other games: the place in line (1: next).
-        "ai_queue": (live.ai_place() or None) if live.ai_busy else None,
+        "ai_queue": ai_queue(live),
         "ai_warming": live.ai_readiness() if live.against_ai else None,
         "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
         "ai_error": live.ai_error,

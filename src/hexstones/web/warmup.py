@@ -58,18 +58,23 @@ SEARCH_COST = 25.0
 NETWORK_COST = 23.0
 
 
+def rules_part(game: str) -> str:
+    """The name of the part that compiles ``game``'s rules."""
+    return f"{game} rules"
+
+
 def parts() -> list[Part]:
     """The compile-ahead's parts, in the order they are started when nothing else decides
     (:class:`Plan`): every game's rules first (the plain search and the pages need them),
     then the search's moves, which both searches wait for, then the playouts."""
-    rules = [Part(f"{name} rules", f"{game_class(name).title} rules", RULES_COST,
+    rules = [Part(rules_part(name), f"{game_class(name).title} rules", RULES_COST,
                   partial(exercise_rules, name), loaded=True)
              for name in GAME_NAMES]
     # A game's playout shares little compiled code with its rules (Droched's compiled in
     # 31 s alone, 34 s after its rules): it need not wait for them. It takes about as long
     # as they did (measured: 11 s against 15, 6 against 5, 35 against 33).
     playouts = [Part(f"{name} playouts", f"{game_class(name).title} playouts", PLAYOUTS_COST,
-                     partial(exercise_playouts, name), like=f"{name} rules")
+                     partial(exercise_playouts, name), like=rules_part(name))
                 for name in GAME_NAMES]
     # Both searches call every game's move and policy playout (the network's leaves mix
     # in a playout): compiled once, before them.
@@ -121,7 +126,7 @@ class Plan:
 
     def _rank(self, index: int, part: Part) -> tuple[int, int, float, int]:
         for rank, game in enumerate(self._preferred):
-            if part.name == f"{game} rules":
+            if part.name == rules_part(game):
                 return rank, index, 0.0, index
         if part.like is None:
             return len(self._preferred), index, 0.0, index
