@@ -32,7 +32,7 @@ from hexstones.ai.features import NUM_FEATURES, features_of, geometry_of, write_
 from hexstones.ai.net import load_network, random_network  # noqa: E402
 
 try:
-    from hexstones.ai.training.model import torch_index
+    from hexstones.train.model import torch_index
 except ImportError:  # no PyTorch: numpy and numba only
     torch_index = None
 
@@ -80,7 +80,7 @@ def main() -> None:
     try:
         import torch
 
-        from hexstones.ai.training.model import torch_net
+        from hexstones.train.model import torch_net
         torch.set_num_threads(1)
         tnet = torch_net(net).eval()
     except ImportError:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 
 from hexstones.ai.net import load_network, random_network, read_network
-from hexstones.ai.training.data import read_records
-from hexstones.ai.training.loop import heldout_figures
+from hexstones.train.data import read_records
+from hexstones.train.loop import heldout_figures
 
 
 def main() -> None:

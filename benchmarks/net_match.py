@@ -28,7 +28,7 @@ games were not kept, the candidate having scored P in them (counted in the summa
 ``prior_games`` / ``prior_points``).
 
 ``--adjudicate BELOW[:TURNS]`` has the referee end a game that both engines agree is lost
-(:class:`hexstones.protocol.match.Adjudication`): with ``--resign`` for the candidate it
+(:class:`hexstones.session.Adjudication`): with ``--resign`` for the candidate it
 keeps Droched games, which the side ahead does not hurry, to a few hundred moves.
 
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
@@ -51,15 +51,15 @@ import time
 
 def elo_of(share: float) -> float:
     """The Elo difference, finite (about +-2400) at a clean sweep, for the JSON."""
-    from hexstones.ai.elo import elo_difference
+    from hexstones.studies.elo import elo_difference
 
     return elo_difference(min(max(share, 1e-6), 1 - 1e-6))
 
 
 def main() -> None:
-    from hexstones.ai.elo import wilson_interval
     from hexstones.commands.match import parse_adjudication, parse_openings
     from hexstones.protocol.match import play_match
+    from hexstones.studies.elo import wilson_interval
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", required=True,

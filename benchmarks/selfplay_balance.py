@@ -19,7 +19,7 @@ from collections import defaultdict
 def main() -> None:
     import torch
 
-    from hexstones.ai.elo import wilson_interval
+    from hexstones.studies.elo import wilson_interval
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="a hexstones train output folder")

@@ -169,7 +169,7 @@ def test_levels_are_ordered_and_playable():
 
 @pytest.mark.parametrize("name", GAMES)
 def test_search_beats_random_play(name):
-    from hexstones.ai.tournament import play_game
+    from hexstones.studies.tournament import play_game
 
     wins = 0
     for k in range(4):

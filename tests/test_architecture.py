@@ -64,3 +64,57 @@ def test_the_front_end_takes_game_facts_from_the_server():
                  for n, line in enumerate(path.read_text().splitlines(), 1)
                  if pattern.search(line)]
     assert offenders == []
+
+
+# The core's state-building functions and its layout of a state's slots: above ``games/``
+# a core state comes from the game (``game.compiled()``, ``hexstones.games.compiled``) and
+# what it holds beyond its stones is read through the accessors there.
+STATE_BUILDERS = {"allocate_state", "start_state", "grow_state", "copy_state", "rebuild_table",
+                  "State", "META_SIZE"}
+SLOT_NAME = re.compile(r"^(M|S|W)_[A-Z_]+$")  # meta slots, state tuple positions, work rows
+CORE_LAYOUT_MODULES = {"hexstones.core.layout", "hexstones.core.state"}
+
+
+def core_state_uses(source: str) -> list[tuple[int, str]]:
+    """Imports of the core's state builders or slot constants, imports of the modules that
+    hold them, and subscripts of a state's meta arrays, with their line numbers."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hexstones.core"):
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if alias.name in STATE_BUILDERS or SLOT_NAME.match(alias.name):
+                    found.append((node.lineno, f"imports {alias.name} from {node.module}"))
+                elif full in CORE_LAYOUT_MODULES:
+                    found.append((node.lineno, f"imports the module {full}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in CORE_LAYOUT_MODULES:
+                    found.append((node.lineno, f"imports the module {alias.name}"))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr in ("meta", "hist_meta") \
+                and not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            found.append((node.lineno, f"reads a state's {node.value.attr} by slot"))
+    return found
+
+
+def test_the_scan_finds_core_state_uses():
+    assert core_state_uses("from hexstones.core.layout import M_PLY, capacity_of\n") == [
+        (1, "imports M_PLY from hexstones.core.layout")]
+    assert core_state_uses("from hexstones.core.state import grow_state\n")[0][1] \
+        == "imports grow_state from hexstones.core.state"
+    assert core_state_uses("from hexstones.core import layout\n")[0][1] \
+        == "imports the module hexstones.core.layout"
+    assert core_state_uses("import hexstones.core.state\n")[0][1] \
+        == "imports the module hexstones.core.state"
+    assert core_state_uses("x = st.meta[0]\n") == [(1, "reads a state's meta by slot")]
+    assert core_state_uses("x = st.hist_meta[:5, 13]\n") == [(1, "reads a state's hist_meta by slot")]
+    assert core_state_uses('x = network.meta["seed"]\n') == []
+    assert core_state_uses("from hexstones.core import dispatch\n") == []
+
+
+def test_nothing_above_games_builds_core_states_or_reads_their_slots():
+    offenders = [f"{path.relative_to(PACKAGE)}:{line}: {what}"
+                 for path in _above_games(".py")
+                 for line, what in core_state_uses(path.read_text())]
+    assert offenders == []

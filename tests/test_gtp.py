@@ -16,7 +16,6 @@ import pytest
 import hexstones
 from hexstones.protocol.gtp import clean_line
 from hexstones.protocol.match import (
-    Adjudication,
     EngineFailure,
     GameOutcome,
     GTPClient,
@@ -25,6 +24,7 @@ from hexstones.protocol.match import (
     play_match,
 )
 from hexstones.records import read_record, read_sgf
+from hexstones.session import Adjudication
 
 ENGINE = [sys.executable, "-m", "hexstones.cli", "gtp"]
 # No wall-clock budget anywhere: answers never depend on timing.

@@ -1,4 +1,4 @@
-"""The value head's fair komi (ai/komi_net.py, ``hexstones komi --from-net``) and the
+"""The value head's fair komi (studies/komi_net.py, ``hexstones komi --from-net``) and the
 self-play study's records file (``hexstones komi --records``)."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from hexstones import new_game
-from hexstones.ai import komi_net, puct
+from hexstones.ai import puct
 from hexstones.ai.features import BALANCE_SCALE, F_BALANCE, features_of, geometry_of
 from hexstones.ai.net import Network, load_network, random_network
 from hexstones.cli import main
 from hexstones.games import game_class
+from hexstones.studies import komi_net
 from records_file import continue_a_killed_run
 
 
@@ -235,7 +236,7 @@ def test_a_study_run_again_with_more_or_fewer_games_counts_the_games_it_has(tmp_
 
 
 def test_sampled_opening_plies_vary_a_search_that_draws_no_random_numbers(tmp_path):
-    from hexstones.ai import komi_study as ks, tournament as t
+    from hexstones.studies import komi as ks, tournament as t
 
     plain = ks.study_tasks("keil", 3, [0], games_per_komi=2, player="net:8")
     sampled = ks.study_tasks("keil", 3, [0], games_per_komi=4, player="net:8", sample_plies=2)

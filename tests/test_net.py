@@ -98,7 +98,7 @@ def test_write_features_is_callable_from_compiled_code():
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_features_turn_with_the_board(name):
-    from hexstones.ai.training.data import Positions, point_sources, turn
+    from hexstones.train.data import Positions, point_sources, turn
 
     game = _played(name, 4, 10, seed=3)
     f = fx.features_of(game)
@@ -211,7 +211,7 @@ def test_shipped_weights_say_how_they_were_made():
 @pytest.mark.parametrize("which", ["random", "shipped"])
 def test_torch_and_numpy_agree(which):
     torch = _torch()
-    from hexstones.ai.training.model import torch_index, torch_net
+    from hexstones.train.model import torch_index, torch_net
 
     nets = ([random_network(n, seed=7) for n in GAME_NAMES] if which == "random"
             else [net for _, _, net in _shipped()])
@@ -255,7 +255,7 @@ def test_a_trained_network_is_nearly_symmetric():
     """The shipped networks learned from positions turned by all 12 symmetries; a turned
     position gets nearly the turned policy and nearly the same value."""
     for name, _, net in _shipped():
-        from hexstones.ai.training.data import point_sources
+        from hexstones.train.data import point_sources
 
         size = net.meta["sizes"][0]
         game = _played(name, size, 12, seed=2)
@@ -279,7 +279,7 @@ def test_a_trained_network_is_nearly_symmetric():
 # -- training ------------------------------------------------------------------------
 
 def _settings(out, iterations, **changes):
-    from hexstones.ai.training.loop import Settings
+    from hexstones.train.loop import Settings
 
     base = dict(game="keil", sizes=[3], out=str(out), iterations=iterations, seed=5, games=2,
                 simulations=8, steps=40, batch=16, lr=5e-3, workers=1, channels=8, blocks=1,
@@ -292,7 +292,7 @@ def _settings(out, iterations, **changes):
 @pytest.mark.slow
 def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     out = tmp_path / "run"
     loop.train(_settings(out, 1))
@@ -318,7 +318,7 @@ def test_a_tiny_training_run_learns_and_resumes(tmp_path):
 
 def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_path):
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     out = tmp_path / "run"
     tiny = ["--size", "3", "--out", str(out), "--games", "2", "--simulations", "4", "--steps", "3",
@@ -353,8 +353,8 @@ def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_p
 
 def test_a_balance_range_draws_each_training_games_balance_from_it(tmp_path):
     _torch()
-    from hexstones.ai.training.selfplay import selfplay_game
-    from hexstones.ai.training.teacher import game_options, teacher_game
+    from hexstones.train.selfplay import selfplay_game
+    from hexstones.train.teacher import game_options, teacher_game
 
     rng = random.Random(3)
     assert {game_options("keil", rng, (-3, -1))["komi"] for _ in range(200)} == {-3, -2, -1}
@@ -376,9 +376,9 @@ def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
     ownership targets, which the loss and the komi relabelling leave out. The game played
     out (the check) is the same game up to the resignation, and notes it."""
     _torch()
-    from hexstones.ai.training import loop
-    from hexstones.ai.training.data import Positions, positions_of, relabel_balance
-    from hexstones.ai.training.selfplay import selfplay_game
+    from hexstones.train import loop
+    from hexstones.train.data import Positions, positions_of, relabel_balance
+    from hexstones.train.selfplay import selfplay_game
 
     net = random_network("droched", seed=1, channels=8, blocks=1)
     resigned = [selfplay_game(net, "droched", 4, 8, seed, resign=[0.45, 2]) for seed in (1, 2, 3)]
@@ -411,7 +411,7 @@ def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
     def uniform(game, rng):
         return [[m, 1, 0.5] for m in game.legal_moves()], 0.0 if len(game.moves) >= 6 else 0.5
 
-    from hexstones.ai.training.teacher import play_record
+    from hexstones.train.teacher import play_record
     finished = positions_of(play_record("keil", 3, 4, uniform, 1000, (2, 2)))
     gave_up = play_record("keil", 3, 4, uniform, 0, (2, 2), resign=[0.1, 1])
     assert gave_up["resigned"] == "black" and len(gave_up["moves"]) == 6  # Black's 4th turn
@@ -439,7 +439,7 @@ def test_a_training_run_with_resignation_counts_its_check(tmp_path):
     """``hexstones train --resign``: self-play games resign, every Nth is played out, and
     the totals count the check; bad values are refused before anything runs."""
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     out = tmp_path / "run"
     loop.train(_settings(out, 2, game="droched", sizes=[4], games=4, teacher_games=0,
@@ -466,8 +466,8 @@ def test_a_training_run_with_resignation_counts_its_check(tmp_path):
 
 @pytest.mark.parametrize("game_name", ["keil", "dehil"])
 def test_a_relabelled_position_is_the_same_game_scored_at_the_other_komi(game_name):
-    from hexstones.ai.training.data import positions_of, relabel_balance
-    from hexstones.ai.training.teacher import play_record
+    from hexstones.train.data import positions_of, relabel_balance
+    from hexstones.train.teacher import play_record
 
     def uniform(game, rng):  # a random game: every legal move one visit, no win chance
         return [[m, 1, 0.5] for m in game.legal_moves()], None
@@ -512,7 +512,7 @@ def test_relabelling_is_refused_where_the_balance_is_not_a_komi(tmp_path):
 
 def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     start = random_network("keil", seed=11, channels=8, blocks=1)
     start.meta["command"] = "hexstones train keil --size 3 (the earlier run)"
@@ -551,8 +551,8 @@ def test_the_symmetry_term_measures_the_values_disagreement_and_training_shrinks
     """``--symmetry-weight``: each batch is paired with itself turned by another symmetry,
     and the term is the squared difference of the two values, which its gradient shrinks."""
     torch = _torch()
-    from hexstones.ai.training import loop
-    from hexstones.ai.training.data import Positions, point_sources, turn
+    from hexstones.train import loop
+    from hexstones.train.data import Positions, point_sources, turn
 
     trainer = loop.Trainer(_settings(tmp_path, 1, game="droched", sizes=[4]))
     trainer.fresh_state()
@@ -592,7 +592,7 @@ def test_training_killed_at_any_moment_resumes(tmp_path):
     """A real ``hexstones train`` process killed with SIGKILL once it has checkpointed
     mid-iteration; ``--resume`` goes on from the checkpoint to the end."""
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "hexstones.cli", "train", "keil", "--size", "3", "--iterations", "2",
@@ -626,7 +626,7 @@ def test_ctrl_c_during_self_play_keeps_the_games_that_ended(tmp_path, monkeypatc
     """Ctrl-C in the middle of a chunk of self-play games: the games that ended go into
     the checkpoint, and the resumed run hands out no seed twice."""
     _torch()
-    from hexstones.ai.training import loop
+    from hexstones.train import loop
 
     out = tmp_path / "run"
     real_task, calls = loop._selfplay_task, []
@@ -676,7 +676,7 @@ def test_the_buffer_keeps_teacher_games_and_feeds_them_their_share():
     """Self-play games beyond the capacity push out the oldest self-play game, never a
     teacher game; a batch draws teacher_share of its positions from teacher games."""
     _torch()
-    from hexstones.ai.training.data import ReplayBuffer
+    from hexstones.train.data import ReplayBuffer
 
     buffer = ReplayBuffer(capacity=3, teacher_share=0.25)
     teacher = [_record(3, 1, seed, None) for seed in range(2)]
@@ -700,7 +700,7 @@ def test_the_buffer_keeps_teacher_games_and_feeds_them_their_share():
 
 def test_the_learning_rate_falls_by_a_cosine_within_an_iteration():
     _torch()
-    from hexstones.ai.training.loop import LR_FLOOR, learning_rate
+    from hexstones.train.loop import LR_FLOOR, learning_rate
 
     rates = [learning_rate(2e-3, step, 100) for step in range(100)]
     assert rates[0] == pytest.approx(2e-3)
@@ -713,8 +713,8 @@ def test_selfplay_games_explore_with_root_noise():
     """Self-play searches with root noise by default (recorded in the game), the same
     game for the same seed, other visit counts than the plain search's."""
     _torch()
-    from hexstones.ai.training.data import positions_of
-    from hexstones.ai.training.selfplay import ROOT_NOISE, selfplay_game
+    from hexstones.train.data import positions_of
+    from hexstones.train.selfplay import ROOT_NOISE, selfplay_game
 
     net = random_network("keil", seed=2, channels=8, blocks=1)
     noisy = selfplay_game(net, "keil", 3, 24, seed=4)
@@ -727,7 +727,7 @@ def test_selfplay_games_explore_with_root_noise():
 
 def test_the_policy_loss_reads_the_legal_moves_and_a_sharpened_target():
     torch = _torch()
-    from hexstones.ai.training.loop import legal_mask, policy_target
+    from hexstones.train.loop import legal_mask, policy_target
 
     game = _played("keil", 4, 9, seed=3)
     mask = legal_mask(torch.from_numpy(fx.features_of(game)[None]))[0].numpy()

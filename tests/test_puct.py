@@ -17,7 +17,7 @@ from hexstones import ai
 from hexstones.ai import puct
 from hexstones.ai.net import load_network, random_network, shipped_sides
 from hexstones.ai.puct_tree import C_ROOT, DEFAULT_PARAMS, P_MIX, PENDING
-from hexstones.ai.tournament import parse_player, player_move
+from hexstones.studies.tournament import parse_player, player_move
 
 GAMES = ("keil", "dehil", "droched")
 

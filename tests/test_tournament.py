@@ -15,10 +15,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from hexstones.ai import komi_study as ks, tournament as t
-from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.cli import main
 from hexstones.games import game_class, new_game
+from hexstones.session import Resign
+from hexstones.studies import komi as ks, tournament as t
+from hexstones.studies.elo import fit_elo, wilson_interval
 from records_file import continue_a_killed_run
 
 # -- Elo and intervals ----------------------------------------------------------------
@@ -237,13 +238,13 @@ def test_a_droched_game_stopped_by_the_move_limit_goes_to_who_would_not_have_res
 
 
 def test_resignation_is_refused_for_players_without_a_win_chance_and_bad_values():
-    good = t.Resign(0.05)
+    good = Resign(0.05)
     with pytest.raises(ValueError, match="mcts:, uct: or net:"):
         t.schedule(["level:1", "mcts:10"], ["keil"], games_per_pair=1, resign=good)
     with pytest.raises(ValueError, match="mcts:, uct: or net:"):
         ks.study_tasks("keil", 3, [0], games_per_komi=1, player="random", resign=good)
-    for bad, match in ((t.Resign(0.5), "between 0 and 0.5"), (t.Resign(0), "between 0 and 0.5"),
-                       (t.Resign(0.1, 0), "turns below"), (t.Resign(0.1, 2, -1), "play-outs")):
+    for bad, match in ((Resign(0.5), "between 0 and 0.5"), (Resign(0), "between 0 and 0.5"),
+                       (Resign(0.1, 0), "turns below"), (Resign(0.1, 2, -1), "play-outs")):
         with pytest.raises(ValueError, match=match):
             ks.study_tasks("keil", 3, [0], games_per_komi=1, player="mcts:5", resign=bad)
 
@@ -251,7 +252,7 @@ def test_resignation_is_refused_for_players_without_a_win_chance_and_bad_values(
 def test_a_study_with_resignation_plays_every_nth_game_out_and_counts_wrong_resignations(
         tmp_path, capsys):
     tasks = ks.study_tasks("keil", 3, [0, 4], games_per_komi=4, player="mcts:40",
-                           resign=t.Resign(0.45, 2, 2))
+                           resign=Resign(0.45, 2, 2))
     by_komi = {k: [x.get("play_out", False) for x in tasks if x["komi"] == k] for k in (0, 4)}
     assert by_komi == {0: [True, False, True, False], 4: [True, False, True, False]}
     records = t.run_tasks(tasks, backend="serial")

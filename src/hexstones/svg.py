@@ -229,7 +229,7 @@ def board_svg(game: Game, *, overlays: Iterable[str] = (), move_number: int | No
     if before is not None:
         add('<g class="marks" pointer-events="none">')
         old = before.stones()
-        removed = sorted((p for p in old if p not in stones), key=board.index.get)
+        removed = sorted((p for p in old if p not in stones), key=board.index.__getitem__)
         arm = radius * 0.45
         for p in removed:
             x, y = layout.at(p)

@@ -4,7 +4,9 @@ Where a game has shipped network weights, the search is the network-guided PUCT 
 (:mod:`hexstones.ai.puct`, results say ``engine`` "net"); otherwise the classic compiled
 search (numba, tree in arrays, :mod:`hexstones.ai.mcts`) built on the game kernels of
 :mod:`hexstones.core`; a game without compiled kernels falls back to the plain-Python
-search of :mod:`hexstones.ai.pysearch`, which speaks only the game API.
+search of :mod:`hexstones.ai.pysearch`, which speaks only the game API. All three return
+a :class:`hexstones.ai.result.SearchResult`; which search a level plays is decided in
+:mod:`hexstones.ai.levels`.
 
 * :func:`choose_move` -- a move for the side to move.
 * :func:`analyze` -- win rate, best moves, principal variation, expected score, ownership.
@@ -19,7 +21,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hexstones.ai.levels import FULL_STRENGTH, LEVELS, Level, describe, get_level
+from hexstones.ai.levels import (
+    FULL_STRENGTH,
+    LEVELS,
+    Level,
+    describe,
+    engine_of,
+    get_level,
+    may_play_network,
+)
 from hexstones.games import Game, other
 
 __all__ = ["choose_move", "choose_turn", "analyze", "propose_komi", "choose_side", "LEVELS", "Level",
@@ -54,7 +64,8 @@ ENGINES = ("auto", "net", "mcts")
 def search(game: Game, *, seconds: float | None = None, iterations: int | None = None,
            seed: int | None = None, knowledge: bool = True, reuse: bool = True,
            reuse_key=None, analysis: bool = True, engine: str = "auto"):
-    """Run the best available search on ``game``; return a ``SearchResult``.
+    """Run the best available search on ``game``; return a
+    :class:`hexstones.ai.result.SearchResult`.
 
     ``engine``: "auto" (the network search where the game has shipped weights, else the
     classic search), "net" (the network search; ValueError without weights) or "mcts"
@@ -105,15 +116,15 @@ def _net_plays(game: Game, engine: str) -> bool:
 
 
 def engine_for(game: Game, level: int | None = None) -> str:
-    """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength):
-    "net" where the level may play a network and the game's network plays by default at
-    that level (:func:`hexstones.ai.puct.plays_level`), else "mcts"."""
+    """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength),
+    "net" or "mcts", as :func:`hexstones.ai.levels.engine_of` decides; the network search's
+    modules load only for a level that may play it."""
     lv = get_level(level) if level is not None else FULL_STRENGTH
-    if lv.net_sims is None or not lv.knowledge:
+    if not may_play_network(lv):
         return "mcts"
     from hexstones.ai import puct
 
-    return "net" if puct.plays_level(game, lv.number) else "mcts"
+    return engine_of(lv, puct.default_record(game))
 
 
 def level_guide(game: Game | None, numbers=None) -> list[dict[str, Any]]:
@@ -282,7 +293,7 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
         "game": game.name,
         "size": game.size,
         "to_move": result.root_to_move,
-        "engine": getattr(result, "engine", "python"),
+        "engine": result.engine,
         "iterations": result.iterations,
         "playouts": result.playouts,
         "seconds": round(result.seconds, 4),
@@ -291,7 +302,7 @@ def analyze(game: Game, *, seconds: float | None = None, iterations: int | None 
                   for m, v, w in result.children[:TOP_MOVES]],
         "pv": list(result.pv),
     }
-    if getattr(result, "score_lead", None) is not None:
+    if result.score_lead is not None:
         out["score_lead"] = result.score_lead
     if result.black_score is not None and result.ownership is not None:
         out["expected_score"] = {"black": result.black_score, "white": result.white_score}

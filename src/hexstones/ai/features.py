@@ -5,7 +5,7 @@
 search can encode its leaves inside its own compiled loop. :func:`features_of` is the
 same through the game API. The rules are never restated: legal moves come from the
 game's kernel through :mod:`hexstones.core.dispatch`, the rules' state (special holder,
-passes, prison) from the meta slots the core names.
+passes, prison) through the accessors of :mod:`hexstones.games.compiled`.
 
 Every feature is per point (``out[p, f]``); the global ones (side to move, special
 holder, passes, prison, balance, board size) are written on every point, so the network
@@ -21,15 +21,8 @@ import numpy as np
 from numba import njit
 
 from hexstones.core import dispatch
-from hexstones.core.layout import (
-    M_GAME,
-    M_LAST,
-    M_PASSES,
-    M_PRISON,
-    M_SPECIAL,
-    M_TO_MOVE,
-    geometry,
-)
+from hexstones.core.layout import geometry
+from hexstones.games import compiled as G
 
 FEATURES = (
     "own stone",           # 1 where the side to move has a stone
@@ -65,12 +58,12 @@ def write_features(geo, st, balance, out):
     """Write the features of the position in ``st`` into ``out`` (float32 ``[P, C]``),
     seen by the side to move; ``balance`` is the game's balance value in points.
     ``st``'s scratch rows are used (the legal-move test); its position is unchanged."""
-    board, meta = st.board, st.meta
+    board = st.board
     P = board.shape[0]
-    me = meta[M_TO_MOVE]
+    me = G.to_move(st)
     you = 3 - me
     legal = np.empty(P + 1, np.int32)
-    count = dispatch.legal_moves(meta[M_GAME], geo, st, legal)
+    count = dispatch.legal_moves(G.game_of(st), geo, st, legal)
     special_legal = 0.0
     out[:, :] = 0.0
     for i in range(count):
@@ -79,7 +72,7 @@ def write_features(geo, st, balance, out):
             out[a, F_LEGAL] = 1.0
         else:
             special_legal = 1.0
-    holder = meta[M_SPECIAL]
+    holder = G.special_holder(st)
     size_value = (math.sqrt(P) - 10.0) / 5.0
     white = 1.0 if me == 2 else 0.0
     for p in range(P):
@@ -93,14 +86,14 @@ def write_features(geo, st, balance, out):
         out[p, F_WHITE] = white
         out[p, F_OWN_SPECIAL] = 1.0 if holder == me else 0.0
         out[p, F_OPP_SPECIAL] = 1.0 if holder == you else 0.0
-        out[p, F_PASSES] = meta[M_PASSES] * 0.5
+        out[p, F_PASSES] = G.passes(st) * 0.5
         out[p, F_SPECIAL_LEGAL] = special_legal
-        out[p, F_OWN_PRISON] = meta[M_PRISON + me - 1] / PRISON_SCALE
-        out[p, F_OPP_PRISON] = meta[M_PRISON + you - 1] / PRISON_SCALE
+        out[p, F_OWN_PRISON] = G.prison(st, me) / PRISON_SCALE
+        out[p, F_OPP_PRISON] = G.prison(st, you) / PRISON_SCALE
         out[p, F_BALANCE] = balance / BALANCE_SCALE
         out[p, F_BALANCE_MOVER] = (balance if me == 2 else -balance) / BALANCE_SCALE
         out[p, F_SIZE] = size_value
-    last = meta[M_LAST]
+    last = G.last_move(st)
     if 0 <= last < P:
         out[last, F_LAST] = 1.0
 

@@ -18,10 +18,17 @@ the network search at 48 simulations in every game), while at equal time (1 s a 
 the network search with the shipped Keil weights won 34 of 40 games against the classic
 one, and level 9 beat level 8 in 6 of 8 games with earlier weights (docs/ai.md). A
 stronger network will let the network levels reach lower. Weights may name the levels
-that play them (:data:`hexstones.ai.puct.LEVELS_KEY`): Droched's name only level 10,
+that play them (:data:`LEVELS_KEY`): Droched's name only level 10,
 since twice the time did not make its network search a clearly stronger player (level 10
 won 8 of 16 against level 9), so level 9 plays the classic search there. Without weights
 every level is the classic search.
+
+This file is the one place that decides which engine plays a level: the table
+:data:`LEVELS` (budgets, knowledge, which levels may play a network) and
+:func:`engine_of` with the rules it reads from a network's record (:data:`DEFAULT_KEY`,
+:data:`LEVELS_KEY`); which network a game and side play with (the shipped weights, the
+folder of ``$HEXSTONES_NETWORK_DIR``, a network installed for a test or a match) is
+:func:`hexstones.ai.puct.network_for`.
 """
 
 from __future__ import annotations
@@ -77,6 +84,65 @@ def get_level(level: int) -> Level:
     if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
         raise ValueError(f"AI level must be a whole number from 1 to 10, not {level!r}")
     return LEVELS[level]
+
+
+# -- which engine plays a level ----------------------------------------------------------
+# A level plays the network search ("net") where all of these hold, else the classic
+# search ("mcts"):
+# 1. it may play a network: ``net_sims`` in the table above (levels 9 and 10), with knowledge;
+# 2. the game's network for the board side plays by default (``puct.plays_by_default``):
+#    someone chose it (``$HEXSTONES_NETWORK_DIR``, ``puct.install_network``), or its
+#    weights record a won match against the classic search on that side (DEFAULT_KEY);
+# 3. its weights' record does not leave the level to the classic search (LEVELS_KEY).
+
+# The key of a network's metadata that makes it the default player: set on shipped
+# weights only once the network search has beaten the classic search with them in a
+# match at equal time (benchmarks/net_match.py). Weights without it play only when asked
+# for (the net: players, engine="net"), so that no level gets weaker than the classic
+# search it replaces. Its value: true (every board side), or the list of the sides where
+# the network won (a network trained on side 5 alone has not earned side 7).
+DEFAULT_KEY = "plays_by_default"
+
+# The key of a network's metadata that names the levels, of those that may play a network
+# (``Level.net_sims``: 9 and 10), that play it where it plays by default (absent: all of
+# them). Where twice the time does not make a network's search a clearly stronger player
+# (Droched's: docs/ai.md, "Each level against the level below"), its weights leave level 9
+# to the classic search, so that each level still beats the one below it.
+LEVELS_KEY = "network_levels"
+
+
+def default_on(meta: dict, size: int | None) -> bool:
+    """Whether weights with metadata ``meta`` play side ``size`` by default (None: some side)."""
+    flag = meta.get(DEFAULT_KEY)
+    if isinstance(flag, list):
+        return bool(flag) if size is None else size in flag
+    return flag is True
+
+
+def network_plays_level(meta: dict, number: int) -> bool:
+    """Whether weights with metadata ``meta``, where they play by default, play level
+    ``number``: their :data:`LEVELS_KEY` names it, or they have none."""
+    levels = meta.get(LEVELS_KEY)
+    if levels is None:
+        return True
+    if not isinstance(levels, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in levels):
+        raise ValueError(f"the network's {LEVELS_KEY} is a list of level numbers, not {levels!r}")
+    return number in levels
+
+
+def may_play_network(level: Level) -> bool:
+    """Whether ``level`` plays the network search where a network has earned it (rule 1)."""
+    return level.net_sims is not None and level.knowledge
+
+
+def engine_of(level: Level, record: dict | None) -> str:
+    """The search that plays ``level``, "net" or "mcts", by the rules above: ``record`` is
+    the metadata of the network that plays the game by default on the board side (rule 2:
+    :func:`hexstones.ai.puct.default_record`), None where none does."""
+    if not may_play_network(level) or record is None:
+        return "mcts"
+    return "net" if network_plays_level(record, level.number) else "mcts"
 
 
 def describe(level: Level, network: bool) -> str:

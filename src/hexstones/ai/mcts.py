@@ -15,13 +15,14 @@ import numpy as np
 
 # tree first: importing it drops numba cache files made stale by edited kernels.
 from hexstones.ai.tree import (  # isort: skip
-    C_ROOT, C_USED, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, STAT_BLACK, STAT_SCORED, STAT_SIMS,
-    STAT_WHITE, advance_root, allocate_tree, reset_tree, run_iterations,
+    C_ROOT, DEFAULT_PARAMS, ILLEGAL, P_EXPAND, STAT_BLACK, STAT_SCORED, STAT_SIMS, STAT_WHITE,
+    allocate_tree, reset_tree, run_iterations,
+)
+from hexstones.ai.result import (  # isort: skip
+    Child, KeptTrees, SearchResult, TreeCache, principal_variation,
 )
 from hexstones.core import dispatch  # isort: skip
 from hexstones.core.common import seed_rng
-from hexstones.core.layout import M_PLY, allocate_state, capacity_of, default_capacity
-from hexstones.core.state import grow_state
 from hexstones.games.engine import CoreBacked
 
 MAX_NODES = 1_500_000
@@ -34,48 +35,22 @@ def supports(game) -> bool:
 
 def state_for(game, door=None):
     """The core state of ``game``'s position and history (a copy, from ``door``, the
-    game's :meth:`compiled`, if given), with room for long playouts."""
-    st = (door or game.compiled()).state
-    room = max(default_capacity(game.size), len(game.moves) + 4 * game.board.num_points + 64)
-    return grow_state(st, room) if capacity_of(st) < room else st
+    game's :meth:`compiled`, if given), with room for long playouts
+    (:meth:`hexstones.games.engine.CoreBacked.search_room`)."""
+    return (door or game.compiled()).with_room(game.search_room()).state
 
 
-class TreeCache:
-    """A search tree kept for the next move of the same game by the same player."""
-
-    def __init__(self, game, capacity: int):
-        self.kind = type(game)
-        self.size = game.size
-        self.options = dict(game.options)
-        self.moves: list[str] = list(game.moves)
-        self.tree = self.new_tree(capacity)
-
-    @staticmethod
-    def new_tree(capacity: int):
-        tree = allocate_tree(capacity)
-        reset_tree(tree)
-        return tree
-
-    def reusable_for(self, game) -> bool:
-        if type(game) is not self.kind or game.options != self.options:
-            return False
-        # Only a game that has moved on (a later position of the same game) reuses the
-        # tree: searching the same position again starts afresh, so that a given seed
-        # and budget always give the same answer for the same game history.
-        if len(game.moves) <= len(self.moves) or game.moves[: len(self.moves)] != self.moves:
-            return False
-        for move in game.moves[len(self.moves):]:
-            if not advance_root(self.tree, game.action_of(move)):
-                return False
-        self.moves = list(game.moves)
-        # Most of a full tree belongs to abandoned branches: start afresh then.
-        return self.tree.counters[C_USED] < 0.6 * len(self.tree.move)
+def new_tree(capacity: int):
+    """An empty classic tree with room for ``capacity`` nodes."""
+    tree = allocate_tree(capacity)
+    reset_tree(tree)
+    return tree
 
 
 # Kept trees, most recent last: two, so that two AIs playing each other in one
 # process (a tournament game) both keep theirs.
-_CACHE: dict = {}
 KEPT_TREES = 2
+_CACHE = KeptTrees(KEPT_TREES)
 _WARM: set = set()
 
 
@@ -119,31 +94,29 @@ def kept_tree(game, knowledge=True, reuse_key=None):
 
 def search(game, *, seconds=None, iterations=None, seed=None, knowledge=True, reuse=True,
            reuse_key=None, params=None, analysis=True):
-    """Search ``game``'s position; returns a :class:`hexstones.ai.pysearch.SearchResult`.
+    """Search ``game``'s position; returns a :class:`hexstones.ai.result.SearchResult`.
 
     ``analysis=False`` skips the expected score and ownership (a little faster: for
     choosing a move)."""
     if not supports(game):
         raise ValueError(f"no compiled kernels for {game.name}")
-    door = game.compiled()
+    door = game.compiled_for_search()
     gid, geo, P = door.game_id, door.geometry, door.num_points
-    root_st = state_for(game, door)
-    work = allocate_state(game.size, capacity_of(root_st))  # run_iterations copies the root in
+    root_st = door.state
+    work = door.scratch()  # run_iterations copies the root in
     key = cache_key(game, knowledge, reuse_key)
-    cache = _CACHE.pop(key, None) if reuse else None
+    cache = _CACHE.take(key) if reuse else None
     if cache is None or not cache.reusable_for(game):
-        cache = TreeCache(game, _capacity(game, iterations))
+        cache = TreeCache(game, new_tree(_capacity(game, iterations)))
     if reuse:
-        while len(_CACHE) >= KEPT_TREES:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = cache
+        _CACHE.put(key, cache)
     tree = cache.tree
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "little")
     rng = seed_rng(seed)
     params = DEFAULT_PARAMS if params is None else np.asarray(params, dtype=np.float64)
     capacity_rows = work.hist_hash.shape[0] - 1
-    max_ply = min(capacity_rows - 1, int(root_st.meta[M_PLY]) + playout_moves(gid, P, knowledge))
+    max_ply = min(capacity_rows - 1, door.ply + playout_moves(gid, P, knowledge))
     stats = np.zeros(4, np.float64)
     own = np.zeros(P, np.float64)
     path = np.zeros(capacity_rows + 2, np.int32)
@@ -189,44 +162,20 @@ def _children(tree, node):
     return out
 
 
-def principal_variation(game, tree, root, children, longest: int = 30) -> list[str]:
-    """Follow the most visited child from ``root`` (``children(tree, node)``: tuples of
-    move number, visits, win rate, slot, best first), naming moves on a scratch game."""
-    pv: list[str] = []
-    scratch = game.copy()
-    node = root
-    while len(pv) < longest:
-        kids = children(tree, node)
-        if not kids:
-            break
-        m, _, _, c = kids[0]
-        name = scratch.move_of(m)
-        try:
-            scratch.play(name)
-        except Exception:  # noqa: BLE001  (a pv is advice; stop at any disagreement)
-            break
-        pv.append(name)
-        node = c
-    return pv
-
-
 def _result(game, tree, stats, own, done, elapsed):
-    from hexstones.ai.pysearch import SearchResult
-
     root = int(tree.counters[C_ROOT])
     children = _children(tree, root)
-    named = [(game.move_of(m), v, w) for m, v, w, _ in children]
+    named = [Child(game.move_of(m), v, w) for m, v, w, _ in children]
     total = sum(v for _, v, _, _ in children)
     root_win = sum(w * v for _, v, w, _ in children) / total if total else 0.5
     pv = principal_variation(game, tree, root, _children)
     sims = max(stats[STAT_SIMS], 1)
     scored = stats[STAT_SCORED]
-    result = SearchResult(
+    return SearchResult(
         root_to_move=game.to_move, children=named, pv=pv, iterations=done,
         playouts=int(stats[STAT_SIMS]), seconds=elapsed, root_win_rate=root_win,
+        engine="compiled",
         black_score=stats[STAT_BLACK] / scored if scored else None,
         white_score=stats[STAT_WHITE] / scored if scored else None,
         ownership=[float(x) / sims for x in own],
     )
-    result.engine = "compiled"
-    return result

@@ -18,7 +18,7 @@ Architecture (KataGo's shape, scaled down for a CPU)::
 
 The weights are a ``.npz`` of float32 arrays named as in :func:`param_shapes`, with the
 configuration and how the weights were made (``meta``) as a JSON string under
-``__config__``. Training (``hexstones.ai.training``, PyTorch) writes and reads the same
+``__config__``. Training (``hexstones.train``, PyTorch) writes and reads the same
 files, and its module computes the same function (the tests hold the two together).
 """
 

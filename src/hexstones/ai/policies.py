@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from hexstones.core.layout import M_LAST, M_PLY, M_TO_MOVE
+from hexstones.games import compiled as G
 
 
 @njit(cache=True)
@@ -25,14 +25,14 @@ def learn_replies(st, from_ply, w, reply):
     """Last good reply with forgetting, from a simulation that ``w`` won: for each move
     after history row ``from_ply``, ``reply[c - 1, previous move]`` becomes the move if
     its player ``c`` won, and is cleared if it held that move and ``c`` lost."""
-    hm, hmv = st.hist_meta, st.hist_move
+    hmv = st.hist_move
     P = st.board.shape[0]
-    for ply in range(from_ply + 1, st.meta[M_PLY] + 1):
-        prev = hm[ply - 1, M_LAST]
+    for ply in range(from_ply + 1, G.ply(st) + 1):
+        prev = G.last_move_at(st, ply - 1)
         m = hmv[ply]
         if prev < 0 or m == P:
             continue
-        c = hm[ply - 1, M_TO_MOVE]
+        c = G.to_move_at(st, ply - 1)
         if c == w:
             reply[c - 1, prev] = m
         elif reply[c - 1, prev] == m:

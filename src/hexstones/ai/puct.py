@@ -3,7 +3,7 @@
 The compiled part (tree arrays, selection with virtual loss, feature encoding, expansion,
 backup) is :mod:`hexstones.ai.puct_tree`; this driver runs its steps, evaluates each
 batch of leaves with the game's network (:mod:`hexstones.ai.net`) in one call, keeps the
-tree between moves, and turns the tree into a :class:`hexstones.ai.pysearch.SearchResult`
+tree between moves, and turns the tree into a :class:`hexstones.ai.result.SearchResult`
 (``engine`` "net").
 
 Why PUCT (AlphaZero) rather than a Gumbel root: the levels search hundreds to thousands
@@ -34,10 +34,16 @@ from hexstones.ai.puct_tree import (  # isort: skip
     expand_and_backup, reset_tree, select_leaves,
 )
 from hexstones.ai.features import NUM_FEATURES
-from hexstones.ai.mcts import TreeCache, principal_variation, state_for, supports as has_kernels
+from hexstones.ai.levels import (  # noqa: F401  (DEFAULT_KEY, LEVELS_KEY: re-exported)
+    DEFAULT_KEY,
+    LEVELS_KEY,
+    default_on,
+    network_plays_level,
+)
+from hexstones.ai.result import Child, KeptTrees, SearchResult, TreeCache, principal_variation
 from hexstones.core import dispatch
-from hexstones.core.common import copy_into, seed_rng
-from hexstones.core.layout import M_PLY, allocate_state, capacity_of
+from hexstones.core.common import seed_rng
+from hexstones.games.engine import CoreBacked
 
 # A tree starts with room for START_NODES nodes (or what an iteration budget needs) and
 # grows while a search needs more, up to MAX_NODES (~650 MB) or a sixteenth of the
@@ -52,13 +58,6 @@ BATCH = 8  # leaves per network evaluation (per searcher): the numpy network gai
 # flight blurs the search a little (virtual loss)
 KEPT_TREES = 2
 
-_NETWORKS: dict[str, Any] = {}  # game -> its network for every side
-_SIDE_NETWORKS: dict[tuple[str, int], Any] = {}  # (game, side) -> that side's own, or None
-_CHOSEN: set = set()  # games, and (game, side)s, whose network someone chose (the folder below, install_network)
-_INSTALLED: set = set()  # games given a network by install_network: it serves every side
-_NET_LOCK = threading.Lock()
-_WARM: set = set()
-
 
 # A folder of ``<game>.npz`` (every side) and ``<game>-<side>.npz`` (one side) weights to
 # play with instead of the shipped ones (for trying a training run's checkpoint in
@@ -72,34 +71,88 @@ def _chosen_file(name: str) -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
+class Networks:
+    """The networks this process plays with, each loaded once, and which of them someone
+    chose (``$HEXSTONES_NETWORK_DIR``, :meth:`install`): what :func:`network_for`,
+    :func:`install_network` and :func:`restore_shipped` read and change. One object,
+    :data:`NETWORKS`; a test or a match changes it only through those functions."""
+
+    def __init__(self) -> None:
+        self._every: dict[str, Any] = {}  # game -> its network for every side
+        self._side: dict[tuple[str, int], Any] = {}  # (game, side) -> that side's own, or None
+        # games, and (game, side)s, whose network someone chose (the folder, install)
+        self._chosen: set = set()
+        self._installed: set = set()  # games given a network by install: it serves every side
+        self._lock = threading.Lock()
+        self.warm: set = set()  # games whose network search has compiled (warm_up)
+
+    def network(self, game_name: str, size: int | None = None):
+        """See :func:`network_for`."""
+        from hexstones.ai.net import load_network, read_network
+
+        with self._lock:
+            if game_name not in self._every:
+                path = _chosen_file(game_name)
+                if path:
+                    self._every[game_name] = read_network(path)
+                    self._chosen.add(game_name)
+                else:
+                    self._every[game_name] = load_network(game_name)
+            if size is None or game_name in self._installed:
+                return self._every[game_name]
+            key = (game_name, int(size))
+            if key not in self._side:
+                path = _chosen_file(f"{game_name}-{key[1]}")
+                if path:
+                    self._side[key] = read_network(path)
+                    self._chosen.add(key)
+                else:  # a network chosen for every side outranks a shipped one for this side
+                    self._side[key] = None if game_name in self._chosen else load_network(game_name, key[1])
+            side = self._side[key]
+            return self._every[game_name] if side is None else side
+
+    def chosen(self, game_name: str, size: int | None) -> bool:
+        """Whether someone chose the network of ``game_name`` for side ``size`` (or for
+        every side); ask after :meth:`network`, which notes a network chosen in the folder."""
+        return game_name in self._chosen or (game_name, size) in self._chosen
+
+    def _forget_sides(self, game_name: str) -> None:  # under the lock
+        for key in [k for k in self._side if k[0] == game_name]:
+            del self._side[key]
+            self._chosen.discard(key)
+
+    def install(self, game_name: str, network, chosen: bool = True) -> None:
+        """See :func:`install_network`."""
+        with self._lock:
+            self._every[game_name] = network
+            self._forget_sides(game_name)
+            self._installed.add(game_name)
+            if network is None or not chosen:
+                self._chosen.discard(game_name)
+            else:
+                self._chosen.add(game_name)
+        self.warm.discard(game_name)
+
+    def restore(self, game_name: str) -> None:
+        """See :func:`restore_shipped`."""
+        with self._lock:
+            self._every.pop(game_name, None)
+            self._forget_sides(game_name)
+            self._installed.discard(game_name)
+            self._chosen.discard(game_name)
+        self.warm.discard(game_name)
+
+
+NETWORKS = Networks()
+
+
 def network_for(game_name: str, size: int | None = None):
     """The network ``game_name`` plays with on board side ``size`` (loaded once per
     process), or None. The first there is of: a network given by :func:`install_network`;
     ``$HEXSTONES_NETWORK_DIR/<game>-<size>.npz``, then ``<game>.npz``; the shipped weights
     of that side (``weights/<game>-<size>.npz``), then the game's own (``weights/<game>.npz``).
     Without ``size``: the game's network for every side."""
-    from hexstones.ai.net import load_network, read_network
-
-    with _NET_LOCK:
-        if game_name not in _NETWORKS:
-            path = _chosen_file(game_name)
-            if path:
-                _NETWORKS[game_name] = read_network(path)
-                _CHOSEN.add(game_name)
-            else:
-                _NETWORKS[game_name] = load_network(game_name)
-        if size is None or game_name in _INSTALLED:
-            return _NETWORKS[game_name]
-        key = (game_name, int(size))
-        if key not in _SIDE_NETWORKS:
-            path = _chosen_file(f"{game_name}-{key[1]}")
-            if path:
-                _SIDE_NETWORKS[key] = read_network(path)
-                _CHOSEN.add(key)
-            else:  # a network chosen for every side outranks a shipped one for this side
-                _SIDE_NETWORKS[key] = None if game_name in _CHOSEN else load_network(game_name, key[1])
-        side = _SIDE_NETWORKS[key]
-        return _NETWORKS[game_name] if side is None else side
+    return NETWORKS.network(game_name, size)
 
 
 def _sides_of_their_own(game_name: str) -> list[int]:
@@ -114,12 +167,6 @@ def _sides_of_their_own(game_name: str) -> list[int]:
     return sorted(sides)
 
 
-def _forget_sides(game_name: str) -> None:  # under _NET_LOCK
-    for key in [k for k in _SIDE_NETWORKS if k[0] == game_name]:
-        del _SIDE_NETWORKS[key]
-        _CHOSEN.discard(key)
-
-
 def install_network(game_name: str, network, chosen: bool = True) -> None:
     """Play ``game_name`` with ``network`` on every side in this process from now on (None:
     with no network, so the classic search plays): for a network file of one's own, and for
@@ -130,48 +177,23 @@ def install_network(game_name: str, network, chosen: bool = True) -> None:
     game_class(game_name)  # an unknown game is an error
     if network is not None and network.game != game_name:
         raise ValueError(f"that network plays {network.game}, not {game_name}")
-    with _NET_LOCK:
-        _NETWORKS[game_name] = network
-        _forget_sides(game_name)
-        _INSTALLED.add(game_name)
-        if network is None or not chosen:
-            _CHOSEN.discard(game_name)
-        else:
-            _CHOSEN.add(game_name)
-    _WARM.discard(game_name)
+    NETWORKS.install(game_name, network, chosen)
 
 
 def restore_shipped(game_name: str) -> None:
     """Forget what :func:`install_network` installed: ``game_name`` plays as a fresh
     process would (the folder of ``$HEXSTONES_NETWORK_DIR``, else the shipped weights)."""
-    with _NET_LOCK:
-        _NETWORKS.pop(game_name, None)
-        _forget_sides(game_name)
-        _INSTALLED.discard(game_name)
-        _CHOSEN.discard(game_name)
-    _WARM.discard(game_name)
+    NETWORKS.restore(game_name)
+
+
+def has_kernels(game) -> bool:
+    """Whether ``game`` has compiled kernels (the door :meth:`compiled` of its API)."""
+    return isinstance(game, CoreBacked)
 
 
 def supports(game) -> bool:
     """Whether the network search can play ``game``: compiled kernels and a network."""
     return has_kernels(game) and network_for(game.name, game.size) is not None
-
-
-# The key of a network's metadata that makes it the default player: set on shipped
-# weights only once the network search has beaten the classic search with them in a
-# match at equal time (benchmarks/net_match.py). Weights without it play only when asked
-# for (the net: players, engine="net"), so that no level gets weaker than the classic
-# search it replaces. Its value: true (every board side), or the list of the sides where
-# the network won (a network trained on side 5 alone has not earned side 7).
-DEFAULT_KEY = "plays_by_default"
-
-
-def default_on(meta: dict, size: int | None) -> bool:
-    """Whether weights with metadata ``meta`` play side ``size`` by default (None: some side)."""
-    flag = meta.get(DEFAULT_KEY)
-    if isinstance(flag, list):
-        return bool(flag) if size is None else size in flag
-    return flag is True
 
 
 # The key of a network's metadata that sets the share of a leaf's value its search takes
@@ -194,27 +216,19 @@ def search_params(network) -> np.ndarray:
     return params
 
 
-# The key of a network's metadata that names the levels, of those that may play a network
-# (``Level.net_sims``: 9 and 10), that play it where it plays by default (absent: all of
-# them). Where twice the time does not make a network's search a clearly stronger player
-# (Droched's: docs/ai.md, "Each level against the level below"), its weights leave level 9
-# to the classic search, so that each level still beats the one below it.
-LEVELS_KEY = "network_levels"
+def default_record(game) -> dict | None:
+    """The metadata of the network that plays ``game`` by default on its board side
+    (:func:`plays_by_default`), or None where none does."""
+    return network_for(game.name, game.size).meta if plays_by_default(game) else None
 
 
 def plays_level(game, number: int) -> bool:
     """Whether level ``number`` (one with ``net_sims``) plays ``game`` with the network:
-    where it plays by default (:func:`plays_by_default`) and its metadata's
-    :data:`LEVELS_KEY`, if any, names the level."""
+    where it plays by default (:func:`plays_by_default`) and its weights' record lets that
+    level play them (:func:`hexstones.ai.levels.network_plays_level`)."""
     if not plays_by_default(game):
         return False
-    levels = network_for(game.name, game.size).meta.get(LEVELS_KEY)
-    if levels is None:
-        return True
-    if not isinstance(levels, list) or not all(
-            isinstance(n, int) and not isinstance(n, bool) for n in levels):
-        raise ValueError(f"the network's {LEVELS_KEY} is a list of level numbers, not {levels!r}")
-    return number in levels
+    return network_plays_level(network_for(game.name, game.size).meta, number)
 
 
 def plays_by_default(game, any_side: bool = False) -> bool:
@@ -233,8 +247,7 @@ def _plays_on(game_name: str, size: int | None) -> bool:
     """Whether the network of ``game_name`` for side ``size`` (None: the game's own) was
     chosen or records a won match there."""
     network = network_for(game_name, size)  # first: it notes a network chosen in the folder
-    chosen = game_name in _CHOSEN or (game_name, size) in _CHOSEN
-    return network is not None and (chosen or default_on(network.meta, size))
+    return network is not None and (NETWORKS.chosen(game_name, size) or default_on(network.meta, size))
 
 
 def default_threads() -> int:
@@ -246,25 +259,16 @@ def default_threads() -> int:
     return max(1, min(4, cores))
 
 
-class _Cache(TreeCache):
-    """A tree kept for the next move of the same game by the same player, with the same
-    network (the classic search's rules of reuse, :class:`hexstones.ai.mcts.TreeCache`)."""
-
-    def __init__(self, game, capacity: int, network):
-        super().__init__(game, capacity)
-        self.network = network
-
-    @staticmethod
-    def new_tree(capacity: int):
-        tree = allocate_tree(capacity)
-        reset_tree(tree)
-        return tree
-
-    def reusable_for(self, game, network=None) -> bool:
-        return network is self.network and super().reusable_for(game)
+def new_tree(capacity: int) -> PuctTree:
+    """An empty network-search tree with room for ``capacity`` nodes."""
+    tree = allocate_tree(capacity)
+    reset_tree(tree)
+    return tree
 
 
-_CACHE: dict = {}
+# Trees kept for the next move (the classic search's rules of reuse, with the same
+# network: :class:`hexstones.ai.result.TreeCache`).
+_CACHE = KeptTrees(KEPT_TREES)
 
 
 def _cache_key(game, reuse_key):
@@ -312,9 +316,8 @@ def _make_room(cache, need: int, limit: int) -> bool:
 class _Searcher:
     """One searcher's buffers: its own work state, batch of features and leaf records."""
 
-    def __init__(self, root_st, size: int, P: int, batch: int, max_depth: int, seed: int):
-        self.work = allocate_state(size, capacity_of(root_st))
-        copy_into(self.work, root_st)
+    def __init__(self, door, P: int, batch: int, max_depth: int, seed: int):
+        self.work = door.scratch(copy=True)
         rows = batch + batch // 2 + 1
         self.features = np.zeros((batch, P, NUM_FEATURES), np.float32)
         self.paths = np.zeros((rows, max_depth + 1), np.int32)
@@ -336,7 +339,7 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
            analysis=True, root_noise: tuple[float, float] | None = None):
     """Search ``game``'s position with its network (``network``: else the shipped one);
     ``iterations`` counts simulations (leaves evaluated or exact results backed up).
-    Returns a :class:`hexstones.ai.pysearch.SearchResult` with ``engine`` "net".
+    Returns a :class:`hexstones.ai.result.SearchResult` with ``engine`` "net".
     ``params``: the search's parameters (``puct_tree.DEFAULT_PARAMS``'s slots; default:
     :func:`search_params` of the network). ``seed`` seeds the policy playouts mixed into
     the values (``params[P_MIX] > 0``) and the root noise; the selection itself draws no
@@ -358,126 +361,146 @@ def search(game, *, seconds=None, iterations=None, seed=None, reuse=True, reuse_
     params = search_params(net) if params is None else np.asarray(params, dtype=np.float64)
     if game.is_over:
         raise ValueError("the game is over: there is nothing to search")
-    door = game.compiled()
-    gid, geo, P = door.game_id, door.geometry, door.num_points
-    root_st = state_for(game, door)
+    door = game.compiled_for_search()
     batch = int(batch or BATCH)
     if threads is None:
         threads = 1 if seconds is None else default_threads()
     threads = max(1, int(threads))
     key = _cache_key(game, reuse_key)
-    cache = _CACHE.pop(key, None) if reuse else None
+    cache = _CACHE.take(key) if reuse else None
     if cache is None or not cache.reusable_for(game, net):
-        cache = _Cache(game, _capacity(game, iterations), net)
+        cache = TreeCache(game, new_tree(_capacity(game, iterations)), net)
     if reuse:
-        while len(_CACHE) >= KEPT_TREES:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = cache
-    limit = node_limit()
-    balance = float(game.balance_value)
-    max_depth = capacity_of(root_st) - int(root_st.meta[M_PLY]) - 1
-    max_depth = max(1, min(max_depth, 4 * P + 64))
-    max_ply = min(capacity_of(root_st) - 1,
-                  int(root_st.meta[M_PLY]) + int(dispatch.policy_move_limit(gid, P)))
-    nbr = geo.nbr
-    own_sum = np.zeros(P, np.float64)
-    counts = {"sims": 0, "evals": 0, "batches": 0, "owned": 0}
-    tree_lock = threading.Condition()
-    in_flight = [0]  # batches chosen and not yet backed up
-    errors: list[BaseException] = []
-    stop = threading.Event()
-    noised = [root_noise is None]
-    start = time.perf_counter()
-
-    def add_root_noise() -> None:
-        """Once the root has children (at once on a reused tree, else after the first
-        batch), mix the noise into their priors; called under the tree lock."""
-        tree = cache.tree
-        root = int(tree.counters[C_ROOT])
-        first, k = int(tree.first_child[root]), int(tree.num_children[root])
-        if noised[0] or first < 0 or k == 0:
-            return
-        assert root_noise is not None
-        share, alpha_total = root_noise
-        noise = np.random.default_rng(seed).dirichlet(np.full(k, alpha_total / k))
-        priors = tree.prior[first:first + k]
-        priors[:] = ((1.0 - share) * priors + share * noise).astype(np.float32)
-        noised[0] = True
-
-    add_root_noise()
-
-    def budget_left() -> int:
-        if iterations is not None and counts["sims"] >= iterations:
-            return 0
-        if seconds is not None and counts["sims"] > 0 and time.perf_counter() - start >= seconds:
-            return 0
-        return batch if iterations is None else min(batch, iterations - counts["sims"])
-
-    def run(s: _Searcher) -> None:
-        while not stop.is_set():
-            with tree_lock:
-                want = budget_left()
-                # Room for every leaf in flight and this batch's to expand (up to P + 1
-                # children each); a tree full at its limit ends the search, since leaves
-                # that cannot expand only repeat their values.
-                if want == 0 or not _make_room(cache, (in_flight[0] + 1) * batch * (P + 1), limit):
-                    stop.set()
-                    tree_lock.notify_all()
-                    return
-                n = select_leaves(gid, geo, root_st, s.work, cache.tree, params, balance, want,
-                                  s.features, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
-                                  s.exact_value, s.exact_score, s.to_move, s.rng, max_ply,
-                                  s.cand, s.reply, s.rollout)
-                if n == 0:
-                    if in_flight[0] == 0:  # the tree is full or too deep: nothing to learn
-                        stop.set()
-                        tree_lock.notify_all()
-                        return
-                    # Every leaf worth a look is in another searcher's batch: wait for it.
-                    tree_lock.wait(0.05)
-                    continue
-                counts["sims"] += n  # claimed now, so that other searchers see the budget
-                in_flight[0] += 1
-            try:
-                out = _evaluate(net, s, n, P, nbr)
-            except BaseException as exc:
-                errors.append(exc)
-                stop.set()
-                raise
-            finally:
-                with tree_lock:
-                    in_flight[0] -= 1
-                    tree_lock.notify_all()
-            logits, values, scores, ownership, net_rows = out
-            with tree_lock:
-                expand_and_backup(cache.tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
-                                  logits, values, scores, s.exact_value, s.exact_score,
-                                  s.rollout, params)
-                add_root_noise()
-                counts["evals"] += len(net_rows)
-                counts["batches"] += 1
-                if analysis and ownership is not None:
-                    # The network's ownership is the side to move's; the result's is Black's.
-                    sign = np.where(s.to_move[net_rows] == 1, 1.0, -1.0)
-                    own_sum[:] += (np.asarray(ownership, np.float64) * sign[:, None]).sum(0)
-                    counts["owned"] += len(net_rows)
-
-    searchers = [_Searcher(root_st, game.size, P, batch, max_depth, seed + i) for i in range(threads)]
+        _CACHE.put(key, cache)
+    P = door.num_points
+    max_depth = max(1, min(door.room - door.ply - 1, 4 * P + 64))
+    run = _Run(door, cache, net, params, float(game.balance_value), batch, seconds, iterations,
+               analysis, root_noise, seed)
+    searchers = [_Searcher(door, P, batch, max_depth, seed + i) for i in range(threads)]
     if threads == 1:
-        run(searchers[0])
+        run.run(searchers[0])
     else:
-        workers = [threading.Thread(target=run, args=(s,), daemon=True) for s in searchers]
+        workers = [threading.Thread(target=run.run, args=(s,), daemon=True) for s in searchers]
         for w in workers:
             w.start()
         for w in workers:
             w.join()
-        if errors:
-            raise errors[0]
-    elapsed = time.perf_counter() - start
-    result = _result(game, cache.tree, root_st, door, own_sum, counts, elapsed, analysis)
-    result.batch = batch
-    result.threads = threads
-    return result
+        if run.errors:
+            raise run.errors[0]
+    elapsed = time.perf_counter() - run.start
+    return _result(game, cache.tree, door, run.own_sum, run.counts, elapsed, analysis,
+                   batch, threads)
+
+
+class _Run:
+    """One search's shared state: the tree and its lock, the budget, the counts and the
+    ownership sums; every searcher (thread) runs :meth:`run` on it."""
+
+    def __init__(self, door, cache, net, params, balance: float, batch: int, seconds,
+                 iterations, analysis: bool, root_noise, seed: int):
+        self.door, self.cache, self.net, self.params = door, cache, net, params
+        self.balance, self.batch = balance, batch
+        self.seconds, self.iterations, self.analysis = seconds, iterations, analysis
+        self.root_noise, self.seed = root_noise, seed
+        self.limit = node_limit()
+        P = door.num_points
+        self.max_ply = min(door.room - 1,
+                           door.ply + int(dispatch.policy_move_limit(door.game_id, P)))
+        self.own_sum = np.zeros(P, np.float64)
+        self.counts = {"sims": 0, "evals": 0, "batches": 0, "owned": 0}
+        self.tree_lock = threading.Condition()
+        self.in_flight = 0  # batches chosen and not yet backed up
+        self.errors: list[BaseException] = []
+        self.stop = threading.Event()
+        self.noised = root_noise is None
+        self.start = time.perf_counter()
+        self.add_root_noise()
+
+    def add_root_noise(self) -> None:
+        """Once the root has children (at once on a reused tree, else after the first
+        batch), mix the noise into their priors; called under the tree lock."""
+        tree = self.cache.tree
+        root = int(tree.counters[C_ROOT])
+        first, k = int(tree.first_child[root]), int(tree.num_children[root])
+        if self.noised or first < 0 or k == 0:
+            return
+        assert self.root_noise is not None
+        share, alpha_total = self.root_noise
+        noise = np.random.default_rng(self.seed).dirichlet(np.full(k, alpha_total / k))
+        priors = tree.prior[first:first + k]
+        priors[:] = ((1.0 - share) * priors + share * noise).astype(np.float32)
+        self.noised = True
+
+    def budget_left(self) -> int:
+        counts, iterations, seconds, batch = self.counts, self.iterations, self.seconds, self.batch
+        if iterations is not None and counts["sims"] >= iterations:
+            return 0
+        if seconds is not None and counts["sims"] > 0 and time.perf_counter() - self.start >= seconds:
+            return 0
+        return batch if iterations is None else min(batch, iterations - counts["sims"])
+
+    def _select(self, s: _Searcher) -> int:
+        """Under the tree lock: choose the next batch of ``s``'s leaves; their number, 0
+        to wait for other searchers' batches, -1 when the search is over."""
+        door, batch = self.door, self.batch
+        want = self.budget_left()
+        # Room for every leaf in flight and this batch's to expand (up to P + 1
+        # children each); a tree full at its limit ends the search, since leaves
+        # that cannot expand only repeat their values.
+        if want == 0 or not _make_room(self.cache, (self.in_flight + 1) * batch * (door.num_points + 1),
+                                       self.limit):
+            return -1
+        n = select_leaves(door.game_id, door.geometry, door.state, s.work, self.cache.tree,
+                          self.params, self.balance, want, s.features, s.paths, s.depths,
+                          s.kinds, s.legal, s.num_legal, s.exact_value, s.exact_score,
+                          s.to_move, s.rng, self.max_ply, s.cand, s.reply, s.rollout)
+        if n == 0 and self.in_flight == 0:  # the tree is full or too deep: nothing to learn
+            return -1
+        return n
+
+    def run(self, s: _Searcher) -> None:
+        tree_lock, counts = self.tree_lock, self.counts
+        P, nbr = self.door.num_points, self.door.geometry.nbr
+        while not self.stop.is_set():
+            with tree_lock:
+                n = self._select(s)
+                if n < 0:
+                    self.stop.set()
+                    tree_lock.notify_all()
+                    return
+                if n == 0:
+                    # Every leaf worth a look is in another searcher's batch: wait for it.
+                    tree_lock.wait(0.05)
+                    continue
+                counts["sims"] += n  # claimed now, so that other searchers see the budget
+                self.in_flight += 1
+            try:
+                out = _evaluate(self.net, s, n, P, nbr)
+            except BaseException as exc:
+                self.errors.append(exc)
+                self.stop.set()
+                raise
+            finally:
+                with tree_lock:
+                    self.in_flight -= 1
+                    tree_lock.notify_all()
+            with tree_lock:
+                self._back_up(s, n, out)
+
+    def _back_up(self, s: _Searcher, n: int, out) -> None:
+        """Under the tree lock: expand and back up a batch with the network's answers."""
+        logits, values, scores, ownership, net_rows = out
+        expand_and_backup(self.cache.tree, n, s.paths, s.depths, s.kinds, s.legal, s.num_legal,
+                          logits, values, scores, s.exact_value, s.exact_score,
+                          s.rollout, self.params)
+        self.add_root_noise()
+        self.counts["evals"] += len(net_rows)
+        self.counts["batches"] += 1
+        if self.analysis and ownership is not None:
+            # The network's ownership is the side to move's; the result's is Black's.
+            sign = np.where(s.to_move[net_rows] == 1, 1.0, -1.0)
+            self.own_sum[:] += (np.asarray(ownership, np.float64) * sign[:, None]).sum(0)
+            self.counts["owned"] += len(net_rows)
 
 
 def _evaluate(net, s: _Searcher, n: int, P: int, nbr):
@@ -517,12 +540,10 @@ def _children(tree, node):
     return out
 
 
-def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
-    from hexstones.ai.pysearch import SearchResult
-
+def _result(game, tree, door, own_sum, counts, elapsed, analysis, batch, threads):
     root = int(tree.counters[C_ROOT])
     children = _children(tree, root)
-    named = [(game.move_of(m), v, w) for m, v, w, _ in children]
+    named = [Child(game.move_of(m), v, w) for m, v, w, _ in children]
     visits = int(tree.visits[root])
     # The root holds values for the player who moved into it: the opponent of the mover.
     root_value = -float(tree.value_sum[root]) / visits if visits else 0.0
@@ -536,29 +557,26 @@ def _result(game, tree, root_st, door, own_sum, counts, elapsed, analysis):
         margin = -float(tree.score_sum[root]) / visits
         lead = margin if game.to_move == "black" else -margin
         now = np.zeros(2, np.float64)
-        dispatch.score(door.game_id, door.geometry, root_st, now)
+        dispatch.score(door.game_id, door.geometry, door.state, now)
         total = float(now[0] + now[1])
         black, white = (total + lead) / 2.0, (total - lead) / 2.0
         if counts["owned"]:
             ownership = [float(x) / counts["owned"] for x in own_sum]
-    result = SearchResult(
+    return SearchResult(
         root_to_move=game.to_move, children=named, pv=pv, iterations=counts["sims"],
         playouts=counts["evals"], seconds=elapsed, root_win_rate=(root_value + 1.0) / 2.0,
-        black_score=black, white_score=white, ownership=ownership,
+        engine="net", black_score=black, white_score=white, ownership=ownership,
+        score_lead=lead, batches=counts["batches"], batch=batch, threads=threads,
     )
-    result.engine = "net"
-    result.score_lead = lead
-    result.batches = counts["batches"]
-    return result
 
 
 def warm_up(game) -> None:
     """Compile the network search (first call in a process) so that later budgets are
     honest; nothing without weights for the game."""
-    if game.name in _WARM or not supports(game):
+    if game.name in NETWORKS.warm or not supports(game):
         return
     import hexstones
 
     fresh = hexstones.new_game(game.name, size=3)
     search(fresh, iterations=BATCH + 2, reuse=False)
-    _WARM.add(game.name)
+    NETWORKS.warm.add(game.name)

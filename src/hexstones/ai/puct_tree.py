@@ -39,13 +39,15 @@ from hexstones.core.cache import core_sources, drop_stale_cache
 # This search compiles the core kernels and the feature encoder into itself.
 _HERE = pathlib.Path(__file__).resolve().parent
 drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("features.py", "puct_tree.py",
-                                                               "policies.py")],
+                                                               "policies.py")]
+                 + [_HERE.parent / "games" / "compiled.py"],
                  "puct-sources.sha256", ("puct_tree.*.nb[ic]", "features.*.nb[ic]"))
 
 from hexstones.ai.features import write_features  # noqa: E402  (after the cache check on purpose)
 from hexstones.ai.policies import learn_replies  # noqa: E402
 from hexstones.core import dispatch as K  # noqa: E402
-from hexstones.core.layout import M_PLY, M_TO_MOVE, OK  # noqa: E402
+from hexstones.core.layout import OK  # noqa: E402
+from hexstones.games import compiled as G  # noqa: E402
 
 # Node flags (1 is the classic tree's ILLEGAL, never set here: a node's children are the
 # legal moves; the classic tree's advance_root, which the tree cache uses, reads it).
@@ -169,7 +171,7 @@ def _select_child(tree, node, is_root, params):
 def _exact_value(gid, geo, st, score_buf):
     """The game's result for the side to move in the finished position ``st``: value
     (+1 win, -1 loss, 0 draw) and score margin (0 without a score)."""
-    X = st.meta[M_TO_MOVE]
+    X = G.to_move(st)
     w = K.winner(gid, geo, st)
     value = 1.0 if w == X else (-1.0 if w == 3 - X else 0.0)
     margin = 0.0
@@ -195,7 +197,7 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
     the classic search's), its result for the side to move in ``rollout[b]``."""
     flags, counters = tree.flags, tree.counters
     root = counters[C_ROOT]
-    root_ply = root_st.meta[M_PLY]
+    root_ply = G.ply(root_st)
     max_depth = paths.shape[1] - 1
     score_buf = np.zeros(2, np.float64)
     mix = params[P_MIX] > 0.0
@@ -203,7 +205,7 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
     n = 0
     collisions = 0
     while n < max_leaves and collisions <= max_leaves // 2:
-        while work.meta[M_PLY] > root_ply:
+        while G.ply(work) > root_ply:
             K.undo(gid, geo, work)
         node = root
         depth = 0
@@ -239,7 +241,7 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
         for d in range(depth + 1):
             tree.virtual[paths[n, d]] += 1
         depths[n] = depth
-        to_move[n] = work.meta[M_TO_MOVE]
+        to_move[n] = G.to_move(work)
         if not (flags[node] & TERMINAL) and K.is_over(gid, geo, work):
             flags[node] |= TERMINAL
         if flags[node] & TERMINAL:

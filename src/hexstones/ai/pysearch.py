@@ -16,6 +16,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from hexstones.ai.result import Child, SearchResult
 from hexstones.games import BLACK, WHITE, Game
 
 CUT = "cut"  # a playout stopped by the deadline: the iteration does not count
@@ -33,22 +34,6 @@ class Node:
     visits: int = 0
     wins: float = 0.0  # for ``mover``
     terminal: bool = False
-
-
-@dataclass
-class SearchResult:
-    """What a search found; the AI turns it into ``analyze``'s dict."""
-
-    root_to_move: str
-    children: list[tuple[str, int, float]]  # (move, visits, win rate for the mover)
-    pv: list[str]
-    iterations: int
-    playouts: int
-    seconds: float
-    root_win_rate: float
-    black_score: float | None = None  # mean final score, games with a score
-    white_score: float | None = None
-    ownership: list[float] | None = None  # per point, +1 black .. -1 white
 
 
 def _playout_winner(game: Game, rng: random.Random, max_moves: int, own_counts, scores,
@@ -163,7 +148,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
             node = node.parent
         done += 1
     elapsed = _now() - start
-    children = sorted(((c.move, c.visits, c.wins / c.visits) for c in root.children),
+    children = sorted((Child(c.move, c.visits, c.wins / c.visits) for c in root.children),
                       key=lambda t: (-t[1], -t[2]))
     pv, node = [], root
     while node.children:
@@ -174,7 +159,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
     n = max(done, 1)
     return SearchResult(
         root_to_move=game.to_move, children=children, pv=pv, iterations=done, playouts=done,
-        seconds=elapsed, root_win_rate=root_win,
+        seconds=elapsed, root_win_rate=root_win, engine="python",
         black_score=scores[0] / n if has_score else None,
         white_score=scores[1] / n if has_score else None,
         ownership=[v / n for v in own_counts],

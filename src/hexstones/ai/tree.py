@@ -25,7 +25,7 @@ the game's policy asks of the search (``search_biases``, ``learns_replies``).
 
 Between moves the tree is kept: when the game has advanced by moves that are in the
 tree, their node becomes the new root (:func:`advance_root`, driven by
-:class:`hexstones.ai.mcts.TreeCache`).
+:class:`hexstones.ai.result.TreeCache`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from hexstones.core.cache import core_sources, drop_stale_cache
 
 # This search compiles the core kernels into itself (hexstones.core.cache).
 _HERE = pathlib.Path(__file__).resolve().parent
-drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("policies.py", "tree.py")],
+drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("policies.py", "tree.py")]
+                 + [_HERE.parent / "games" / "compiled.py"],
                  "tree-sources.sha256", ("tree.*.nb[ic]", "policies.*.nb[ic]"))
 
 from hexstones.ai.policies import learn_replies  # noqa: E402  (after the cache check on purpose)
@@ -50,11 +51,10 @@ from hexstones.core.common import copy_into, draw, empty_points, rand_below, sur
 from hexstones.core.layout import (  # noqa: E402
     BIAS_BORDER,
     BIAS_OWN_EYE,
-    M_PLY,
-    M_TO_MOVE,
     OK,
     R_FULL,
 )
+from hexstones.games import compiled as G  # noqa: E402
 
 # Node flags.
 ILLEGAL = 1
@@ -113,10 +113,10 @@ def uniform_playout(gid, geo, st, rng, max_ply, cand):
     """Uniformly random legal moves to the end: the first legal move of a random order
     of (empty points + the special move) is uniform over the legal moves. ``cand`` is
     scratch space for P + 1 moves."""
-    board, meta = st.board, st.meta
+    board = st.board
     P = board.shape[0]
     while not K.is_over(gid, geo, st):
-        if meta[M_PLY] >= max_ply:
+        if G.ply(st) >= max_ply:
             return 0
         n = empty_points(board, cand)
         cand[n] = P
@@ -193,7 +193,7 @@ def _descend_one(gid, geo, work, tree, node, rng, knowledge, params, biases):
         penalty = params[P_BORDER] * empties / board.shape[0]
     while True:
         c = _select(tree, node, rng, knowledge, params, geo.feature, penalty, work.board, geo.nbr,
-                    work.meta[M_TO_MOVE], eye_penalty)
+                    G.to_move(work), eye_penalty)
         if c < 0:
             return -1
         code = K.play(gid, geo, work, tree.move[c])
@@ -215,8 +215,8 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     capacity = moves.shape[0]
     P = root_st.board.shape[0]
     root = counters[C_ROOT]
-    root_ply = root_st.meta[M_PLY]
-    R = root_st.meta[M_TO_MOVE]
+    root_ply = G.ply(root_st)
+    R = G.to_move(root_st)
     expand_visits = params[P_EXPAND]
     score_buf = np.zeros(2, np.float64)
     region_of = np.empty(P, np.int32)
@@ -228,7 +228,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     for _ in range(iterations):
         # Back to the root through the kernel's own undo (it also keeps the state's
         # position table right); costs one row copy per move of the last simulation.
-        while work.meta[M_PLY] > root_ply:
+        while G.ply(work) > root_ply:
             K.undo(gid, geo, work)
         node = root
         depth = 0
@@ -302,7 +302,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
         if knowledge:
             # RAVE: a child's move counts if its player played it at or after that point.
             hmv = work.hist_move
-            length = work.meta[M_PLY] - root_ply
+            length = G.ply(work) - root_ply
             for i in range(length):
                 m = hmv[root_ply + 1 + i]
                 color = R if i % 2 == 0 else 3 - R

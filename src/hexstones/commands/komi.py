@@ -27,9 +27,9 @@ def _komi_list(text: str) -> list[int]:
 
 
 def add_parser(sub) -> None:
-    from hexstones.ai.tournament import BACKENDS
     from hexstones.commands.tournament import add_resign, add_sample_plies
     from hexstones.games import GAME_NAMES
+    from hexstones.studies.tournament import BACKENDS
 
     p = sub.add_parser(
         "komi", help="self-play across komi values to find the fair komi",
@@ -76,9 +76,9 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hexstones.ai import komi_study as ks, tournament as t
     from hexstones.commands.tournament import INTERRUPTED, play_rest, resign_of
     from hexstones.games import game_class
+    from hexstones.studies import komi as ks, tournament as t
 
     size = args.size if args.size is not None else game_class(args.game).default_size
     komis = args.komis or ks.default_komis(args.game)
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace, summary: dict, interrupted: dict | None = None) -> None:
     """The study's table on stdout, and its ``--json`` and ``--plot`` files."""
-    from hexstones.ai import komi_study as ks
+    from hexstones.studies import komi as ks
 
     print(ks.format_table(summary), end="")
     if args.json:
@@ -130,7 +130,7 @@ def _show(args: argparse.Namespace, summary: dict, interrupted: dict | None = No
 
 def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
     """The value head's curve; with ``--records``, a self-play study's games beside it."""
-    from hexstones.ai import komi_net, komi_study as ks
+    from hexstones.studies import komi as ks, komi_net
 
     try:
         selfplay = None
@@ -157,7 +157,7 @@ def _from_net(args: argparse.Namespace, size: int, komis: list[int]) -> int:
 
 def _report(args: argparse.Namespace, size: int) -> int:
     """``--report``: the study's table, JSON and plot from its records file, no game played."""
-    from hexstones.ai import komi_study as ks
+    from hexstones.studies import komi as ks
 
     try:
         if not args.records:

@@ -58,10 +58,10 @@ def add_parser(sub) -> None:
 
 
 def parse_adjudication(text: str, seconds: float):
-    """The :class:`~hexstones.protocol.match.Adjudication` that ``--adjudicate BELOW[:TURNS]``
+    """The :class:`~hexstones.session.Adjudication` that ``--adjudicate BELOW[:TURNS]``
     and ``--adjudicate-seconds`` ask for; ValueError for a malformed or out-of-range value."""
     from hexstones.commands.tournament import parse_resign
-    from hexstones.protocol.match import Adjudication
+    from hexstones.session import Adjudication
 
     adjudicate = Adjudication(*parse_resign(text, "--adjudicate"), seconds)
     adjudicate.check()

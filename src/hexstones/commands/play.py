@@ -8,7 +8,8 @@ import pathlib
 import sys
 from collections.abc import Callable
 
-from hexstones.games import COLORS, Game, IllegalMove, Outcome, other
+from hexstones.games import COLORS, Game, IllegalMove, Outcome
+from hexstones.session import AI, PERSON, KomiPie, balanced, takeback
 
 HELP = """\
 Type a move in docs/rules.md notation: a point like e5, or {specials}.
@@ -68,9 +69,8 @@ def state_line(game: Game) -> str:
     parts = [f"{game.title} side {game.size}, move {len(game.moves)}"]
     if game.moves:
         parts.append(f"last {game.moves[-1]}")
-    details = game.score_details()
-    if details is not None:
-        score = game.score()
+    details, score = game.score_details(), game.score()
+    if details is not None and score is not None:  # both or neither: the game has a score
         sides = []
         for color in COLORS:
             # The parts that count now; the balance has its own place below.
@@ -87,7 +87,9 @@ def state_line(game: Game) -> str:
     return "; ".join(parts)
 
 
-class Session:
+class TerminalGame:
+    """A game at this terminal: people type their moves, the AI answers for the others."""
+
     def __init__(self, game: Game, humans: set[str], *, ai_move: Callable[[Game], str],
                  read: Callable[[str], str], write: Callable[[str], None], colored: bool):
         self.game, self.humans = game, humans
@@ -144,17 +146,14 @@ class Session:
 
     def undo(self) -> None:
         """Take back moves up to and including the last one a person made."""
-        game = self.game
-        taken = []
-        while game.moves:
-            taken.append(game.undo())
-            if game.to_move in self.humans:  # that was a person's move: their turn again
-                self.write(f"took back {' '.join(reversed(taken))}")
-                self.show()
-                return
-        for move in reversed(taken):  # only the AI has moved: put its moves back
-            game.play(move)
-        self.write("nothing of yours to undo")
+        back = takeback(self.game, lambda color: color in self.humans)
+        if not back.reached:  # only the AI has moved
+            self.write("nothing of yours to undo")
+            return
+        for _ in back.taken:
+            self.game.undo()
+        self.write(f"took back {' '.join(reversed(back.taken))}")
+        self.show()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         return ai.choose_move(current, seconds=args.seconds, iterations=args.iterations,
                               seed=seed, level=args.level)
 
-    session = Session(game, humans, ai_move=ai_move, read=read, write=write, colored=colored)
+    session = TerminalGame(game, humans, ai_move=ai_move, read=read, write=write, colored=colored)
     try:
         session.run()
     except KeyboardInterrupt:
@@ -226,31 +225,39 @@ def pie(args: argparse.Namespace, game: Game, read, write):
     import hexstones
     from hexstones import ai
 
-    option, what = game.balance.option, game.balance.label
-    if args.pie == "propose":
+    what = game.balance.label
+    steps = KomiPie(PERSON if args.pie == "propose" else AI)
+    if steps.proposer == PERSON:
         while True:
             text = read(f"propose the balance ({what}): ").strip()
             if text in ("quit", "exit"):
                 return None
             try:
                 balance = int(text)
-                proposed = hexstones.new_game(game.name, **{**game.options, option: balance})
+                balanced(game.name, game.options, balance)
                 break
             except ValueError as exc:
                 write(f"not a balance: {exc}" if text.lstrip("-").isdigit() else
                       f"not a balance: {text!r} is not a whole number")
+        steps = steps.propose(balance)
         side = ai.choose_side(game.name, game.size, balance, iterations=args.iterations,
                               level=args.level)
-        write(f"the AI takes {side}; you play {other(side)}")
-        return proposed, {other(side)}
-    balance = ai.propose_komi(game.name, game.size, iterations=args.iterations, level=args.level)
-    proposed = hexstones.new_game(game.name, **{**game.options, option: balance})
-    write(f"the AI proposes {balance} ({what})")
-    while True:
-        text = read("choose your colour (black or white): ").strip().lower()
-        if text in ("quit", "exit"):
-            return None
-        if text in ("b", "black", "w", "white"):
-            mine = "black" if text.startswith("b") else "white"
-            return proposed, {mine}
-        write("type black or white")
+        steps = steps.choose(side)
+    else:
+        balance = ai.propose_komi(game.name, game.size, iterations=args.iterations, level=args.level)
+        steps = steps.propose(balance)
+        write(f"the AI proposes {balance} ({what})")
+        while True:
+            text = read("choose your colour (black or white): ").strip().lower()
+            if text in ("quit", "exit"):
+                return None
+            if text in ("b", "black", "w", "white"):
+                steps = steps.choose("black" if text.startswith("b") else "white")
+                break
+            write("type black or white")
+    proposed = hexstones.new_game(game.name, **balanced(game.name, game.options, balance))
+    humans = {color for color, player in steps.players(against_ai=True).items() if player == PERSON}
+    if steps.proposer == PERSON:
+        (mine,) = humans
+        write(f"the AI takes {steps.chooser_color}; you play {mine}")
+    return proposed, humans

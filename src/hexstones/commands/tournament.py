@@ -8,9 +8,9 @@ import sys
 
 
 def add_parser(sub) -> None:
-    from hexstones.ai.tournament import BACKENDS
     from hexstones.commands import balance_value
     from hexstones.games import GAME_NAMES
+    from hexstones.studies.tournament import BACKENDS
 
     p = sub.add_parser(
         "tournament", help="round-robin between AI configurations, with Elo ratings",
@@ -70,9 +70,9 @@ def add_resign(p) -> None:
 
 
 def resign_of(args: argparse.Namespace):
-    """The :class:`~hexstones.ai.tournament.Resign` that ``--resign`` asks for, or None;
+    """The :class:`~hexstones.session.Resign` that ``--resign`` asks for, or None;
     ValueError for a malformed value (the ranges are checked with the players)."""
-    from hexstones.ai.tournament import Resign
+    from hexstones.session import Resign
 
     if args.resign is None:
         return None
@@ -93,10 +93,10 @@ def parse_resign(text: str, option: str = "--resign") -> tuple[float, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hexstones.ai import tournament as t
-    from hexstones.ai.komi_study import balance_option
     from hexstones.commands import balance_of
     from hexstones.games import GAME_NAMES
+    from hexstones.studies import tournament as t
+    from hexstones.studies.komi import balance_option
 
     games = args.games or list(GAME_NAMES)
     options: dict[str, dict] = {g: {} for g in games}
@@ -142,7 +142,7 @@ def play_rest(command: str, args: argparse.Namespace, scheduled: int, earlier: l
     read from ``--records`` (where given, each game is appended there as it ends; ``bar``:
     the progress bar or None). Returns ``(records, interrupted)`` for the whole run, as
     :func:`play_tasks` does, or its exit status when there is nothing to report."""
-    from hexstones.ai import tournament as t
+    from hexstones.studies import tournament as t
 
     if earlier:
         print(f"hexstones {command}: {len(earlier)} games read from {args.records}, "
@@ -169,7 +169,7 @@ def play_tasks(command: str, args: argparse.Namespace, tasks: list, progress):
     (for the JSON output; None when every game was played). Returns an exit status
     instead when there is nothing to report: a backend that failed (1), or an interrupt
     before any game ended (130)."""
-    from hexstones.ai import tournament as t
+    from hexstones.studies import tournament as t
 
     try:
         records = t.run_tasks(tasks, backend=args.backend, workers=args.workers,

@@ -28,8 +28,8 @@ def _balance_range(text: str) -> list[int]:
 
 
 def add_parser(sub) -> None:
-    from hexstones.ai.tournament import BACKENDS
     from hexstones.games import GAME_NAMES
+    from hexstones.studies.tournament import BACKENDS
 
     p = sub.add_parser(
         "train", help="train a game's policy/value network (expert iteration, then self-play)",
@@ -107,14 +107,14 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from hexstones.ai.training import loop
+        from hexstones.train import loop
     except ImportError as exc:
         print(f"hexstones train: needs PyTorch ({exc}): pip install 'hexstones[train]'",
               file=sys.stderr)
         return 1
-    from hexstones.ai import tournament
     from hexstones.commands.tournament import parse_resign
     from hexstones.games import game_class
+    from hexstones.studies import tournament
 
     try:
         resign = None if args.resign is None else list(parse_resign(args.resign))

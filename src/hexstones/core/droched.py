@@ -75,7 +75,7 @@ def flood_reach(board, nbr, feature, marks, base, stamp, buf, off, start, emptie
     on paths of empty cells, and on a crowded board a group has many more stones than
     the empty cells that decide it."""
     color = board[start]
-    mask = 0
+    mask = np.int64(0)  # a bit set of border features, as wide as the bits shifted in
     marks[start] = stamp
     buf[off] = start
     head = off
@@ -211,7 +211,7 @@ def flood_piece(board, nbr, feature, marks, base, stamp, queue, off, start, stop
     queue[off] = start
     head = off
     tail = off + 1
-    mask = 0
+    mask = np.int64(0)  # a bit set of border features, as wide as the bits shifted in
     while head < tail:
         e = queue[head]
         head += 1

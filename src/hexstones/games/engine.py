@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from hexstones.board import Board
-from hexstones.core.common import board_at, seed_rng, undo as _undo
+from hexstones.core.common import board_at, copy_into, seed_rng, undo as _undo
 from hexstones.core.layout import (
     BLACK as BLACK_CODE,
     M_PASSES,
@@ -27,6 +27,7 @@ from hexstones.core.layout import (
     WHITE as WHITE_CODE,
     Geometry,
     State,
+    allocate_state,
     capacity_of,
     default_capacity,
     geometry,
@@ -58,6 +59,34 @@ class Compiled(NamedTuple):
     num_points: int
     num_actions: int
 
+    @property
+    def ply(self) -> int:
+        """Moves played in ``state`` (its history's last row)."""
+        return int(self.state.meta[M_PLY])
+
+    @property
+    def room(self) -> int:
+        """Moves ``state``'s history has room for."""
+        return capacity_of(self.state)
+
+    def with_room(self, moves: int) -> Compiled:
+        """The same, with a state whose history has room for at least ``moves`` moves (a
+        grown copy where it has less; this one where it has enough)."""
+        if capacity_of(self.state) >= moves:
+            return self
+        return self._replace(state=grow_state(self.state, moves))
+
+    def scratch(self, copy: bool = False) -> State:
+        """A work state for the kernels: of the same side and room as ``state``, empty
+        (for kernels that copy a root into it themselves) or, with ``copy``, holding
+        ``state``'s position and history (copied as the kernels copy)."""
+        P = self.state.board.shape[0]
+        size = next(n for n in range(2, 64) if 3 * n * (n - 1) + 1 == P)
+        work = allocate_state(size, capacity_of(self.state))
+        if copy:
+            copy_into(work, self.state)
+        return work
+
 
 class CoreBacked:
     """Mixin for :class:`hexstones.games.base.Game` subclasses whose rules are a core
@@ -83,6 +112,15 @@ class CoreBacked:
         the kernels' repetition rules and undo work on it as on the game."""
         P = self.board.num_points
         return Compiled(self.kernels.GAME_ID, self._geo, copy_state(self._st), P, P + 1)
+
+    def search_room(self) -> int:
+        """The history room a search's state needs from this position: a fresh game's, or
+        the moves played and four a point more (its simulations play on to the end)."""
+        return max(default_capacity(self.size), len(self.moves) + 4 * self.board.num_points + 64)
+
+    def compiled_for_search(self) -> Compiled:
+        """:meth:`compiled`, with the room :meth:`search_room` asks for."""
+        return self.compiled().with_room(self.search_room())
 
     # -- position ------------------------------------------------------------------
 

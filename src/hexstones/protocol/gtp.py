@@ -79,7 +79,7 @@ class Engine:
         if resign is not None:
             if player != "ai":
                 raise ValueError("only the AI player resigns: its search gives a win chance")
-            from hexstones.ai.tournament import Resign
+            from hexstones.session import Resign
 
             Resign(*resign).checked()
         self.resign = resign
@@ -144,7 +144,7 @@ class Engine:
 
     def _new_watch(self) -> None:
         """Forget the win chances of earlier genmoves (a new game)."""
-        from hexstones.ai.tournament import ResignWatch
+        from hexstones.session import ResignWatch
 
         self.watch = ResignWatch(self.resign)
 
@@ -233,9 +233,9 @@ class Engine:
         text = result_text(self.game)
         if text is not None:
             return text
-        if not self.game.has_score:
+        score = self.game.score() if self.game.has_score else None
+        if score is None:
             raise GTPError(f"the game is not over, and {self.game.title} has no score")
-        score = self.game.score()
         # Keil and Dehil: the score if the game ended now (a win by half a point at least).
         diff = score["black"] - score["white"]
         return ("B+" if diff > 0 else "W+") + f"{abs(diff):g}"

@@ -32,6 +32,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from hexstones.games import COLORS, Game, IllegalMove, Outcome, new_game, other
+from hexstones.session import Adjudication
 
 
 class Openings(NamedTuple):
@@ -64,38 +65,6 @@ class Openings(NamedTuple):
                 break
             trial.play(rng.choice(placements))
         return list(trial.moves[len(game.moves):])
-
-
-class Adjudication(NamedTuple):
-    """The referee ends a game once both engines, for the last ``turns`` moves of each, gave
-    the same side a win chance of at most ``below``; each is asked after its own move, by
-    ``kata-analyze`` for ``seconds``."""
-
-    below: float
-    turns: int = 3
-    seconds: float = 0.2
-
-    def check(self) -> None:
-        if not 0 < self.below < 0.5:
-            raise ValueError(f"the adjudication threshold is a win chance between 0 and 0.5, "
-                             f"not {self.below!r}")
-        if isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1:
-            raise ValueError(f"adjudication needs at least 1 turn of each engine, not {self.turns!r}")
-        if not 0 < self.seconds <= 60:
-            raise ValueError(f"the adjudication's analysis takes more than 0 and at most 60 "
-                             f"seconds, not {self.seconds!r}")
-
-    def loser(self, opinions: list[tuple[str, float | None]]) -> str | None:
-        """The side both engines have given up on, from ``opinions``: (the colour that just
-        moved, its engine's win chance for the side now to move), one a move; or None."""
-        recent = opinions[-2 * self.turns:]
-        if len(recent) < 2 * self.turns or any(w is None for _, w in recent):
-            return None
-        for loser in COLORS:
-            # The mover's engine judged the side to move, the mover's opponent.
-            if all((w if color != loser else 1 - w) <= self.below for color, w in recent):
-                return loser
-        return None
 
 
 def _root_win_rate(info: str) -> float | None:
@@ -157,12 +126,16 @@ class GTPClient:
                 start_new_session=True)
         except OSError as exc:
             raise ValueError(f"cannot start engine {' '.join(self.argv)!r}: {exc}") from None
+        # Popen opens both pipes when asked for PIPE, so neither is None.
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._stdin = self.process.stdin
+        self._stdout = self.process.stdout
         self._lines: queue.Queue[str | None] = queue.Queue()
         # A reader thread lets every answer wait with a timeout instead of hanging forever.
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.process.stdout:
+        for line in self._stdout:
             self._lines.put(line)
         self._lines.put(None)
 
@@ -226,8 +199,8 @@ class GTPClient:
 
     def _write(self, command: str) -> None:
         try:
-            self.process.stdin.write(command + "\n")
-            self.process.stdin.flush()
+            self._stdin.write(command + "\n")
+            self._stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise EngineFailure("the engine exited") from None
 
@@ -240,9 +213,9 @@ class GTPClient:
     def close(self) -> None:
         if self.process.poll() is None:
             try:
-                self.process.stdin.write("quit\n")
-                self.process.stdin.flush()
-                self.process.stdin.close()
+                self._stdin.write("quit\n")
+                self._stdin.flush()
+                self._stdin.close()
                 self.process.wait(timeout=5)
             except (OSError, ValueError, subprocess.TimeoutExpired):
                 self.process.kill()
@@ -326,7 +299,7 @@ class MatchResult:
         """Engine 1's score (a game stopped at the move limit counts half to each): points,
         share, its 95 % Wilson interval and the Elo difference they mean (None where
         infinite, a clean sweep); None before any game."""
-        from hexstones.ai.elo import elo_difference, wilson_interval
+        from hexstones.studies.elo import elo_difference, wilson_interval
 
         played = len(self.games)
         if not played:
@@ -346,8 +319,8 @@ class MatchResult:
     def summary(self) -> str:
         lines = [f"{self.names[k]}: {self.commands[k]} ({self.players[k]})" for k in (0, 1)]
         for g in self.games:
-            outcome = (f"{g.text}: {self.names[g.winner_engine]} wins"
-                       if g.winner is not None else "no result")
+            winner = g.winner_engine
+            outcome = f"{g.text}: {self.names[winner]} wins" if winner is not None else "no result"
             lines.append(f"game {g.number}: {self.names[g.black]} (black) vs {self.names[g.white]} "
                          f"(white): {outcome} ({g.reason}, {len(g.moves)} moves"
                          f"{f', the first {g.opening} the opening' if g.opening else ''})")
@@ -508,8 +481,11 @@ def play_game(clients: tuple[GTPClient, GTPClient], black: int, game: Game, *, n
                                 f"{other(loser).capitalize()} wins by adjudication: both engines gave "
                                 f"{loser.capitalize()} at most {adjudicate.below:.0%} for "
                                 f"{adjudicate.turns} turn{'s' if adjudicate.turns > 1 else ''} each")
-        outcome = game.outcome()
-        return GameOutcome(number, black, white, outcome.winner, "rules", result_text(game), list(game.moves),
+        # The loop above ends only once the game is over, and a finished game has an outcome.
+        outcome, result = game.outcome(), result_text(game)
+        if outcome is None or result is None:
+            raise RuntimeError(f"game {number} is over but its rules give no outcome")
+        return GameOutcome(number, black, white, outcome.winner, "rules", result, list(game.moves),
                            text=outcome.text())
 
     played = 0

@@ -178,8 +178,9 @@ def compact(game: Game, analysis: dict[str, Any]) -> dict[str, Any]:
         outcome = game.outcome()
         data: dict[str, Any] = {"black_win": 1.0 if outcome and outcome.winner == "black" else 0.0,
                                 "to_move": None}
-        if game.score() is not None:
-            data["expected_score"] = dict(game.score())
+        score = game.score()
+        if score is not None:
+            data["expected_score"] = dict(score)
         return data
     to_move = game.to_move
     win = round(float(analysis["win_rate"]), 4)

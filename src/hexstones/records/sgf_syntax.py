@@ -104,7 +104,9 @@ class _Reader:
         self.pos = pos
 
     def skip_space(self) -> None:
-        self.move_to(_SPACE.match(self.text, self.pos).end())
+        match = _SPACE.match(self.text, self.pos)
+        assert match is not None  # \s* matches the empty string at any position
+        self.move_to(match.end())
 
     def describe(self) -> str:
         ch = self.peek()

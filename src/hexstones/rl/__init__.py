@@ -25,9 +25,11 @@ from pathlib import Path
 
 from hexstones.core.cache import core_sources, drop_stale_cache
 
-# The step kernels compile the core's rules into themselves (hexstones.core.cache).
+# The step kernels compile the core's rules, and the game API's accessors of
+# hexstones.games.compiled, into themselves (hexstones.core.cache).
 _HERE = Path(__file__).resolve().parent
-drop_stale_cache(_HERE, core_sources() + sorted(_HERE.glob("*.py")), "rl-sources.sha256")
+drop_stale_cache(_HERE, core_sources() + sorted(_HERE.glob("*.py"))
+                 + [_HERE.parent / "games" / "compiled.py"], "rl-sources.sha256")
 
 from hexstones.rl.aec import env, raw_env  # noqa: E402  (after the cache check)
 from hexstones.rl.planes import (  # noqa: E402

@@ -1,8 +1,9 @@
 """Every use of the compiled core by ``hexstones.rl``, in one place.
 
 The environments reach the rules only through what is here: the door to a game's core
-state, the game-id dispatchers of :mod:`hexstones.core.dispatch`, and the meta slots of
-:mod:`hexstones.core.layout`. The rules themselves are never restated in ``rl``: a move is
+state, the game-id dispatchers of :mod:`hexstones.core.dispatch`, and what a state holds
+beyond its stones and the batches of states, from the game API's compiled side
+(:mod:`hexstones.games.compiled`). The rules themselves are never restated in ``rl``: a move is
 ``dispatch.play``, a mask is ``dispatch.legal_moves_tracked`` (``legal_moves`` helped by
 what ``track_board`` keeps from move to move), an end is ``dispatch.is_over`` and
 ``dispatch.winner``. When the core's interface changes, this module is what adapts.
@@ -26,17 +27,20 @@ from hexstones.core.common import (
     ring_of,
     track_board,  # noqa: F401  (follows a board for legal_moves_tracked)
 )
-from hexstones.core.layout import (
-    M_BOARD_ROW,
-    M_PASSES,
-    M_PLY,
-    M_PRISON,
-    M_SPECIAL,
-    M_TO_MOVE,
-    OK,  # noqa: F401  (re-exported: the "played" code)
-    Geometry,  # noqa: F401  (re-exported: the engine builds geometry tuples)
-    State,
-    allocate_state,
+from hexstones.core.layout import OK  # noqa: F401  (re-exported: the "played" code)
+from hexstones.games.compiled import (  # noqa: F401  (re-exported for the engine)
+    Geometry,  # the engine builds geometry tuples of the arena's parts
+    State,  # and the batch's state tuple of them
+    batch_parts,
+    board_rows,
+    passes,
+    ply,
+    ply_of,
+    prison,
+    special_holder,
+    state_at,
+    state_at_py,
+    to_move,
 )
 
 
@@ -57,15 +61,6 @@ def door(game) -> Door:
     return Door(found.game_id, found.geometry, found.state, found.num_points, found.num_actions)
 
 
-def batch_parts(size: int, capacity: int, count: int) -> list[tuple[np.ndarray, tuple]]:
-    """The arrays of ``count`` empty states of side ``size`` stacked along a first axis,
-    as ``(template, shape)`` per slot of the state tuple: an array of ``shape`` holds the
-    slot of every state, each equal to ``template`` (a fresh state's). :func:`state_at`
-    hands the kernels env ``i``'s state as views of them (every view C-contiguous, the
-    same array types as a single state)."""
-    return [(a, (count,) + a.shape) for a in allocate_state(size, capacity)]
-
-
 def ring_codes(geo, board: np.ndarray) -> np.ndarray:
     """The ring code of every point of ``board`` (int32[P]; see ``track_board``)."""
     return np.array([ring_of(board, geo.ring_nbr, geo.ring_edge, p)
@@ -77,8 +72,7 @@ def departures(state) -> np.ndarray:
     ``(c - 1) * P + p`` if a stone of colour ``c`` left ``p`` in one of its moves."""
     P = state.board.shape[0]
     left = np.zeros(2 * P, np.uint8)
-    rows = state.hist_meta[:ply_of(state) + 1, M_BOARD_ROW]
-    boards = state.hist_board[rows]
+    boards = state.hist_board[board_rows(state)]
     for before, after in zip(boards[:-1], boards[1:], strict=True):
         for c in (1, 2):
             left[(c - 1) * P:c * P] |= (before == c) & (after != c)
@@ -121,19 +115,6 @@ def carve(typingctx, arena, offset, shape, dtype):
     return result(arena, offset, shape, dtype), codegen
 
 
-@njit(cache=True, inline="always")
-def state_at(batch, i):
-    """Env ``i``'s state tuple: views into the stacked arrays of :func:`batch_parts`."""
-    return State(batch.board[i], batch.meta[i], batch.hist_hash[i], batch.hist_board[i],
-                 batch.hist_meta[i], batch.hist_move[i], batch.work[i], batch.stamp[i],
-                 batch.table[i], batch.hist_slot[i])
-
-
-def state_at_py(batch, i: int) -> State:
-    """:func:`state_at` from Python."""
-    return State(*(a[i] for a in batch))
-
-
 # -- the kernels (game id first) ------------------------------------------------------
 
 play = dispatch.play
@@ -152,47 +133,13 @@ def copy_into(dst, src):
 copy_into_py = _copy_into
 
 
-# -- what a position holds beyond its stones (meta slots) -------------------------------
+# -- what a position holds beyond its stones: to_move, ply, special_holder, passes,
+# prison (imported above, from the game API's compiled side) ----------------------------
 
 @njit(cache=True, inline="always")
 def board_of(st):
     """The board: 0 empty, 1 black, 2 white, by point."""
     return st.board
-
-
-@njit(cache=True, inline="always")
-def to_move(st):
-    """1 black, 2 white."""
-    return st.meta[M_TO_MOVE]
-
-
-@njit(cache=True, inline="always")
-def ply(st):
-    """Moves played."""
-    return st.meta[M_PLY]
-
-
-@njit(cache=True, inline="always")
-def special_holder(st):
-    """Who holds the game's one-off privilege: Keil's button, Dehil's first pass (1 black,
-    2 white, 0 nobody; always 0 in Droched)."""
-    return st.meta[M_SPECIAL]
-
-
-@njit(cache=True, inline="always")
-def passes(st):
-    """Consecutive passes just played (0 in Droched, which has no pass)."""
-    return st.meta[M_PASSES]
-
-
-@njit(cache=True, inline="always")
-def prison(st, color):
-    """Stones of colour ``color`` (1, 2) in the prison (0 in games without one)."""
-    return st.meta[M_PRISON + color - 1]
-
-
-def ply_of(state) -> int:
-    return int(state.meta[M_PLY])
 
 
 def actions_played(state, since: int) -> list[int]:

@@ -118,11 +118,11 @@ class Throttle:
             wait = 0.0
             for k in sorted(keys):  # one order for every process: no deadlock between two
                 # An upsert that changes nothing: it makes the row and locks it.
-                (failures, last), = tx.query(
+                (row,) = tx.query(
                     "INSERT INTO sign_in_failures (key, failures, last_failed) VALUES (:key, 0, 0) "
                     "ON CONFLICT (key) DO UPDATE SET failures = sign_in_failures.failures "
                     "RETURNING failures, last_failed", {"key": k})
-                wait = max(wait, float(last) + self.delay(int(failures)) - now)
+                wait = max(wait, float(row["last_failed"]) + self.delay(int(row["failures"])) - now)
             if wait > 0:
                 raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
             for k in keys:
@@ -154,11 +154,12 @@ class Accounts:
             return None
         now = time.time()
         rows = self.db.query(
-            "SELECT s.id, s.user_id, s.name, u.name, s.expires FROM sessions s "
+            "SELECT s.id, s.user_id, s.name AS guest, u.name AS account, s.expires FROM sessions s "
             "LEFT JOIN users u ON u.id = s.user_id WHERE s.token = :token", {"token": _digest(token)})
         if not rows:
             return None
-        sid, user, guest, account, expires = (_text(v) for v in rows[0])
+        sid, user, guest, account, expires = (_text(rows[0][k]) for k in ("id", "user_id", "guest", "account",
+                                                                           "expires"))
         if float(expires) < now:
             return None
         if float(expires) < now + (SESSION_DAYS - 1) * 86400:  # extend a session in use, daily
@@ -227,7 +228,7 @@ class Accounts:
         keys = ["name:" + key, "address:" + address]
         self.throttle.reserve(keys)
         rows = self.db.query("SELECT id, name, password FROM users WHERE name_key = :key", {"key": key})
-        stored = _text(rows[0][2]) if rows else None
+        stored = _text(rows[0]["password"]) if rows else None
         try:
             if stored is None:
                 _hasher.hash(password)  # as long as a real check: the time tells no name apart
@@ -236,7 +237,7 @@ class Accounts:
         except (VerificationError, InvalidHashError):
             raise WebError(401, "wrong name or password") from None  # counted by reserve
         self.throttle.succeeded(keys)
-        user, real_name = _text(rows[0][0]), _text(rows[0][1])
+        user, real_name = _text(rows[0]["id"]), _text(rows[0]["name"])
         if _hasher.check_needs_rehash(stored):
             self._set_password(user, password)
         return self._rotate(who, user, real_name)
@@ -250,7 +251,7 @@ class Accounts:
         self.throttle.reserve(keys)
         rows = self.db.query("SELECT password FROM users WHERE id = :id", {"id": who.user})
         try:
-            _hasher.verify(_text(rows[0][0]), old)
+            _hasher.verify(_text(rows[0]["password"]), old)
         except (VerificationError, InvalidHashError, IndexError):
             raise WebError(403, "the current password is wrong") from None  # counted by reserve
         self.throttle.succeeded(keys)

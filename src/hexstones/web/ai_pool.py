@@ -210,6 +210,8 @@ def think(task: str, name: str, options: dict[str, Any], moves: list[str], level
             return _pie_while_warming(task, name, options["size"], komi)
         if task == "propose":
             return int(ai.propose_komi(name, options["size"], level=level))
+        if komi is None:
+            raise ValueError("the proposed balance must be a whole number, not None")
         return ai.choose_side(name, options["size"], komi, level=level)
     game = hexstones.new_game(name, **options)
     for move in moves:
@@ -261,6 +263,7 @@ class AIPool:
                                                 args=(jobs, self._reports, os.getpid()),
                                                 name="hexstones-compile")
                 process.start()
+                assert process.pid is not None  # a started process has its pid
                 self._helpers[process.pid] = (process, jobs)
             threading.Thread(target=self._follow_progress, name="hexstones-ai-warmup",
                              daemon=True).start()

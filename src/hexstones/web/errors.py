@@ -9,9 +9,12 @@ ever read from ASCII digits.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hexstones.games.spec import ECHO_LIMIT, shown  # noqa: F401  (re-exported)
+from hexstones.session import BadStep, NotNow, NotYours
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: '١' (Arabic-Indic one) is no number
 
@@ -23,6 +26,20 @@ class WebError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+@contextmanager
+def refusing() -> Iterator[None]:
+    """The session's refusals as the app's: a step at the wrong time is a 409 (conflict
+    with the game's state), a malformed one a 400, one that is another player's a 403."""
+    try:
+        yield
+    except NotNow as exc:
+        raise WebError(409, exc.message) from None
+    except BadStep as exc:
+        raise WebError(400, exc.message) from None
+    except NotYours as exc:
+        raise WebError(403, exc.message) from None
 
 
 def is_unicode(data: Any) -> bool:

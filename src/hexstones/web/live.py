@@ -7,7 +7,7 @@ bumps the game's ``version`` and, when it is then the AI's turn, hands the AI's 
 the worker pool (:mod:`hexstones.web.ai_pool`): no page request ever waits for the AI.
 
 The other jobs live beside this module: new-game choices in :mod:`~hexstones.web.setup`,
-the komi pie in :mod:`~hexstones.web.pie`, the page's view in :mod:`~hexstones.web.view`,
+the players, turns and komi pie in :mod:`hexstones.session`, the page's view in :mod:`~hexstones.web.view`,
 persistence in :mod:`~hexstones.web.store`.
 """
 
@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hexstones
-from hexstones.games import BLACK, WHITE, Game, IllegalMove, check_options
+from hexstones.games import Game, IllegalMove
+from hexstones.session import KomiPie, Session, balanced
 from hexstones.web import view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
-from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.errors import WebError, refusing, shown, whole
 from hexstones.web.limits import TakingTurns
-from hexstones.web.pie import KomiPie
 from hexstones.web.setup import DEFAULT_LEVEL, parse_setup
-from hexstones.web.spec import balance_of
 from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
 
 log = logging.getLogger("hexstones.web")
@@ -76,31 +75,28 @@ class Live:
 
     @property
     def pie_pending(self) -> bool:
-        pie = self.pie
-        return pie is not None and pie.pending
+        return self.session.pie_pending
 
     @property
     def against_ai(self) -> bool:
         return self.setup.get("opponent") == "ai"
 
     @property
+    def session(self) -> Session:
+        """The game with its players, as the rules of turns, takebacks and resignation see it."""
+        return Session(self.game, self.setup.get("players"), self.pie, self.record.resigned,
+                       self.against_ai)
+
+    @property
     def over(self) -> bool:
-        return self.record.resigned is not None or self.game.is_over
+        return self.session.over
 
     def player(self, color: str) -> str | None:
-        players = self.setup.get("players")
-        return players[color] if players else None
+        return self.session.player(color)
 
     def ai_to_act(self) -> str | None:
         """What the AI must do now: "propose", "choose", "move" or None."""
-        if not self.against_ai or self.record.resigned is not None:
-            return None
-        pie = self.pie
-        if pie is not None and pie.pending:
-            return pie.ai_task(against_ai=True)
-        if not self.game.is_over and self.player(self.game.to_move) == "ai":
-            return "move"
-        return None
+        return self.session.ai_task()
 
 
 def replay(record: StoredGame, cached: Live | None = None) -> Game:
@@ -395,21 +391,12 @@ class Tables:
                 # Moves counted as the page counts them: "move N" is the position after N moves.
                 raise WebError(409, f"this move was meant for the position at move {ply}, but the "
                                     f"game is at move {len(live.game.moves)} now")
-            self._check_can_play(live)
-            if live.player(live.game.to_move) != "human":
-                raise WebError(409, f"it is the AI's turn ({live.game.to_move}), not yours")
+            with refusing():
+                live.session.check_person_moves()
             self._apply(live, move)
             answer = view.state(live, show)
         self._schedule_ai(live)
         return answer
-
-    def _check_can_play(self, live: Live) -> None:
-        if live.record.resigned is not None:
-            raise WebError(409, f"the game is over: {live.record.resigned} resigned")
-        if live.game.is_over:
-            raise WebError(409, "the game is over: no more moves can be played (undo to take moves back)")
-        if live.pie_pending:
-            raise WebError(409, "the komi pie comes first: the balance must be proposed and a colour chosen")
 
     def _apply(self, live: Live, move: str) -> None:
         """Play ``move`` (IllegalMove: 400 with the engine's reason) and store it."""
@@ -437,23 +424,9 @@ class Tables:
         if ply is not None:
             ply = whole(ply, "ply")
         with live.lock:
-            if live.record.resigned is not None:
-                raise WebError(409, f"the game is over: {live.record.resigned} resigned; nothing can be taken back")
-            if ply is not None:
-                self._check_seen(live, ply)
-            if not live.game.moves:
-                raise WebError(409, "there is no move to take back")
-            trial = live.game.copy()
-            taken: list[str] = []
-            while trial.moves:
-                taken.append(trial.undo())
-                if until is not None and trial.to_move != until:
-                    continue
-                if live.player(trial.to_move) == "human":
-                    break
-            else:
-                if live.against_ai:
-                    raise WebError(409, "there is no move of yours to take back")
+            with refusing():
+                back = live.session.takeback(until, ply)
+            trial = back.game
             had = len(live.game.moves)
             live_game, live.game = live.game, trial
             try:
@@ -465,39 +438,14 @@ class Tables:
             live.record.moves = list(trial.moves)
             live.version += 1  # an AI answer being computed is now stale and will be dropped
             live.ai_error = None
-            answer = dict(view.state(live, show), undone=list(reversed(taken)))
+            answer = dict(view.state(live, show), undone=list(reversed(back.taken)))
         self._schedule_ai(live)
         return answer
 
-    @staticmethod
-    def _check_seen(live: Live, ply: int) -> None:
-        """Refuse an undo meant for the position after ``ply`` moves where a person has
-        played since (or moves were taken back since)."""
-        now = len(live.game.moves)
-        later = live.game.copy()
-        seen = ply <= now
-        while seen and len(later.moves) > ply:
-            later.undo()  # the mover of the move taken back is now to move
-            seen = live.player(later.to_move) != "human"
-        if not seen:
-            raise WebError(409, f"this undo was meant for the position at move {ply}, but the "
-                                f"game is at move {now} now: look at it again first")
-
     def resign(self, live: Live, color: Any, show: view.ViewRequest) -> dict[str, Any]:
         """``color`` (default: the person against the AI, else the side to move) resigns."""
-        if color not in (None, "", BLACK, WHITE):
-            raise WebError(400, f"color must be 'black' or 'white', not {shown(color)}")
-        with live.lock:
-            if live.over:
-                raise WebError(409, "the game is already over")
-            if live.pie_pending:
-                raise WebError(409, "the colours are not decided yet (komi pie): nothing to resign")
-            if color in (None, ""):
-                color = live.game.to_move
-                if live.against_ai:
-                    color = next(c for c in (BLACK, WHITE) if live.player(c) == "human")
-            if live.player(color) != "human":
-                raise WebError(409, f"{color} is played by the AI; only a person resigns")
+        with live.lock, refusing():
+            color = live.session.resigner(None if color == "" else color)
             live.record.resigned = color
             try:
                 self._stored(live, lambda: self.store.update(
@@ -511,21 +459,15 @@ class Tables:
 
     def pie(self, live: Live, komi: Any, color: Any, show: view.ViewRequest) -> dict[str, Any]:
         """A person's step of the komi pie: propose ``komi``, or choose ``color``."""
-        with live.lock:
-            pie = live.pie
-            if pie is None or not pie.pending:
-                raise WebError(409, "this game has no komi pie pending")
+        with live.lock, refusing():
+            pie = live.session.pie_for_person()
             if pie.stage == "propose":
-                if pie.proposer != "human":
-                    raise WebError(409, "the AI proposes the balance in this game; wait for it")
                 if komi is None:
                     raise WebError(400, "propose the balance: give 'komi'")
                 value = whole(komi, "komi")
                 self._check_balance(live, value)
                 self._store_pie(live, pie.propose(value))
             else:
-                if pie.chooser == "ai" and live.against_ai:
-                    raise WebError(409, "the AI chooses the colour in this game; wait for it")
                 self._finish_pie(live, pie.choose(color))
             answer = view.state(live, show)
         self._schedule_ai(live)
@@ -538,15 +480,14 @@ class Tables:
         live.version += 1
 
     def _check_balance(self, live: Live, value: Any) -> None:
-        options = dict(live.record.options, **{balance_of(live.record.game)["option"]: value})
         try:
-            check_options(live.record.game, options)
+            balanced(live.record.game, live.record.options, value)
         except (ValueError, TypeError, OverflowError) as exc:
             raise WebError(400, f"bad balance: {exc}") from None
 
     def _finish_pie(self, live: Live, pie: KomiPie) -> None:
         """The pie is done (``pie.chooser_color`` chosen): the game starts with its balance."""
-        options = dict(live.record.options, **{balance_of(live.record.game)["option"]: pie.komi})
+        options = balanced(live.record.game, live.record.options, pie.komi)
         game = hexstones.new_game(live.record.game, **options)
         setup = dict(live.setup, pie=pie.to_dict(), players=pie.players(live.against_ai))
         trial = Live(StoredGame(live.record.id, live.record.game, options, setup), game)
@@ -609,13 +550,14 @@ class Tables:
             if self._ai.closed or live.version != version:  # the game changed meanwhile (undo): stale
                 return
             try:
+                pie = live.pie
                 if task == "move":
                     self._apply(live, answer)
-                elif task == "propose":
+                elif task == "propose" and pie is not None:
                     self._check_balance(live, answer)
-                    self._store_pie(live, live.pie.propose(whole(answer, "the AI's proposal")))
-                else:
-                    self._finish_pie(live, live.pie.choose(answer))
+                    self._store_pie(live, pie.propose(whole(answer, "the AI's proposal")))
+                elif pie is not None:
+                    self._finish_pie(live, pie.choose(answer))
             except Exception as exc:
                 message = exc.message if isinstance(exc, WebError) else str(exc)
                 live.ai_error = f"the AI's answer {shown(answer)} was refused: {message}"

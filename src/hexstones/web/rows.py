@@ -20,7 +20,8 @@ class Rows:
     def __init__(self, store: Store) -> None:
         self._store = store
 
-    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
+    def query(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows of one reading statement, each a dict by column name."""
         return self._store.query(sql, params)
 
     def execute(self, sql: str, params: dict[str, Any]) -> None:
@@ -41,8 +42,8 @@ class Statements:
     def __init__(self, connection: sa.Connection) -> None:
         self._connection = connection
 
-    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
-        return [tuple(row) for row in self._connection.execute(sa.text(sql), params).all()]
+    def query(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [dict(row._mapping) for row in self._connection.execute(sa.text(sql), params).all()]
 
     def execute(self, sql: str, params: dict[str, Any]) -> None:
         self._connection.execute(sa.text(sql), params)

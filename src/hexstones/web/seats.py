@@ -26,9 +26,9 @@ import secrets
 from typing import Any
 
 from hexstones.games import BLACK, WHITE, other
+from hexstones.session import KomiPie
 from hexstones.web.accounts import Identity
 from hexstones.web.errors import WebError
-from hexstones.web.pie import KomiPie
 
 COLORS = (BLACK, WHITE)
 OPEN: dict[str, Any] = {"open": True}

@@ -6,8 +6,8 @@ import random
 from typing import Any
 
 from hexstones.games import BLACK, GAME_NAMES, WHITE, check_options, other
+from hexstones.session import KomiPie
 from hexstones.web.errors import WebError, choice, only_known, shown, whole
-from hexstones.web.pie import KomiPie
 from hexstones.web.spec import balance_of, spec_of
 
 LEVELS = range(1, 11)

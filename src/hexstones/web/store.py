@@ -52,7 +52,9 @@ from hexstones.web.errors import is_unicode
 try:
     import fcntl
 except ImportError:  # not a POSIX system: the write checks still guard the moves
-    fcntl = None
+    _HAS_FCNTL = False
+else:
+    _HAS_FCNTL = True
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -159,7 +161,10 @@ def head_revision() -> str:
     """The newest revision of the schema (what :func:`migrate` brings a database to)."""
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:  # the package ships its migrations, so only a broken install lacks them
+        raise RuntimeError(f"no schema revisions found in {MIGRATIONS}")
+    return head
 
 
 def migrate(connection: sa.Connection, name: str = "the games database") -> None:
@@ -245,23 +250,25 @@ def _checked_setup(setup: dict[str, Any]) -> dict[str, Any]:
     return setup
 
 
-def _game_of(row: Sequence) -> StoredGame:
-    """A ``games`` row (GAME_COLUMNS; SQLite gives text as bytes) read and checked;
+def _game_of(row: sa.RowMapping) -> StoredGame:
+    """A ``games`` row (GAME_COLUMNS by name; SQLite gives text as bytes) read and checked;
     DamagedGame if not."""
-    game_id = _text(row[0], "the id")
+    game_id = _text(row["id"], "the id")
     try:
-        resigned = None if row[4] is None else _text(row[4], "resigned")
+        resigned = None if row["resigned"] is None else _text(row["resigned"], "resigned")
         if resigned not in (None, "black", "white"):
             raise DamagedGame(f"resigned is {resigned!r}, not a colour")
-        for i, what in ((5, "created"), (6, "updated")):
-            if not isinstance(row[i], (int, float)):
+        for what in ("created", "updated"):
+            if not isinstance(row[what], (int, float)):
                 raise DamagedGame(f"{what} is not a time")
-        if not isinstance(row[9], int) or isinstance(row[9], bool):
-            raise DamagedGame(f"its revision is {row[9]!r}, not a whole number")
-        return StoredGame(game_id, _text(row[1], "the game"), _json_object(row[2], "options"),
-                          _checked_setup(_json_object(row[3], "setup")), [], resigned, float(row[5]),
-                          float(row[6]), _text(row[7], "summary"), None if row[8] is None else bool(row[8]),
-                          row[9])
+        revision = row["revision"]
+        if not isinstance(revision, int) or isinstance(revision, bool):
+            raise DamagedGame(f"its revision is {revision!r}, not a whole number")
+        finished = row["finished"]
+        return StoredGame(game_id, _text(row["game"], "the game"), _json_object(row["options"], "options"),
+                          _checked_setup(_json_object(row["setup"], "setup")), [], resigned,
+                          float(row["created"]), float(row["updated"]), _text(row["summary"], "summary"),
+                          None if finished is None else bool(finished), revision)
     except DamagedGame as exc:
         raise DamagedGame(f"game {game_id}: {exc}") from None
 
@@ -380,7 +387,7 @@ class Store:
         except OSError as exc:
             raise ValueError(f"cannot open the lock file {lock_path!r} of the games database: "
                              f"{exc.strerror}") from None
-        if fcntl is not None:
+        if _HAS_FCNTL:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -485,15 +492,18 @@ class Store:
 
     # -- reading ----------------------------------------------------------------------
 
-    def query(self, sql: str, params: dict[str, Any]) -> list[tuple]:
-        """The rows of one reading statement with ``:name`` parameters. SQLite: straight on
-        the reading connection, where a statement alone is atomic (SQLAlchemy's layer cost
-        several times SQLite's work: this is a session's look-up, one per request)."""
+    def query(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows of one reading statement with ``:name`` parameters, each a dict by
+        column name. SQLite: straight on the reading connection, where a statement alone is
+        atomic (SQLAlchemy's layer cost several times SQLite's work: this is a session's
+        look-up, one per request)."""
         if self.shared:
             with self.reading() as connection:
-                return [tuple(row) for row in connection.execute(sa.text(sql), params).all()]
+                return [dict(row._mapping) for row in connection.execute(sa.text(sql), params).all()]
         with self._read_lock:
-            return self._raw_reader.execute(sql, params).fetchall()
+            cursor = self._raw_reader.execute(sql, params)
+            names = [column[0] for column in cursor.description or ()]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
 
     def get(self, game_id: str) -> StoredGame | None:
         """The game ``game_id`` with its moves; None if there is none; DamagedGame if its
@@ -503,7 +513,7 @@ class Store:
             if row is None:
                 return None
             played = connection.execute(SELECT_MOVES, {"game_id_": game_id}).all()
-        record = _game_of(row)
+        record = _game_of(row._mapping)
         for expected, (ply, move) in enumerate(played):
             if ply != expected:
                 raise DamagedGame(f"game {game_id}: move {expected + 1} is missing")
@@ -545,7 +555,7 @@ class Store:
 
     def _rows(self, problems: builtins.list[str] | None = None) -> builtins.list[tuple[StoredGame, int]]:
         count = (sa.select(sa.func.count()).select_from(moves_table).where(moves_table.c.game_id == games_table.c.id)
-                 .scalar_subquery())
+                 .scalar_subquery().label("move_count"))
         with self.reading() as connection:
             rows = connection.execute(
                 sa.select(*GAME_COLUMNS, count)
@@ -553,7 +563,7 @@ class Store:
         found = []
         for row in rows:
             try:
-                found.append((_game_of(row[:-1]), row[-1]))
+                found.append((_game_of(row._mapping), row._mapping["move_count"]))
             except DamagedGame as exc:
                 if problems is not None:
                     problems.append(str(exc))

@@ -5,5 +5,5 @@ keeps every move's visit counts; :mod:`.data` turns game records (the teacher's 
 self-play's, one format) into training positions; :mod:`.selfplay` plays the network;
 :mod:`.loop` runs the iterations with checkpoints that survive being killed at any
 moment. ``hexstones train`` (:mod:`hexstones.commands.train`) is the front door.
-Only this subpackage imports torch.
+Only this package imports torch.
 """

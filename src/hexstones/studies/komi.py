@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from hexstones.ai.elo import wilson_interval
-from hexstones.ai.svgplot import line_plot
-from hexstones.ai.tournament import (
-    Resign,
+from hexstones.games import GAME_NAMES, game_class, new_game
+from hexstones.session import Resign
+from hexstones.studies.elo import wilson_interval
+from hexstones.studies.plots import line_plot
+from hexstones.studies.tournament import (
     black_share,
     check_resign,
     check_sample_plies,
@@ -26,7 +27,6 @@ from hexstones.ai.tournament import (
     points_text,
     task_key,
 )
-from hexstones.games import GAME_NAMES, game_class, new_game
 
 
 def default_komis(game_name: str) -> list[int]:
@@ -49,7 +49,7 @@ def study_tasks(game_name: str, size: int, komis: list[int], *, games_per_komi: 
     """The games of a study. ``sample_plies``: each game's first moves are drawn in
     proportion to the search's visits, so that a player whose search draws no random
     numbers (``net:SIMULATIONS``) plays different games. ``resign``: when a player gives
-    up (:class:`~hexstones.ai.tournament.Resign`; every ``check``-th game at each komi is
+    up (:class:`~hexstones.session.Resign`; every ``check``-th game at each komi is
     played out)."""
     if game_name not in GAME_NAMES:
         raise ValueError(f"unknown game {game_name!r}: choose from {', '.join(GAME_NAMES)}")

@@ -24,13 +24,14 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hexstones.ai.elo import fit_elo, wilson_interval
 from hexstones.ai.levels import get_level
-from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game, other
+from hexstones.games import BLACK, GAME_NAMES, WHITE, new_game
+from hexstones.session import Resign, ResignWatch
+from hexstones.studies.elo import fit_elo, wilson_interval
 
 BACKENDS = ("local", "serial", "ray")
 # A game longer than this many moves per board point is stopped and decided by its score.
@@ -123,86 +124,6 @@ def player_turn(player: PlayerSpec, game, seed: int,
         moves, visits = zip(*[(m, v) for m, v, _ in result.children])
         return random.Random(seed).choices(moves, weights=visits)[0], result.root_win_rate
     return ai.best_move(game, result.children, legal), result.root_win_rate
-
-
-@dataclass(frozen=True)
-class Resign:
-    """When a player gives up a game: its search gives it a win chance below ``below``
-    on ``turns`` of its turns in a row (after the sampled opening). Every ``check``-th game
-    of a schedule is played out instead (the task's ``play_out``), its record noting who
-    would have resigned when, so that a report can count the resignations the rules'
-    result would have proved wrong (AlphaZero's check of its resignation threshold)."""
-
-    below: float
-    turns: int = 3
-    check: int = 10  # 0: no game played out
-
-    def fields(self, index: int) -> dict[str, Any]:
-        """The task fields of the ``index``-th game of a schedule (counted per configuration)."""
-        out: dict[str, Any] = {"resign": [self.below, self.turns]}
-        if self.check and index % self.check == 0:
-            out["play_out"] = True
-        return out
-
-    def checked(self) -> Resign:
-        """Itself, once checked: a win chance strictly between 0 and 0.5, a whole number
-        of turns of at least 1, of games between play-outs of at least 0."""
-        if not isinstance(self.below, (int, float)) or isinstance(self.below, bool) \
-                or not 0 < self.below < 0.5:
-            raise ValueError(f"a resignation threshold is a win chance between 0 and 0.5, "
-                             f"not {self.below!r}")
-        for name, value, least in (("turns below it", self.turns, 1),
-                                   ("the games between play-outs", self.check, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be a whole number of at least {least}, "
-                                 f"not {value!r}")
-        return self
-
-
-class ResignWatch:
-    """A game's resignation as it goes: :meth:`resigns` is told each searched turn's win
-    chance for the mover. ``resign``: a task's ``[below, turns]`` (None: nobody resigns);
-    ``play_out``: note who would have resigned (``would_resign``, ``{"color", "ply"}``)
-    and play on. One watch serves the tournament's games and training's self-play."""
-
-    def __init__(self, resign: Sequence[float] | None, play_out: bool = False):
-        self.resign = resign
-        self.play_out = play_out
-        self.low_turns = {BLACK: 0, WHITE: 0}
-        self.resigned: str | None = None
-        self.would_resign: dict[str, Any] | None = None
-
-    def resigns(self, mover: str, ply: int, win_rate: float | None) -> bool:
-        """Whether ``mover``, whose search gave it ``win_rate`` (None: no search ran) at
-        ply ``ply``, resigns now. Leave out the sampled opening's turns."""
-        if not self.resign or win_rate is None:
-            return False
-        below, turns = self.resign
-        self.low_turns[mover] = self.low_turns[mover] + 1 if win_rate < below else 0
-        if self.low_turns[mover] >= turns and self.would_resign is None:
-            self.would_resign = {"color": mover, "ply": ply}
-            if not self.play_out:
-                self.resigned = mover
-                return True
-        return False
-
-    def winner(self, by_rules: str | None) -> str | None:
-        """The game's winner: the resigner's opponent; else ``by_rules`` (the rules' winner,
-        or the count's in a game the move limit stopped); else, where that leaves none (a
-        stopped Droched game), the player who would not have resigned (None: nobody
-        would have)."""
-        if self.resigned is not None:
-            return other(self.resigned)
-        if by_rules is not None:
-            return by_rules
-        return other(self.would_resign["color"]) if self.would_resign else None
-
-    def note(self, record: dict[str, Any]) -> None:
-        """Write ``resigned`` or ``would_resign`` into a game's record."""
-        if self.resigned is not None:
-            record["resigned"] = self.resigned
-        elif self.would_resign is not None:
-            record["would_resign"] = self.would_resign
 
 
 def check_resign(resign: Resign | None, parsed: list) -> Resign | None:
@@ -505,7 +426,11 @@ def run_tasks(tasks: list[dict[str, Any]], *, backend: str = "local", workers: i
             _run_ray(tasks, workers, ray_address, done, worker_fn)
     except KeyboardInterrupt:
         raise Interrupted([r for r in results if r is not None], len(tasks)) from None
-    return results
+    finished = [r for r in results if r is not None]
+    # Every backend returns only once each task has reported its record.
+    if len(finished) != len(tasks):
+        raise RuntimeError(f"{len(tasks) - len(finished)} of {len(tasks)} tasks gave no record")
+    return finished
 
 
 def _ignore_interrupts() -> None:
@@ -588,9 +513,9 @@ def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, An
     """Points, Elo (with 95% intervals) and pairwise results, overall and per game."""
     players = list(players)  # names as the records spell them
 
-    def summarise(recs):
+    def summarise(recs: list[dict[str, Any]]) -> dict[str, Any]:
         wins: dict[tuple[str, str], float] = {}
-        points = {p: 0 for p in players}
+        points: dict[str, float] = {p: 0 for p in players}
         played = {p: 0 for p in players}
         for r in recs:
             for player, opponent, share in shares(r):
@@ -607,9 +532,10 @@ def standings(records: list[dict[str, Any]], players: list[str]) -> dict[str, An
                     low, high = wilson_interval(wins.get((a, b), 0), n)
                     pairs.append({"a": a, "b": b, "games": n, "a_wins": wins.get((a, b), 0),
                                   "a_win_rate": wins.get((a, b), 0) / n, "ci95": [low, high]})
-        table = [{"player": p, "games": played[p], "wins": points[p],
-                  "win_rate": points[p] / played[p] if played[p] else None, **elo[p]}
-                 for p in players]
+        table: list[dict[str, Any]] = [
+            {"player": p, "games": played[p], "wins": points[p],
+             "win_rate": points[p] / played[p] if played[p] else None, **elo[p]}
+            for p in players]
         table.sort(key=lambda row: -row["elo"])
         black_wins = sum(black_share(r) for r in recs)
         return {"games": len(recs), "black_wins": black_wins, "players": table, "pairs": pairs}

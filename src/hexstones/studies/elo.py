@@ -17,7 +17,7 @@ ELO_PER_NATURAL = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
 
 
-def wilson_interval(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
+def wilson_interval(wins: float, games: float, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval of a win rate (``wins`` may hold halves for draws)."""
     if games <= 0:
         return (0.0, 1.0)
@@ -68,7 +68,7 @@ def fit_elo(names: list[str], wins: dict[tuple[str, str], float], *, anchor: str
     n = w + w.T
     free = [i for i in range(k) if names[i] != anchor]
     s = np.zeros(k)
-    hess = None
+    hess = np.zeros((len(free), len(free)))  # set on the loop's first pass
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-(s[:, None] - s[None, :])))
         grad = (w - n * p).sum(axis=1)

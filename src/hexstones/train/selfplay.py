@@ -15,7 +15,7 @@ from typing import Any
 
 from hexstones.ai import puct
 from hexstones.ai.net import Network
-from hexstones.ai.training.teacher import SAMPLE_PLIES, Searched, play_record
+from hexstones.train.teacher import SAMPLE_PLIES, Searched, play_record
 
 # (share, alpha_total) of the root's Dirichlet noise (:func:`hexstones.ai.puct.search`):
 # AlphaZero's share; KataGo's total concentration (about 10 spread over the legal moves).

@@ -14,8 +14,8 @@ from typing import Any
 import hexstones
 from hexstones import ai
 from hexstones.ai import mcts
-from hexstones.ai.tournament import ResignWatch
 from hexstones.games import game_class
+from hexstones.session import ResignWatch
 
 # Plies at the start where the move is drawn in proportion to the visits (variety).
 SAMPLE_PLIES = 8
@@ -65,7 +65,7 @@ def play_record(game_name: str, size: int, seed: int, search: Callable[[Any, ran
     plies, after them picked as the levels pick it (:func:`hexstones.ai.best_move`: the
     most visited, except where a won game is to be ended or a pass settles it).
     ``resign`` (``[below, turns]``) and ``play_out`` as the tournament's games take them
-    (:class:`hexstones.ai.tournament.ResignWatch`): a resigned game's record has
+    (:class:`hexstones.session.ResignWatch`): a resigned game's record has
     ``resigned`` and no score; a game the move limit stops goes to the player who would
     not have resigned. ``facts`` (who searched, how much) go into the record."""
     rng = random.Random(seed)

@@ -31,10 +31,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hexstones.ai import tournament
 from hexstones.ai.features import F_LEGAL, F_SPECIAL_LEGAL
 from hexstones.ai.net import Network, default_config, init_params, load_network, read_network
-from hexstones.ai.training.data import (
+from hexstones.core.layout import geometry
+from hexstones.games import game_class
+from hexstones.session import Resign
+from hexstones.studies import tournament
+from hexstones.train.data import (
     Positions,
     ReplayBuffer,
     point_sources,
@@ -43,12 +46,10 @@ from hexstones.ai.training.data import (
     relabel_balance,
     turn,
 )
-from hexstones.ai.training.model import TorchNet, to_network, torch_index
-from hexstones.ai.training.plots import series_plot
-from hexstones.ai.training.selfplay import selfplay_game
-from hexstones.ai.training.teacher import balance_bounds, teacher_game
-from hexstones.core.layout import geometry
-from hexstones.games import game_class
+from hexstones.train.model import TorchNet, to_network, torch_index
+from hexstones.train.plots import series_plot
+from hexstones.train.selfplay import selfplay_game
+from hexstones.train.teacher import balance_bounds, teacher_game
 
 CHECKPOINT = "checkpoint.pt"
 # Loss weights: the score margin is in units of 10 points (Huber), ownership per point.
@@ -106,7 +107,7 @@ class Settings:
     # where the balance is a komi.
     relabel_share: float = 0.0
     # [below, turns]: a self-play game ends when the mover's search gives it a win chance
-    # below ``below`` on ``turns`` of its turns in a row (tournament.Resign); None: never.
+    # below ``below`` on ``turns`` of its turns in a row (hexstones.session.Resign); None: never.
     # Every ``resign_check``-th game of an iteration is played out, noting who would have
     # resigned, so the totals can tell how often a resignation would have been wrong.
     resign: list[Any] | None = None
@@ -148,7 +149,7 @@ class Settings:
         if self.resign is not None:
             if len(self.resign) != 2:
                 raise ValueError(f"resign is [below, turns], not {self.resign!r}")
-            tournament.Resign(self.resign[0], self.resign[1], self.resign_check).checked()
+            Resign(self.resign[0], self.resign[1], self.resign_check).checked()
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available to torch here")
 
@@ -387,7 +388,7 @@ class Trainer:
         s = self.s
         if s.resign is None:
             return {}
-        return tournament.Resign(s.resign[0], s.resign[1], s.resign_check).fields(index)
+        return Resign(s.resign[0], s.resign[1], s.resign_check).fields(index)
 
     def _resign_summary(self) -> str:
         t = self.totals

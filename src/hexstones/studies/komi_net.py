@@ -17,8 +17,8 @@ import math
 from typing import Any
 
 from hexstones.ai.features import features_of, geometry_of
-from hexstones.ai.svgplot import line_plot
 from hexstones.games import BLACK, game_class, new_game
+from hexstones.studies.plots import line_plot
 
 
 class NotTrained(ValueError):
@@ -182,7 +182,7 @@ def no_crossing(rows: list[dict[str, Any]]) -> str:
 
 
 def plot_curve(curve: dict[str, Any], selfplay: dict[str, Any] | None = None) -> str:
-    """The curve as SVG; ``selfplay`` (a summary of :mod:`hexstones.ai.komi_study`): its
+    """The curve as SVG; ``selfplay`` (a summary of :mod:`hexstones.studies.komi`): its
     win rates with their 95% intervals on the same axes."""
     xs = [r["komi"] for r in curve["rows"]]
     ys = [r["black_win_rate"] for r in curve["rows"]]
