@@ -115,13 +115,15 @@ def _net_plays(game: Game, engine: str) -> bool:
     raise ValueError(f"no network weights for {game.name}: the network search cannot play it")
 
 
-def engine_for(game: Game, level: int | None = None) -> str:
+def engine_for(game: Game | None, level: int | None = None) -> str:
     """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength),
     "net" or "mcts", as :func:`hexstones.ai.levels.engine_of` decides; the network search's
-    modules load only for a level that may play it."""
+    modules load only for a level that may play it (``game`` may be None for the others)."""
     lv = get_level(level) if level is not None else FULL_STRENGTH
     if not may_play_network(lv):
         return "mcts"
+    if game is None:
+        raise ValueError(f"level {lv.number} may play a network: which one depends on the game")
     from hexstones.ai import puct
 
     return engine_of(lv, puct.default_record(game))

@@ -25,7 +25,7 @@ _now = time.perf_counter  # the clock of the time budget (a test may set another
 
 @dataclass
 class Node:
-    move: str | None
+    move: str  # the move that led here ("" at the root, where none did)
     parent: Node | None
     mover: str | None  # who played ``move``
     to_move: str
@@ -90,7 +90,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
         iterations = 200
     rng = random.Random(seed)
     work = game.copy()
-    root = Node(None, None, None, work.to_move)
+    root = Node("", None, None, work.to_move)
     max_moves = 3 * game.board.num_points + 20
     own_counts = [0] * game.board.num_points
     scores = [0.0, 0.0]
@@ -130,7 +130,7 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
         if winner is CUT:
             for _ in range(played + depth):
                 work.undo()
-            if child is not None:  # never visited: no statistics to keep
+            if child is not None and expanded.untried is not None:  # never visited: no statistics
                 expanded.children.remove(child)
                 expanded.untried.append(child.move)
             break
@@ -141,11 +141,12 @@ def search(game: Game, *, iterations: int | None = None, seconds: float | None =
         for _ in range(played + depth):
             work.undo()
         # Backpropagation.
-        while node is not None:
-            node.visits += 1
-            if node.mover is not None:
-                node.wins += 1.0 if winner == node.mover else 0.5 if winner is None else 0.0
-            node = node.parent
+        up: Node | None = node
+        while up is not None:
+            up.visits += 1
+            if up.mover is not None:
+                up.wins += 1.0 if winner == up.mover else 0.5 if winner is None else 0.0
+            up = up.parent
         done += 1
     elapsed = _now() - start
     children = sorted((Child(c.move, c.visits, c.wins / c.visits) for c in root.children),

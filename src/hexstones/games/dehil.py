@@ -168,6 +168,7 @@ class DehilGame(CoreBacked, Game):
         if not self.is_over:
             return None
         score = self.score()
+        assert score is not None, "a finished Dehil game is counted"
         # Two passes end the game, so someone passed first: the half point rules out ties.
         return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
 

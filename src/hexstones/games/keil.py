@@ -144,6 +144,7 @@ class KeilGame(CoreBacked, Game):
         if not self.is_over:
             return None
         score = self.score()
+        assert score is not None, "a finished Keil game is counted"
         # The button's half point rules out ties: someone took it before the passes.
         return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
 

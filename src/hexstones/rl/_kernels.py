@@ -48,8 +48,8 @@ class Door(NamedTuple):
     """What the environments need about a game to run it in the kernels."""
 
     game_id: int      # for the dispatchers (opaque: passed on, never compared)
-    geometry: tuple   # the geometry tuple of the side (shared, read only)
-    state: tuple      # a copy of the game's core state (the caller's to change)
+    geometry: Geometry  # the geometry tuple of the side (shared, read only)
+    state: State      # a copy of the game's core state (the caller's to change)
     num_points: int
     num_actions: int
 

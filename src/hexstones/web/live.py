@@ -360,6 +360,8 @@ class Tables:
                 continue
             try:
                 record = self.store.get(row["id"])
+                if record is None:  # deleted meanwhile by another server
+                    continue
                 live = Live(record, replay(record))
             except DamagedGame as exc:
                 problems.append(str(exc))
