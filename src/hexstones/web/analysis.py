@@ -10,7 +10,7 @@ for deeper. Stopping takes effect after the position being searched.
 
 Storage is behind :class:`AnalysisStore`: its own table, ``analysis``, in the games
 database (migration ``r0004_analysis``), through the store's transactions. The HTTP
-routes are added by :func:`add_routes`; the page's side is ``static/analysis.js``.
+routes are :mod:`hexstones.web.routes.analysis`; the page's side is ``static/analysis.js``.
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from fastapi import Request
 from sqlalchemy import exc as sa_exc
-from starlette.concurrency import run_in_threadpool
 
 import hexstones
 from hexstones.games import BLACK, WHITE
@@ -241,7 +239,7 @@ class Analyses:
                 "state": job.state, "done": job.done, "total": job.total, "current": job.current,
                 "iterations": job.iterations, "error": job.error,
                 "place": self._place(job) if job.state == "queued" else None}
-        if progress is not None and progress["state"] == "running":
+        if job is not None and progress is not None and progress["state"] == "running":
             progress["waiting"] = self._turns.ahead_of(job)
         positions = []
         for ply in sorted(known):
@@ -299,7 +297,7 @@ class Analyses:
                 raise WebError(503, "the server is stopping")
             job = self._jobs.get(live.record.id)
             joined = job is not None and job.state in ("queued", "running") and not job.stop.is_set()
-            if joined:
+            if job is not None and joined:
                 if ply is not None:  # deeper goes first
                     job.todo[:0] = todo
                     job.total += 1
@@ -479,56 +477,3 @@ def open_to(live) -> None:
         if seats.is_friend_game(live.setup) and not live.over:
             raise WebError(409, "the analysis of a game between two people opens when the game is "
                                 "over: until then it would show the players the AI's moves")
-
-
-def add_routes(app, tables, analyses: Analyses, body, query, people) -> None:
-    """The analysis routes of the JSON API (``body``, ``query``: the app's checked readers
-    of a request's body and parameters; ``people``: who a request comes from)."""
-
-    def game_for(game_id: str):
-        live = tables.get(game_id)
-        open_to(live)
-        return live
-
-    @app.get("/api/games/{game_id}/analysis")
-    def analysis_status(game_id: str, request: Request):
-        query(request, ())
-        return analyses.status(game_for(game_id))
-
-    @app.get("/api/games/{game_id}/analysis/{ply}")
-    def analysis_position(game_id: str, ply: str, request: Request):
-        query(request, ())
-        return analyses.position(game_for(game_id), ply)
-
-    @app.post("/api/games/{game_id}/analysis")
-    async def analysis_action(game_id: str, request: Request):
-        data = await body(request, ("action", "iterations", "ply"))
-        action = data.get("action")
-        if action not in ("start", "stop", "deeper"):
-            raise WebError(400, f"action must be 'start', 'stop' or 'deeper', not {shown(action)}")
-        if action == "deeper" and data.get("ply") is None:
-            raise WebError(400, "deeper needs the move number: {\"action\": \"deeper\", \"ply\": 12}")
-
-        def work():
-            live = game_for(game_id)
-            person = people.who(request)
-            people.take_unowned(live, person)  # a game stored before seats: the first to act
-            # Everyone may read a game's analysis; only its players start, stop or deepen it.
-            seats.require_player(live.setup, person, f"{action} its analysis")
-            if action == "stop":
-                return analyses.stop(live)
-            return analyses.start(live, data.get("iterations"), data.get("ply") if action == "deeper" else None,
-                                  person=person.user or person.session)
-        return await run_in_threadpool(work)
-
-    @app.post("/api/games/{game_id}/hint")
-    async def hint(game_id: str, request: Request):
-        await body(request, ())
-
-        def player():
-            live = tables.get(game_id)
-            person = people.who(request)
-            people.take_unowned(live, person)  # a game stored before seats: the first to act
-            seats.require_player(live.setup, person, "ask for a hint")
-            return live
-        return await analyses.hint(await run_in_threadpool(player))

@@ -1,0 +1,69 @@
+"""The HTML pages: the start page, a game link (``/new``), a game, the rules, the
+account, an invitation. None of them is part of the API's description."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from hexstones import games
+from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
+from hexstones.web.errors import WebError, shown
+from hexstones.web.inputs import NO_PARAMS, Params
+from hexstones.web.pages import ask_to_start_page, static_page
+from hexstones.web.security import opened_here
+from hexstones.web.setup import parse_setup
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def index(request: Request):
+    return HTMLResponse(request.app.state.start_page, headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/new")
+def new(params: Annotated[dict[str, str], Depends(Params(any_known=True))], request: Request,
+        tables: TablesDep, people: PeopleDep):
+    if not opened_here(request.headers):
+        parse_setup(params)  # a bad link says what is wrong here too
+        return ask_to_start_page(params)  # another site's link, image or frame creates nothing
+    answer = tables.create(params, claim=people.claim(request))
+    people.seated(request, answer["id"])
+    return RedirectResponse(f"/game/{answer['id']}", status_code=303)
+
+
+# The page of an unknown game, or a wrong invitation, is a 404.
+@router.get("/game/{game_id}", dependencies=[Depends(Params("at")), Depends(live_game)])
+def game_page():
+    return static_page("game.html")
+
+
+@router.get("/rules", dependencies=[NO_PARAMS])
+def rules_index():
+    return static_page("rules.html")
+
+
+@router.get("/rules/text", dependencies=[NO_PARAMS])
+def rules_text():
+    """The exact rules, every reading of the designers' texts fixed (docs/rules.md)."""
+    return static_page("rules", "rules.md", media_type="text/plain; charset=utf-8")
+
+
+@router.get("/rules/{name}", dependencies=[NO_PARAMS])
+def rules_page(name: str):
+    if name not in games.GAME_NAMES:
+        raise WebError(404, f"no rules page for {shown(name)}: the games are {', '.join(games.GAME_NAMES)}")
+    return static_page("rules.html")
+
+
+@router.get("/account", dependencies=[NO_PARAMS])
+def account_page():
+    return static_page("account.html")
+
+
+@router.get("/invite/{game_id}/{secret}", dependencies=[NO_PARAMS, Depends(invitation)])
+def invite_page():
+    return static_page("invite.html")
