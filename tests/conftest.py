@@ -25,6 +25,75 @@ def compiled_kernels():
         ai.analyze(game, iterations=4, seed=0)
 
 
+# -- the app in-process, on a real SQLite file -------------------------------------------------
+
+@pytest.fixture
+def db(tmp_path):
+    """A new SQLite file's path (the app creates the file)."""
+    return str(tmp_path / "games.db")
+
+
+@pytest.fixture
+def client(db):
+    """The app on ``db`` through FastAPI's TestClient: an exception in the app fails the test."""
+    from fastapi.testclient import TestClient
+
+    from hexstones.web import create_app
+
+    with TestClient(create_app(db)) as c:
+        yield c
+
+
+@pytest.fixture
+def lenient_client(db):
+    """The app on ``db``, with an exception in the app answered as a 500, as a real client
+    sees it (tests of hostile input check that every answer is a clean one)."""
+    from fastapi.testclient import TestClient
+
+    from hexstones.web import create_app
+
+    with TestClient(create_app(db), raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def module_client(tmp_path_factory):
+    """One app for a whole module, on its own SQLite file: for tests that store nothing
+    another test could see (each asks about its own position)."""
+    from fastapi.testclient import TestClient
+
+    from hexstones.web import create_app
+
+    with TestClient(create_app(str(tmp_path_factory.mktemp("app") / "games.db"))) as c:
+        yield c
+
+
+# -- servers: ``hexstones serve`` in a subprocess (tests/serving.py) ---------------------------
+
+@pytest.fixture
+def server(tmp_path):
+    """One server process on a new SQLite file, for one test."""
+    from serving import Server
+
+    srv = Server(str(tmp_path / "games.db"), tmp_path / "games.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory):
+    """One server process on a new SQLite file, shared by a module's tests (each makes its
+    own games)."""
+    from serving import Server
+
+    folder = tmp_path_factory.mktemp("server")
+    srv = Server(str(folder / "games.db"), folder / "games.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
 # -- servers for tests of online play ----------------------------------------------------------
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from itertools import count
 
 import pytest
+
+from serving import free_port
 
 
 def server_binaries() -> str | None:
@@ -32,12 +33,6 @@ def server_binaries() -> str | None:
         return os.path.dirname(found[-1])
     initdb = shutil.which("initdb")
     return os.path.dirname(initdb) if initdb else None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -269,6 +269,7 @@ def test_komi_pie_from_the_ais_estimates():
         ai.choose_side("droched", 3, -1)
 
 
+@pytest.mark.slow  # searches for the balance
 def test_the_strongest_ai_proposes_the_fair_balance_on_record():
     from hexstones.ai import pie
     from hexstones.games import game_class

@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 
 import hexstones
-from serving import CHROMIUM, Server
+from serving import CHROMIUM
 
 WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous on purpose
+# A page's ES modules, reached from a test: import() answers the module the page runs.
+GAME_JS = "import('/static/game.js')"
+START_JS = "import('/static/index.js')"
 
 pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
 
@@ -31,14 +34,6 @@ if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there 
 from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
-
-
-@pytest.fixture
-def server(tmp_path):
-    srv = Server(str(tmp_path / "games.db"), tmp_path / "games.log")
-    srv.start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture
@@ -447,7 +442,7 @@ def test_the_list_drawn_again_keeps_a_name_being_typed_and_a_delete_half_clicked
     page.locator(f'tr[data-game-id="{first["id"]}"] [data-action=name]').click()
     page.get_by_test_id("game-name").fill("Half typed")
     api(server, f"/api/games/{second['id']}/moves", {"move": "d4"})
-    page.evaluate("loadGames()")  # as the live update of that move does
+    page.evaluate(f"{START_JS}.then((start) => start.loadGames())")  # as the live update of that move does
     expect(page.get_by_test_id("game-name")).to_have_value("Half typed")
     page.get_by_test_id("game-name").press("Escape")  # Escape names nothing
     row = page.locator(f'tr[data-game-id="{first["id"]}"]')
@@ -455,7 +450,7 @@ def test_the_list_drawn_again_keeps_a_name_being_typed_and_a_delete_half_clicked
     expect(page.locator(f'tr[data-game-id="{second["id"]}"] td').nth(3)).to_have_text("1")
     delete = row.locator("[data-action=delete]")
     delete.click()
-    page.evaluate("loadGames()")
+    page.evaluate(f"{START_JS}.then((start) => start.loadGames())")
     expect(delete).to_have_text("Really delete?")
     delete.click()
     expect(row).to_have_count(0)
@@ -664,13 +659,14 @@ def test_an_unfinished_import_opens_at_its_start(page, server):
 
 def test_the_compiling_note_is_not_shown_on_a_finished_game(page, server):
     open_new(page, server, "game=keil&size=3&opponent=human")
-    page.evaluate("() => { renderWarming({done: 3, total: 6, seconds: 40}); }")  # as while compiling
+    # As while compiling:
+    page.evaluate(f"{GAME_JS}.then((game) => game.renderWarming({{done: 3, total: 6, seconds: 40}}))")
     expect(page.get_by_test_id("warming-note")).to_be_visible()
     click_points(page, ["b2", "c3", "a1"])
     for move in ("button", "pass", "pass"):
         page.click(f"#{move}")
     expect(page.get_by_test_id("winner")).to_be_visible()
-    page.evaluate("() => { renderWarming({done: 3, total: 6, seconds: 41}); }")
+    page.evaluate(f"{GAME_JS}.then((game) => game.renderWarming({{done: 3, total: 6, seconds: 41}}))")
     expect(page.get_by_test_id("warming-note")).to_be_hidden()
 
 

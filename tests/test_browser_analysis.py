@@ -13,7 +13,6 @@ import pytest
 
 import hexstones
 import test_browser
-from serving import Server
 from test_browser import WAIT_MS
 from test_web_analysis import FINISHED
 
@@ -32,15 +31,6 @@ def call(url: str, body: dict | None = None) -> dict:
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as res:
         return json.load(res)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("analysis")
-    srv = Server(str(folder / "games.db"), folder / "games.log")
-    srv.start()
-    yield srv
-    srv.stop()
 
 
 def new_game(page, base: str, name: str, moves: list[str], size: int = 3, **setup) -> str:
@@ -71,10 +61,10 @@ def analyse_quickly(page, base: str, gid: str, positions: int) -> dict:
 
 
 @pytest.mark.parametrize("name", sorted(FINISHED))
-def test_analysis_of_a_finished_game_in_the_page(server, page, name):
+def test_analysis_of_a_finished_game_in_the_page(module_server, page, name):
     moves = FINISHED[name]
-    gid = new_game(page, server.url, name, moves)
-    summary = analyse_quickly(page, server.url, gid, len(moves) + 1)
+    gid = new_game(page, module_server.url, name, moves)
+    summary = analyse_quickly(page, module_server.url, gid, len(moves) + 1)
     plies = [int(x) for x in page.locator("[data-testid=winrate-graph] [data-ply]").evaluate_all(
         "els => els.map(e => e.dataset.ply)")]
     assert plies == list(range(len(moves) + 1))
@@ -92,14 +82,14 @@ def test_analysis_of_a_finished_game_in_the_page(server, page, name):
         expect(page.locator("#board rect[data-own]").first).to_be_attached()
         expect(page.locator("[data-legend-item=ownership]")).to_be_visible()
     else:
-        groups = call(f"{server.url}/api/games/{gid}/analysis/2")["prison_chance"]
+        groups = call(f"{module_server.url}/api/games/{gid}/analysis/2")["prison_chance"]
         expect(page.locator("#board [data-prison]")).to_have_count(len(groups))
         expect(page.locator("[data-legend-item=prison]")).to_be_visible()
     expect(page.locator("[data-legend-item=candidates]")).to_be_visible()
     # The principal variation on hover of the best move (at a position where it is a point).
     names = set(at2.board.names)
     ply, best = next((n, d) for n in range(len(moves))
-                     if (d := call(f"{server.url}/api/games/{gid}/analysis/{n}"))["moves"][0]["move"] in names)
+                     if (d := call(f"{module_server.url}/api/games/{gid}/analysis/{n}"))["moves"][0]["move"] in names)
     page.locator(f"[data-testid=winrate-graph] [data-ply='{ply}']").click()
     expect(page.get_by_test_id("where")).to_have_text(f"move {ply} of {len(moves)}")
     expect(page.locator(f"#board [data-candidate='{best['moves'][0]['move']}']")).to_be_attached()
@@ -139,18 +129,18 @@ def analysing_a_keil_5_game(server, page, seed: int, moves: int) -> str:
     return gid
 
 
-def test_stop_in_the_page(server, page):
-    gid = analysing_a_keil_5_game(server, page, seed=3, moves=24)
+def test_stop_in_the_page(module_server, page):
+    gid = analysing_a_keil_5_game(module_server, page, seed=3, moves=24)
     page.get_by_test_id("analysis-stop").click()
     expect(page.get_by_test_id("analysis-progress")).to_contain_text("Stopped")
-    job = call(f"{server.url}/api/games/{gid}/analysis")["job"]
+    job = call(f"{module_server.url}/api/games/{gid}/analysis")["job"]
     assert job["state"] == "stopped" and job["done"] < job["total"] == 25
 
 
-def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
+def test_the_hint_is_off_by_default_and_shows_the_ais_moves(module_server, page):
     # Made by the page's own browser: its session holds the seat (only the player gets hints).
-    gid = new_game(page, server.url, "keil", [], opponent="ai", color="black", level=1)
-    page.goto(f"{server.url}/game/{gid}")
+    gid = new_game(page, module_server.url, "keil", [], opponent="ai", color="black", level=1)
+    page.goto(f"{module_server.url}/game/{gid}")
     expect(page.get_by_test_id("hint")).to_be_visible()
     expect(page.get_by_test_id("hint")).not_to_be_checked()
     assert page.locator("#board [data-candidate]").count() == 0
@@ -166,28 +156,28 @@ def test_the_hint_is_off_by_default_and_shows_the_ais_moves(server, page):
     page.get_by_test_id("hint").uncheck()
     expect(page.locator("#board [data-hint]")).to_have_count(0)
     # A game of two people at the screen has no hint.
-    two = new_game(page, server.url, "keil", [])
-    page.goto(f"{server.url}/game/{two}")
+    two = new_game(page, module_server.url, "keil", [])
+    page.goto(f"{module_server.url}/game/{two}")
     expect(page.get_by_test_id("status")).not_to_have_text("Loading…")
     expect(page.get_by_test_id("hint")).to_be_hidden()
 
 
-def test_deeper_while_the_analysis_runs_answers_and_the_server_goes_on(server, page):
+def test_deeper_while_the_analysis_runs_answers_and_the_server_goes_on(module_server, page):
     """Analyze the game, Home, Deeper here: the second request joins the running job (it once
     waited forever on a lock the first held, and the server's workers ran out)."""
-    gid = analysing_a_keil_5_game(server, page, seed=5, moves=20)
+    gid = analysing_a_keil_5_game(module_server, page, seed=5, moves=20)
     page.keyboard.press("Home")
     expect(page.get_by_test_id("where")).to_have_text("move 0 of 20")
     page.get_by_test_id("analysis-deeper").click()
     # The job takes the deeper search as one more position, and every request still answers.
     expect(page.get_by_test_id("analysis-progress")).to_contain_text("of 22 positions")
     for _ in range(3):
-        r = page.request.get(f"{server.url}/api/games/{gid}/analysis", timeout=10_000)
+        r = page.request.get(f"{module_server.url}/api/games/{gid}/analysis", timeout=10_000)
         assert r.status == 200 and r.json()["job"]["total"] == 22, r.text()
-    r = page.request.post(f"{server.url}/api/games/{gid}/analysis", data={"action": "start"}, timeout=10_000)
+    r = page.request.post(f"{module_server.url}/api/games/{gid}/analysis", data={"action": "start"}, timeout=10_000)
     assert r.status == 200 and r.json()["job"]["state"] == "running", r.text()
-    other = new_game(page, server.url, "dehil", [], size=5)
-    r = page.request.post(f"{server.url}/api/games/{other}/moves", data={"move": "c3"}, timeout=10_000)
+    other = new_game(page, module_server.url, "dehil", [], size=5)
+    r = page.request.post(f"{module_server.url}/api/games/{other}/moves", data={"move": "c3"}, timeout=10_000)
     assert r.status == 200 and r.json()["moves"] == ["c3"], r.text()
     page.get_by_test_id("analysis-stop").click()
     expect(page.get_by_test_id("analysis-progress")).to_contain_text("Stopped")

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
@@ -60,6 +61,7 @@ def make_games(db: str) -> dict:
 SHOWN = ("moves", "to_move", "over", "result", "score", "svg", "seats")
 
 
+@pytest.mark.slow  # command-line processes into and out of PostgreSQL
 def test_a_file_copied_to_postgresql_and_back_serves_the_same_games_and_people(tmp_path, postgres_url):
     db = str(tmp_path / "games.db")
     before = make_games(db)
@@ -88,6 +90,7 @@ def test_a_file_copied_to_postgresql_and_back_serves_the_same_games_and_people(t
     assert Store(back).get(before["local"]).moves == ["d4", "e4", "c3", "b2"]
 
 
+@pytest.mark.slow  # seven command-line processes
 def test_a_copy_is_refused_with_a_reason_and_writes_nothing(tmp_path, postgres_url):
     db = str(tmp_path / "games.db")
     make_games(db)

@@ -1,11 +1,10 @@
 """Dehil: the definitions and examples of docs/rules.md section 3, the conformance records,
-and the game API's invariants."""
+and its rule and scoring invariants (the properties every game has: tests/test_game_api.py)."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 import hexstones
 from hexstones import IllegalMove
 from hexstones.games.dehil import DehilGame
+from positions import varied_game
 
 CONFORMANCE = Path(__file__).parent / "conformance" / "dehil.jsonl"
 RECORDS = [json.loads(line) for line in CONFORMANCE.read_text().splitlines() if line.strip()]
@@ -247,11 +247,6 @@ def test_messages_name_the_problem_and_change_nothing():
     assert (game.stones(), game.to_move, list(game.moves)) == before
 
 
-def test_undo_with_nothing_to_undo():
-    with pytest.raises(IllegalMove, match="no move"):
-        hexstones.new_game("dehil").undo()
-
-
 def test_moves_are_normalised():
     game = hexstones.new_game("dehil", size=4)
     game.play(" D4 ")
@@ -327,23 +322,10 @@ def rule_allows(game, color: str, cells: dict[str, str]) -> bool:
     return True
 
 
-def random_game(seed: int, size: int, length: int):
-    rng = random.Random(seed)
-    game = hexstones.new_game("dehil", size=size, komi=rng.randint(-3, 3))
-    for _ in range(length):
-        if game.is_over:
-            break
-        legal = game.legal_moves()
-        # Pass rarely, so that games run long enough to build triangles.
-        placements = legal[:-1]
-        game.play(rng.choice(placements) if placements and rng.random() < 0.93 else "pass")
-    return game
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60))
 def test_legal_points_are_exactly_what_the_rule_allows(seed, size, length):
-    game = random_game(seed, size, length)
+    game = varied_game("dehil", seed, size, length)
     if game.is_over:
         return
     stones = game.stones()
@@ -357,50 +339,13 @@ def test_legal_points_are_exactly_what_the_rule_allows(seed, size, length):
     )
 
 
-# -- properties ---------------------------------------------------------------------------
-
-
-def snapshot(game):
-    return (dict(game.stones()), game.to_move, list(game.moves), game.legal_moves(),
-            game.is_over, game.score(), game.first_pass, game.result())
-
-
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60), back=st.integers(1, 20))
-def test_undo_restores_the_exact_state(seed, size, length, back):
-    game = random_game(seed, size, length)
-    before = snapshot(game)
-    rng = random.Random(seed + 1)
-    played = 0
-    for _ in range(back):
-        if game.is_over:
-            break
-        game.play(rng.choice(game.legal_moves()))
-        played += 1
-    for _ in range(played):
-        game.undo()
-    assert snapshot(game) == before
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60),
-       symmetry=st.integers(1, 11))
-def test_symmetric_positions_give_symmetric_answers(seed, size, length, symmetry):
-    game = random_game(seed, size, length)
-    mirror = hexstones.new_game("dehil", size=size, komi=game.komi)
-    image = lambda m: game.board.transform(symmetry, m) if game.board.is_point(m) else m  # noqa: E731
-    for move in game.moves:
-        mirror.play(image(move))
-    assert sorted(mirror.legal_moves()) == sorted(image(m) for m in game.legal_moves())
-    assert mirror.score() == game.score()
-    assert mirror.result() == game.result()
-    assert mirror.stones() == {image(p): c for p, c in game.stones().items()}
+# -- properties (those every game has: tests/test_game_api.py) ----------------------------
 
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 80))
 def test_score_adds_up_to_plus_and_minus_groups(seed, size, length):
-    game = random_game(seed, size, length)
+    game = varied_game("dehil", seed, size, length)
     details = game.score_details()
     score = game.score()
     stones = game.stones()
@@ -418,32 +363,10 @@ def test_score_adds_up_to_plus_and_minus_groups(seed, size, length):
     )
 
 
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10**6), length=st.integers(0, 60), move=st.text(max_size=4))
-def test_an_illegal_move_changes_nothing(seed, length, move):
-    game = random_game(seed, 4, length)
-    before = snapshot(game)
-    candidates = [move] + [p for p in game.board.names if p not in game.legal_moves()]
-    for candidate in candidates[:8]:
-        if game.is_legal(candidate):
-            continue
-        with pytest.raises(IllegalMove):
-            game.play(candidate)
-        assert snapshot(game) == before
-
-
-def test_copy_is_independent():
-    game = random_game(3, 4, 10)
-    twin = game.copy()
-    twin.play(twin.legal_moves()[0])
-    assert len(twin.moves) == len(game.moves) + 1
-    assert snapshot(game) != snapshot(twin)
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60))
 def test_a_placement_that_forms_no_triangle_is_always_legal(seed, size, length):
-    game = random_game(seed, size, length)
+    game = varied_game("dehil", seed, size, length)
     if game.is_over:
         return
     board, mover = game.board, game.to_move

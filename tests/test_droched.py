@@ -14,16 +14,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.board import get_board
-from hexstones.core.common import board_at
-from hexstones.core.layout import (
-    M_PLY,
-    M_TO_MOVE,
-    ROW_BITS,
-    S_HIST_HASH,
-    S_HIST_META,
-    S_TABLE,
-)
 from hexstones.games.base import BLACK, WHITE, IllegalMove, other
+from positions import snapshot, turn_ends
 
 RECORDS = [
     json.loads(line)
@@ -43,37 +35,11 @@ def group_of(game, point):
     return found
 
 
-def turn_ends(game):
-    """The boards the repetition rule counts, as the core state records them: per player,
-    how often each board ended one of their turns, plus the position table's entries
-    (hash, history row), which must name exactly those rows."""
-    st = game.compiled().state
-    ply = int(st[1][M_PLY])
-    ends = {BLACK: {}, WHITE: {}}
-    for row in range(1, ply + 1):
-        mover = BLACK if st[S_HIST_META][row - 1, M_TO_MOVE] == 1 else WHITE
-        board = tuple(int(c) for c in board_at(st, row))
-        ends[mover][board] = ends[mover].get(board, 0) + 1
-    low = (1 << ROW_BITS) - 1
-    entries = [int(e) for e in st[S_TABLE] if e != 0]
-    table = sorted((e & ~low, e & low) for e in entries)
-    assert table == sorted((int(st[S_HIST_HASH][row]) & ~low, row) for row in range(1, ply + 1))
-    return ends
-
-
 def replay_reference(size, moves, prison=0, handicap=()):
     ref = Reference(size, prison, handicap)
     for move in moves:
         ref.play(move)
     return ref
-
-
-def snapshot(game):
-    """Everything the API shows about a game."""
-    return (
-        list(game.moves), game.to_move, game.stones(), game.prison, game.released,
-        game.last_imprisoned, sorted(game.legal_moves()), game.result(), game.analysis(),
-    )
 
 
 # -- docs/rules.md section 4 examples (side 4) --------------------------------------------
@@ -402,65 +368,6 @@ def test_matches_plain_reading_of_the_rules(size, prison, handicap, picks):
 
 
 @FAST
-@given(size=st.integers(3, 5), prison=st.integers(0, 2), picks=choices)
-def test_undo_restores_exact_state(size, prison, picks):
-    game = hexstones.new_game("droched", size=size, prison=prison)
-    seen = []
-    for pick in picks:
-        legal = game.legal_moves()
-        if not legal:
-            break
-        seen.append((snapshot(game), game.state, turn_ends(game)))
-        game.play(legal[pick % len(legal)])
-    while seen:
-        expected_move = game.moves[-1]
-        assert game.undo() == expected_move
-        assert (snapshot(game), game.state, turn_ends(game)) == seen.pop()
-
-
-@FAST
-@given(size=st.integers(3, 5), symmetry=st.integers(1, 11), picks=choices)
-def test_symmetric_games_have_symmetric_legal_moves(size, symmetry, picks):
-    game = hexstones.new_game("droched", size=size, prison=1)
-    mirror = hexstones.new_game("droched", size=size, prison=1)
-    board = game.board
-
-    def image(move):
-        return move if move == "release" else board.transform(symmetry, move)
-
-    for pick in picks:
-        legal = game.legal_moves()
-        assert sorted(mirror.legal_moves()) == sorted(image(m) for m in legal)
-        assert mirror.stones() == {board.transform(symmetry, p): c for p, c in game.stones().items()}
-        if not legal:
-            break
-        move = legal[pick % len(legal)]
-        game.play(move)
-        mirror.play(image(move))
-    assert mirror.result() == game.result()
-
-
-@FAST
-@given(size=st.integers(3, 5), prison=st.integers(0, 2), picks=choices, probe=st.integers(0, 10_000))
-def test_illegal_move_leaves_game_unchanged(size, prison, picks, probe):
-    game = hexstones.new_game("droched", size=size, prison=prison)
-    for pick in picks:
-        legal = game.legal_moves()
-        if not legal:
-            break
-        game.play(legal[pick % len(legal)])
-    legal = set(game.legal_moves())
-    illegal = [m for m in list(game.board.names) + ["release"] if m not in legal]
-    if not illegal:
-        return
-    move = illegal[probe % len(illegal)]
-    before = (snapshot(game), game.state)
-    with pytest.raises(IllegalMove):
-        game.play(move)
-    assert (snapshot(game), game.state) == before
-
-
-@FAST
 @given(size=st.integers(3, 5), prison=st.integers(0, 3), handicap=handicaps, picks=choices)
 def test_stones_are_conserved(size, prison, handicap, picks):
     game = hexstones.new_game("droched", size=size, prison=prison, handicap=handicap)
@@ -478,16 +385,6 @@ def test_stones_are_conserved(size, prison, handicap, picks):
             on_board[color] += 1
         for color in (BLACK, WHITE):
             assert on_board[color] + game.prison[color] + game.released[color] == placed[color]
-
-
-def test_copy_is_independent():
-    game = play_all(hexstones.new_game("droched", size=4), ["d4", "a1"])
-    twin = game.copy()
-    twin.play("b2")
-    assert game.moves == ["d4", "a1"] and game.stone_at("b2") is None
-    assert twin.stone_at("b2") == BLACK and game.legal_moves() != twin.legal_moves()
-    twin.undo()
-    assert snapshot(twin) == snapshot(game)
 
 
 def test_placement_may_bring_back_the_handicap_board():

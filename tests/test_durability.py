@@ -217,6 +217,7 @@ def spoil(path: Path, offset: int, length: int, seed: int) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.slow  # a server process per case
 @pytest.mark.parametrize("where", ["page 2", "last page"])
 def test_random_bytes_in_a_page_are_refused_in_one_line(tmp_path, where):
     db = tmp_path / "games.db"
@@ -234,6 +235,7 @@ def test_random_bytes_in_a_page_are_refused_in_one_line(tmp_path, where):
     assert db.read_bytes() == damaged  # refused, not "repaired" by writing into it
 
 
+@pytest.mark.slow  # a server process
 def test_one_bad_game_is_reported_and_skipped_and_the_others_are_served(tmp_path):
     db = tmp_path / "games.db"
     cookies: dict = {}
@@ -272,6 +274,7 @@ def test_one_bad_game_is_reported_and_skipped_and_the_others_are_served(tmp_path
         server.stop()
 
 
+@pytest.mark.slow  # a server process
 def test_an_empty_file_is_never_taken_for_a_new_database(tmp_path):
     db = tmp_path / "games.db"
     make_database(db)

@@ -1,4 +1,6 @@
-"""The game API's facts, option checks, move codec, symmetries and outcomes (every game)."""
+"""The game API's facts, option checks, move codec, symmetries and outcomes, and the
+properties every game has (undo, copies, refusals, mirrored games), each test run for
+every game."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import json
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.games import (
@@ -18,17 +20,7 @@ from hexstones.games import (
     game_class,
     game_specs,
 )
-
-
-def random_game(name: str, size: int, seed: int, moves: int):
-    rng = random.Random(seed)
-    game = hexstones.new_game(name, size=size)
-    for _ in range(moves):
-        legal = game.legal_moves()
-        if not legal:
-            break
-        game.play(rng.choice(legal))
-    return game
+from positions import random_game, snapshot, turn_ends, varied_game
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -185,3 +177,92 @@ def test_a_refused_huge_move_is_not_echoed_back_whole():
         game.play("x" * 10_000_000)
     assert len(str(refused.value)) < 300 and "10000002 characters" in str(refused.value)
     assert game.moves == []
+
+
+# -- properties every game has ------------------------------------------------------------
+# Random positions: tests/positions.py (a random balance; Dehil passes rarely).
+
+PROPERTIES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_undo_with_nothing_to_undo(name):
+    game = hexstones.new_game(name, size=3)
+    with pytest.raises(IllegalMove, match="no move"):
+        game.undo()
+    assert game.moves == []
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@PROPERTIES
+@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60), back=st.integers(1, 40))
+def test_undo_restores_the_exact_state(name, seed, size, length, back):
+    game = varied_game(name, seed, size, length)
+    rng = random.Random(seed + 1)
+    seen = []
+    for _ in range(back):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        seen.append((snapshot(game), turn_ends(game)))
+        game.play(rng.choice(legal))
+    while seen:
+        expected_move = game.moves[-1]
+        assert game.undo() == expected_move
+        assert (snapshot(game), turn_ends(game)) == seen.pop()
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@PROPERTIES
+@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60),
+       symmetry=st.integers(1, 11))
+def test_a_mirrored_game_gives_mirrored_answers_move_by_move(name, seed, size, length, symmetry):
+    game = varied_game(name, seed, size, length)
+    replay = hexstones.new_game(name, **game.options)
+    mirror = hexstones.new_game(name, **game.options)
+    board = game.board
+
+    def image(move):
+        return board.transform(symmetry, move) if board.is_point(move) else move
+
+    for move in [*game.moves, None]:
+        assert sorted(mirror.legal_moves()) == sorted(image(m) for m in replay.legal_moves())
+        assert mirror.stones() == {image(p): c for p, c in replay.stones().items()}
+        assert mirror.score() == replay.score() and mirror.result() == replay.result()
+        if move is not None:
+            replay.play(move)
+            mirror.play(image(move))
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+@PROPERTIES
+@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60), move=st.text(max_size=4),
+       probe=st.integers(0, 10_000))
+def test_an_illegal_move_changes_nothing(name, seed, size, length, move, probe):
+    game = varied_game(name, seed, size, length)
+    before = (snapshot(game), turn_ends(game))
+    legal = game.legal_moves()
+    # Any text, the first few points or special moves that are not legal now, and one drawn.
+    illegal = [m for m in [*game.board.names, *game.special_moves] if m not in legal]
+    candidates = [move, *illegal[:7], *([illegal[probe % len(illegal)]] if illegal else [])]
+    for candidate in candidates:
+        if game.is_legal(candidate):
+            continue
+        with pytest.raises(IllegalMove):
+            game.play(candidate)
+        assert (snapshot(game), turn_ends(game)) == before
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_copy_is_independent(name):
+    game = varied_game(name, 3, 4, 10)
+    before = snapshot(game)
+    twin = game.copy()
+    move = twin.legal_moves()[0]  # a point: points come first
+    mover = twin.to_move
+    twin.play(move)
+    assert len(twin.moves) == len(game.moves) + 1 and snapshot(game) == before
+    assert twin.stone_at(move) == mover and game.stone_at(move) is None
+    assert snapshot(twin) != before and game.legal_moves() != twin.legal_moves()
+    twin.undo()
+    assert snapshot(twin) == snapshot(game)

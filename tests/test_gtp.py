@@ -133,6 +133,7 @@ def test_raw_protocol_framing_ids_comments_and_quit():
     assert answers[5:] == [""]  # nothing after quit
 
 
+@pytest.mark.slow  # an engine process of its own
 def test_an_engine_whose_controller_closes_its_output_stops_quietly():
     process = subprocess.Popen(ENGINE + ["--size", "4", "--player", "random"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
@@ -145,6 +146,7 @@ def test_an_engine_whose_controller_closes_its_output_stops_quietly():
     assert process.stderr.read() == ""
 
 
+@pytest.mark.slow  # an engine process of its own
 @pytest.mark.parametrize("environment", [
     {"PYTHONIOENCODING": "utf-8:strict"},
     {"PYTHONIOENCODING": "ascii:strict", "LC_ALL": "C"},
@@ -166,6 +168,7 @@ def test_a_line_that_is_not_text_gets_an_error_and_the_engine_carries_on(environ
     assert answers[6:] == ["=6", ""]
 
 
+@pytest.mark.slow  # an engine process of its own
 def test_a_line_past_the_limit_is_refused_unread():
     from hexstones.protocol.gtp import MAX_LINE_BYTES
 
@@ -249,6 +252,7 @@ def test_droched_engine_speaks_release_and_prison_komi():
         client.close()
 
 
+@pytest.mark.slow  # an engine process of its own
 def test_kata_analyze_streams_until_the_next_command():
     process = subprocess.Popen(ENGINE + ["--game", "dehil", "--size", "3", "--seed", "1"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
@@ -306,6 +310,7 @@ def test_bad_command_line_exits_2(capsys):
         assert capsys.readouterr().err.strip()
 
 
+@pytest.mark.slow  # an engine process of its own
 def test_an_engine_with_resign_gives_up_a_lost_game_and_changes_nothing():
     """``--resign BELOW:TURNS``: genmove answers ``resign`` once its search has given it
     less than BELOW on TURNS of its genmoves in a row; the position stays as it was, the
@@ -341,6 +346,7 @@ def test_an_engine_with_resign_gives_up_a_lost_game_and_changes_nothing():
         plain.close()
 
 
+@pytest.mark.slow  # a match: engine processes
 def test_a_resigning_engine_loses_the_match_game_by_resignation():
     engine = ENGINE + ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200"]
     resigning = " ".join(engine + ["--seed", "1", "--resign", "0.05:1"])
@@ -392,6 +398,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow  # engine processes of its own
 def test_an_engines_first_move_may_take_longer_than_the_limit_and_later_ones_may_not(tmp_path):
     """The referee's limits against an engine whose delays the test sets: its first move is
     let go only after the limit has passed (answered: a first move may compile), its second
@@ -414,6 +421,7 @@ def test_an_engines_first_move_may_take_longer_than_the_limit_and_later_ones_may
         client.close()
 
 
+@pytest.mark.slow  # an engine process of its own
 def test_the_analysis_asked_for_adjudication_gives_the_win_chance_and_leaves_the_engine_ready():
     args = ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200", "--seed", "3"]
     client = GTPClient(ENGINE + args, timeout=AI_TIMEOUT, env=PLAIN_AI)
@@ -434,6 +442,7 @@ def test_the_analysis_asked_for_adjudication_gives_the_win_chance_and_leaves_the
         client.close()
 
 
+@pytest.mark.slow  # matches: engine processes
 def test_both_engines_giving_up_on_a_side_end_the_game_by_adjudication(tmp_path):
     engine = ENGINE + ["--game", "keil", "--size", "3", "--komi", "20", "--iterations", "200"]
     one, two = " ".join(engine + ["--seed", "1"]), " ".join(engine + ["--seed", "2"])
@@ -497,6 +506,7 @@ def test_adjudication_needs_both_engines_to_agree_for_their_last_turns():
 # -- the match runner ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # a match: engine processes
 def test_match_between_two_of_our_engines(tmp_path):
     engine = ENGINE + ["--game", "keil", "--size", "3"]
     ai = " ".join(engine + ["--iterations", "2", "--seed", "1"])
@@ -512,6 +522,7 @@ def test_match_between_two_of_our_engines(tmp_path):
     assert match.wins(0) + match.wins(1) == 2
 
 
+@pytest.mark.slow  # a match command: a referee and engine processes
 def test_match_command_reports_and_writes_records(tmp_path):
     engine = " ".join(ENGINE + ["--game", "dehil", "--size", "3", "--player", "random"])
     done = subprocess.run(
@@ -552,6 +563,7 @@ def test_a_match_reports_the_first_engines_score_with_its_interval_and_elo():
     assert MatchResult(("a", "b")).score() is None
 
 
+@pytest.mark.slow  # match commands: a referee and engine processes
 def test_match_command_continues_a_stopped_match_from_a_later_game(tmp_path):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     done = subprocess.run(
@@ -568,6 +580,7 @@ def test_match_command_continues_a_stopped_match_from_a_later_game(tmp_path):
     assert bad.returncode == 2 and "first game must be a whole number from 1 to 4" in bad.stderr
 
 
+@pytest.mark.slow  # a match command: a referee and engine processes
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_stopped_match_command_reports_the_games_that_ended(signum):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
@@ -592,6 +605,7 @@ def test_a_stopped_match_command_reports_the_games_that_ended(signum):
     assert report["score"]["games"] == len(played)
 
 
+@pytest.mark.slow  # match commands: a referee and engine processes
 def test_a_killed_match_keeps_its_ended_games_and_resume_plays_the_rest(tmp_path):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     kept = tmp_path / "match.json"
@@ -632,6 +646,7 @@ def test_a_killed_match_keeps_its_ended_games_and_resume_plays_the_rest(tmp_path
     assert "engine 1 scored" in over.stdout
 
 
+@pytest.mark.slow  # a match command: a referee and engine processes
 def test_on_a_terminal_the_match_shows_each_move_of_the_game_under_way():
     import pty
 
@@ -663,6 +678,7 @@ def test_on_a_terminal_the_match_shows_each_move_of_the_game_under_way():
                                                                    f"{json.loads(out)['score']['points']:g} of 1\n")
 
 
+@pytest.mark.slow  # match commands: a referee and engine processes
 def test_resume_refuses_a_record_of_another_match_and_changes_nothing(tmp_path):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     kept = tmp_path / "match.json"
@@ -697,6 +713,7 @@ def test_resume_refuses_a_record_of_another_match_and_changes_nothing(tmp_path):
     assert alone.returncode == 2 and "name the file" in alone.stderr
 
 
+@pytest.mark.slow  # matches: engine processes
 def test_openings_start_each_pair_of_games_from_its_own_random_placements(tmp_path):
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     openings = Openings(3, seed=5)
@@ -753,6 +770,7 @@ def test_a_match_record_reads_back_as_it_was_written():
         MatchResult.from_json({**match.to_json(), "games": match.to_json()["games"][::-1]})
 
 
+@pytest.mark.slow  # a match: engine processes
 def test_an_engine_that_breaks_the_protocol_forfeits():
     # `cat` echoes commands back: not GTP answers, so it loses every game by forfeit.
     good = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
@@ -761,6 +779,7 @@ def test_an_engine_that_breaks_the_protocol_forfeits():
     assert all(g.reason.startswith("forfeit") and g.result.endswith("+F") for g in match.games)
 
 
+@pytest.mark.slow  # a match: engine processes
 def test_a_match_continued_from_a_later_game_keeps_the_colours_alternating():
     engine = " ".join(ENGINE + ["--game", "keil", "--size", "3", "--player", "random"])
     match = play_match((engine + " --seed 1", engine + " --seed 2"), game="keil", games=4,
@@ -772,6 +791,7 @@ def test_a_match_continued_from_a_later_game_keeps_the_colours_alternating():
             play_match((engine, engine), game="keil", games=4, options={"size": 3}, first_game=bad)
 
 
+@pytest.mark.slow  # engine processes
 def test_match_refuses_an_engine_for_another_game():
     keil = " ".join(ENGINE + ["--game", "keil", "--size", "3"])
     dehil = " ".join(ENGINE + ["--game", "dehil", "--size", "3"])

@@ -1,4 +1,5 @@
-"""Keil: the definitions and examples of docs/rules.md section 2, and the game API's invariants."""
+"""Keil: the definitions and examples of docs/rules.md section 2, and its scoring invariants
+(the properties every game has: tests/test_game_api.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import hexstones
 from hexstones import IllegalMove
+from positions import varied_game
 
 
 def setup(size: int, black=(), white=(), komi: int = 6):
@@ -154,12 +156,6 @@ def test_bad_options_are_refused():
         hexstones.new_game("go")
 
 
-def test_undo_with_nothing_to_undo():
-    game = hexstones.new_game("keil", size=3)
-    with pytest.raises(IllegalMove, match="no move"):
-        game.undo()
-
-
 def test_repetition_rule_forbids_returning_to_an_own_earlier_position():
     rng = random.Random(7)
     refused = 0
@@ -183,56 +179,10 @@ def test_repetition_rule_forbids_returning_to_an_own_earlier_position():
     assert refused > 0
 
 
-def random_game(seed: int, size: int, length: int):
-    rng = random.Random(seed)
-    game = hexstones.new_game("keil", size=size, komi=rng.randint(-3, 8))
-    for _ in range(length):
-        if game.is_over:
-            break
-        game.play(rng.choice(game.legal_moves()))
-    return game
-
-
-def snapshot(game):
-    return (dict(game.stones()), game.to_move, list(game.moves), game.legal_moves(),
-            game.is_over, game.score(), game.button)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 60), back=st.integers(1, 20))
-def test_undo_restores_the_exact_state(seed, size, length, back):
-    game = random_game(seed, size, length)
-    before = snapshot(game)
-    rng = random.Random(seed + 1)
-    played = 0
-    for _ in range(back):
-        if game.is_over:
-            break
-        game.play(rng.choice(game.legal_moves()))
-        played += 1
-    for _ in range(played):
-        game.undo()
-    assert snapshot(game) == before
-
-
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 50),
-       symmetry=st.integers(1, 11))
-def test_symmetric_positions_give_symmetric_answers(seed, size, length, symmetry):
-    game = random_game(seed, size, length)
-    mirror = hexstones.new_game("keil", size=size, komi=game.komi)
-    image = lambda m: game.board.transform(symmetry, m) if game.board.is_point(m) else m  # noqa: E731
-    for move in game.moves:
-        mirror.play(image(move))
-    assert sorted(mirror.legal_moves()) == sorted(image(m) for m in game.legal_moves())
-    assert mirror.score() == game.score()
-    assert mirror.stones() == {image(p): c for p, c in game.stones().items()}
-
-
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), size=st.integers(3, 5), length=st.integers(0, 80))
 def test_score_adds_up_to_the_board_minus_neutral_points(seed, size, length):
-    game = random_game(seed, size, length)
+    game = varied_game("keil", seed, size, length)
     score = game.score()
     neutral = sum(len(t["points"]) for t in game.territories() if t["owner"] is None)
     extras = game.komi + (0.5 if game.button else 0)
@@ -240,28 +190,6 @@ def test_score_adds_up_to_the_board_minus_neutral_points(seed, size, length):
     # Every empty point lies in exactly one territory.
     empties = [p for p in game.board.names if game.stone_at(p) is None]
     assert sorted(p for t in game.territories() for p in t["points"]) == sorted(empties)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), length=st.integers(0, 60), move=st.text(max_size=4))
-def test_an_illegal_move_changes_nothing(seed, length, move):
-    game = random_game(seed, 4, length)
-    before = snapshot(game)
-    candidates = [move] + [p for p in game.board.names if p not in game.legal_moves()]
-    for candidate in candidates[:8]:
-        if game.is_legal(candidate):
-            continue
-        with pytest.raises(IllegalMove):
-            game.play(candidate)
-        assert snapshot(game) == before
-
-
-def test_copy_is_independent():
-    game = random_game(3, 4, 10)
-    twin = game.copy()
-    twin.play(twin.legal_moves()[0])
-    assert len(twin.moves) == len(game.moves) + 1
-    assert snapshot(game) != snapshot(twin)
 
 
 def test_text_picture_uses_the_rules_layout():

@@ -251,6 +251,7 @@ def test_the_symmetrized_evaluation_is_exactly_symmetric(name):
             assert abs(out.score[0] - base.score[0]) < 1e-4
 
 
+@pytest.mark.slow  # a training run
 def test_a_trained_network_is_nearly_symmetric():
     """The shipped networks learned from positions turned by all 12 symmetries; a turned
     position gets nearly the turned policy and nearly the same value."""
@@ -316,6 +317,7 @@ def test_a_tiny_training_run_learns_and_resumes(tmp_path):
     assert [e["iteration"] for e in json.loads((out / "history.json").read_text())["history"]["eval"]] == [0, 1]
 
 
+@pytest.mark.slow  # training runs
 def test_a_resume_without_iterations_or_symmetry_weight_keeps_the_runs_own(tmp_path):
     _torch()
     from hexstones.train import loop
@@ -370,6 +372,7 @@ def test_a_balance_range_draws_each_training_games_balance_from_it(tmp_path):
         _settings(tmp_path, 1, balance_range=[3, 1]).check()
 
 
+@pytest.mark.slow  # self-play and training
 def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
     """``--resign``: a self-play game ends when the mover's search stays below the
     threshold; its positions take the value from the resignation and have no score or
@@ -435,6 +438,7 @@ def test_a_resigned_self_play_game_teaches_its_winner_and_no_score(tmp_path):
         assert float(mixed[term]) == pytest.approx(float(alone[term]), rel=1e-5), term
 
 
+@pytest.mark.slow  # a training run
 def test_a_training_run_with_resignation_counts_its_check(tmp_path):
     """``hexstones train --resign``: self-play games resign, every Nth is played out, and
     the totals count the check; bad values are refused before anything runs."""
@@ -510,6 +514,7 @@ def test_relabelling_is_refused_where_the_balance_is_not_a_komi(tmp_path):
         _settings(tmp_path, 1, relabel_share=1.5).check()
 
 
+@pytest.mark.slow  # training runs
 def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
     _torch()
     from hexstones.train import loop
@@ -547,6 +552,7 @@ def test_a_run_started_from_weights_begins_with_them_and_says_so(tmp_path):
     assert not (tmp_path / "refused").exists()
 
 
+@pytest.mark.slow  # training runs
 def test_the_symmetry_term_measures_the_values_disagreement_and_training_shrinks_it(tmp_path):
     """``--symmetry-weight``: each batch is paired with itself turned by another symmetry,
     and the term is the squared difference of the two values, which its gradient shrinks."""
@@ -622,6 +628,7 @@ def test_training_killed_at_any_moment_resumes(tmp_path):
     assert after["buffer"]["records"][:len(before["buffer"]["records"])] == before["buffer"]["records"]
 
 
+@pytest.mark.slow  # self-play in a subprocess
 def test_ctrl_c_during_self_play_keeps_the_games_that_ended(tmp_path, monkeypatch):
     """Ctrl-C in the middle of a chunk of self-play games: the games that ended go into
     the checkpoint, and the resumed run hands out no seed twice."""

@@ -24,11 +24,6 @@ from hexstones.web.accounts import COOKIE, FREE_FAILURES  # noqa: E402
 
 
 @pytest.fixture
-def db(tmp_path):
-    return str(tmp_path / "games.db")
-
-
-@pytest.fixture
 def app(db):
     return create_app(db)
 

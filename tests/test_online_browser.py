@@ -32,7 +32,7 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import expect  # noqa: E402
 
-from test_browser import squeezing_move  # noqa: E402
+from test_browser import GAME_JS, squeezing_move  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 
@@ -65,9 +65,11 @@ def same_moves(pages, n: int) -> None:
         try:
             expect(page.locator("#movelist button")).to_have_count(n + 1)
         except AssertionError as exc:
-            shown = [p.evaluate("({moves: state.moves.length, revision: state.revision, server: state.server, "
-                                "version: state.version, socket: liveSocket && liveSocket.readyState, "
-                                "url: location.href})") for p in pages]
+            shown = [p.evaluate("Promise.all([import('/static/game.js'), import('/static/online.js')])"
+                                ".then(([game, online]) => { const state = game.currentState(); return "
+                                "{moves: state.moves.length, revision: state.revision, server: state.server, "
+                                "version: state.version, socket: online.liveSocketState(), "
+                                "url: location.href}; })") for p in pages]
             raise AssertionError(f"{exc}\nthe pages show {shown}") from None  # which page lags, and why
 
 
@@ -110,7 +112,7 @@ def click_for(page, game: str, moves: list[str], stones_first: int) -> None:
 
 
 def state_options(page) -> dict:
-    return page.evaluate("state.options")
+    return page.evaluate(f"{GAME_JS}.then((game) => game.currentState().options)")
 
 
 def api_state(servers, gid: str) -> dict:
@@ -124,7 +126,7 @@ def play_to_the_end(servers, pages, gid: str, game: str, stones_first: int = 4) 
         s = api_state(servers, gid)
         if s["over"]:
             break
-        mover = a if a.evaluate("state.you").count(s["to_move"]) else b
+        mover = a if a.evaluate(f"{GAME_JS}.then((game) => game.currentState().you)").count(s["to_move"]) else b
         waiter = b if mover is a else a
         if n == 1:  # the player not on turn, and the spectator, are refused and nothing changes
             waiter.locator("[data-point]").first.click()
@@ -172,17 +174,19 @@ def test_a_late_answer_from_another_copy_of_the_game_is_not_drawn_over_a_newer_s
         same_moves((a, b, c), 1)  # the live update drew A's move on every page
         b.locator("[data-point][data-legal]").first.click()
         same_moves((a, b, c), 2)  # and B's reply, on A's page from a new copy of the game
-        late.append((response.json(), a.evaluate("state.server")))
+        late.append((response.json(), a.evaluate(f"{GAME_JS}.then((game) => game.currentState().server)")))
         route.fulfill(response=response)
 
+    # wait_for_function takes no promise: the page's game module, kept where a predicate reads it.
+    a.evaluate(f"{GAME_JS}.then((game) => {{ window.gameModule = game; }})")
     a.route("**/moves", answer_late, times=1)
     a.locator("[data-point][data-legal]").first.click()
-    a.wait_for_function("() => !sending")  # the late answer has been handled
+    a.wait_for_function("() => !window.gameModule.isSending()")  # the late answer has been handled
     answer, newer_copy = late[0]
     assert answer["move_count"] == 1 and answer["server"] != newer_copy  # the case meant
     assert move_count(a) == 2
     expect(a.get_by_test_id("status")).to_contain_text("Black to move (you)")
-    assert api_state(servers, gid)["moves"] == a.evaluate("state.moves")
+    assert api_state(servers, gid)["moves"] == a.evaluate(f"{GAME_JS}.then((game) => game.currentState().moves)")
 
 
 def test_a_komi_pie_game_between_two_seats(game_servers, person):

@@ -576,6 +576,7 @@ def test_symmetries_send_legal_moves_to_legal_moves_of_the_turned_position(name,
 
 # -- the example of docs/rl.md ----------------------------------------------------------
 
+@pytest.mark.slow  # a training run
 def test_the_documented_example_learns_to_beat_random_play():
     from pathlib import Path
 

@@ -21,11 +21,9 @@ import pytest
 
 warnings.filterwarnings("ignore", message=".*httpx.*")
 
-from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones import games  # noqa: E402
 from hexstones.games import IllegalMove  # noqa: E402
-from hexstones.web import create_app  # noqa: E402
 from hexstones.web.position import MAX_MOVES  # noqa: E402
 
 RULES = Path(games.__file__).parent.parent / "web" / "static" / "rules"
@@ -142,18 +140,12 @@ def test_every_example_does_what_its_captions_say(item):
 # -- the endpoint ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    with TestClient(create_app(str(tmp_path_factory.mktemp("rules") / "games.db"))) as c:
-        yield c
-
-
 def ask(client, **body):
     return client.post("/api/position", json=body)
 
 
-def test_the_endpoint_plays_an_example_and_says_what_happened(client):
-    r = ask(client, game="keil", size=4, moves=["a1"], overlays=["groups"], **{"try": "b2"})
+def test_the_endpoint_plays_an_example_and_says_what_happened(module_client):
+    r = ask(module_client, game="keil", size=4, moves=["a1"], overlays=["groups"], **{"try": "b2"})
     assert r.status_code == 200, r.text
     answer = r.json()
     assert answer["moves"] == ["a1", "b2"]
@@ -164,8 +156,8 @@ def test_the_endpoint_plays_an_example_and_says_what_happened(client):
     assert answer["analysis"]["captured"] == ["a1"]
 
 
-def test_a_refused_try_changes_nothing_and_gives_the_engines_reason(client):
-    r = ask(client, game="keil", size=4, moves=["a1", "b2"], **{"try": "a1"})
+def test_a_refused_try_changes_nothing_and_gives_the_engines_reason(module_client):
+    r = ask(module_client, game="keil", size=4, moves=["a1", "b2"], **{"try": "a1"})
     assert r.status_code == 200, r.text
     answer = r.json()
     assert answer["moves"] == ["a1", "b2"]
@@ -174,10 +166,10 @@ def test_a_refused_try_changes_nothing_and_gives_the_engines_reason(client):
     assert answer["last"]["move"] == "b2"  # the effects are still those of the last move played
 
 
-def test_the_endpoint_gives_the_result_and_the_prison(client):
-    r = ask(client, game="droched", size=4, moves=["a1", "b1", "g7", "a2", "d4"], **{"try": "b2"})
+def test_the_endpoint_gives_the_result_and_the_prison(module_client):
+    r = ask(module_client, game="droched", size=4, moves=["a1", "b1", "g7", "a2", "d4"], **{"try": "b2"})
     assert r.json()["prison"] == {"black": 1, "white": 0}
-    over = ask(client, game="dehil", size=3, moves=["pass"], **{"try": "pass"}).json()
+    over = ask(module_client, game="dehil", size=3, moves=["pass"], **{"try": "pass"}).json()
     assert over["outcome"]["winner"] == "black" and over["outcome"]["text"].startswith("Black wins by")
     assert over["to_move"] is None and over["legal"] == []
 
@@ -202,46 +194,46 @@ def test_the_endpoint_gives_the_result_and_the_prison(client):
     ({"game": "keil", "overlays": ["bridges"]}, "unknown overlay 'bridges' for Keil"),
     ({"game": "keil", "colour": "black"}, "unknown field 'colour'"),
 ])
-def test_the_endpoint_refuses_bad_input_with_400_and_a_detail(client, body, detail):
-    r = client.post("/api/position", json=body)
+def test_the_endpoint_refuses_bad_input_with_400_and_a_detail(module_client, body, detail):
+    r = module_client.post("/api/position", json=body)
     assert r.status_code == 400, r.text
     assert detail in r.json()["detail"], r.json()["detail"]
     assert len(r.json()["detail"]) < 500
 
 
-def test_the_endpoint_refuses_a_body_that_is_no_object(client):
-    r = client.post("/api/position", content=b"[1, 2]", headers={"Content-Type": "application/json"})
+def test_the_endpoint_refuses_a_body_that_is_no_object(module_client):
+    r = module_client.post("/api/position", content=b"[1, 2]", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "must be a JSON object" in r.json()["detail"]
-    r = client.post("/api/position", content=b'{"game": ' + b"[" * 50 + b"]" * 50 + b"}")
+    r = module_client.post("/api/position", content=b'{"game": ' + b"[" * 50 + b"]" * 50 + b"}")
     assert r.status_code == 400 and "nests deeper than" in r.json()["detail"]
-    r = client.post("/api/position?game=keil", json={"game": "keil"})
+    r = module_client.post("/api/position?game=keil", json={"game": "keil"})
     assert r.status_code == 400 and "unknown parameter 'game'" in r.json()["detail"]
 
 
-def test_the_rules_pages_are_served(client):
+def test_the_rules_pages_are_served(module_client):
     for path in ["/rules"] + [f"/rules/{name}" for name in games.GAME_NAMES]:
-        r = client.get(path)
+        r = module_client.get(path)
         assert r.status_code == 200 and 'src="/static/rules.js"' in r.text, path
-    r = client.get("/rules/chess")
+    r = module_client.get("/rules/chess")
     assert r.status_code == 404 and "no rules page for 'chess'" in html.unescape(r.text)
     for name in games.GAME_NAMES:
-        assert client.get(f"/static/rules/{name}.json").json()["game"] == name
-    assert 'href="/rules"' in client.get("/").text
+        assert module_client.get(f"/static/rules/{name}.json").json()["game"] == name
+    assert 'href="/rules"' in module_client.get("/").text
     # The exact rules the pages link to: the project's rules text, as served.
-    r = client.get("/rules/text")
+    r = module_client.get("/rules/text")
     docs = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     assert r.text == docs.read_text(encoding="utf-8")
 
 
-def test_every_example_through_the_endpoint(client):
+def test_every_example_through_the_endpoint(module_client):
     """The page's requests, step by step: each answer shows what the caption claims."""
     for name, idea, _k, example in examples():
         moves = list(example["setup"])
         base = {"game": name, "size": example["size"], "options": example["options"],
                 "overlays": example["overlays"]}
         for step in example["steps"]:
-            answer = client.post("/api/position", json={**base, "moves": moves, "try": step["move"]}).json()
+            answer = module_client.post("/api/position", json={**base, "moves": moves, "try": step["move"]}).json()
             expect = step["expect"]
             if "refused" in expect:
                 assert expect["refused"] in answer["refused"]["reason"], (name, idea, step)
@@ -253,7 +245,7 @@ def test_every_example_through_the_endpoint(client):
             assert answer["moves"] == moves + [step["move"]]
             moves = answer["moves"]
             if "reply" in step:
-                reply = client.post("/api/position", json={**base, "moves": moves, "try": step["reply"]}).json()
+                reply = module_client.post("/api/position", json={**base, "moves": moves, "try": step["reply"]}).json()
                 assert reply["refused"] is None, (name, idea, step)
                 moves = reply["moves"]
 

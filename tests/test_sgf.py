@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import hexstones
 from hexstones.records import GAME_NUMBERS, SGFError, read_record, read_sgf, result_text, write_sgf
+from positions import random_length_game
 
 CONFORMANCE = pathlib.Path(__file__).parent / "conformance"
 
@@ -31,17 +32,6 @@ def conformance_games(name: str, limit: int | None = None):
         for move in data["moves"]:
             game.play(move)
         yield game
-
-
-def random_game(name: str, seed: int, max_moves: int = 40, size: int = 4):
-    rng = random.Random(seed)
-    game = hexstones.new_game(name, size=size)
-    for _ in range(rng.randrange(max_moves)):
-        legal = game.legal_moves()
-        if not legal:
-            break
-        game.play(rng.choice(legal))
-    return game
 
 
 # -- round trips ------------------------------------------------------------------------
@@ -75,7 +65,7 @@ def test_keil_record_text_says_what_the_game_is():
 
 
 def test_metadata_and_comments_survive_with_awkward_characters():
-    game = random_game("keil", seed=3, max_moves=12)
+    game = random_length_game("keil", seed=3, max_moves=12)
     comments = {0: "before ] any \\ move\nsecond line", 1: "first: ]]", len(game.moves): ""}
     text = write_sgf(game, players=("Ann ]", "B\\o"), event="Cup [1]", comments=comments)
     record = read_record(text)
@@ -86,7 +76,7 @@ def test_metadata_and_comments_survive_with_awkward_characters():
 
 
 def test_resignation_is_kept_and_gives_the_winner():
-    game = random_game("keil", seed=5, max_moves=10)
+    game = random_length_game("keil", seed=5, max_moves=10)
     assert not game.is_over
     text = write_sgf(game, resigned="black")
     assert "RE[W+R]" in text
@@ -198,7 +188,7 @@ def test_a_result_that_contradicts_the_moves_is_refused():
 
 
 def test_writer_refuses_bad_information_and_changes_nothing():
-    game = random_game("keil", seed=1, max_moves=6)
+    game = random_length_game("keil", seed=1, max_moves=6)
     moves = list(game.moves)
     with pytest.raises(ValueError, match="colour|unknown game information"):
         write_sgf(game, colour="red")
@@ -243,7 +233,7 @@ def test_fuzz_arbitrary_text_raises_only_sgf_error(text):
         pass
 
 
-RECORDS = [write_sgf(random_game(name, seed=11, max_moves=30, size=3), players=("A", "B"),
+RECORDS = [write_sgf(random_length_game(name, seed=11, max_moves=30, size=3), players=("A", "B"),
                      comments={0: "c", 1: "d"})
            for name in AVAILABLE_GAMES]
 

@@ -390,7 +390,7 @@ def test_a_file_made_before_the_migrations_is_upgraded_in_place_keeping_every_ga
 
 
 def test_a_database_that_cannot_be_reached_is_refused_in_one_line_without_its_password(postgres_cluster):
-    from pg import free_port
+    from serving import free_port
 
     url = f"postgresql://postgres:secret-word@127.0.0.1:{free_port()}/nowhere"
     with pytest.raises(ValueError) as refused:
@@ -462,6 +462,7 @@ def read_events(proc: subprocess.Popen) -> list[dict]:
     return [eval(line) for line in out.splitlines()]  # noqa: S307  (dicts printed by the listener)
 
 
+@pytest.mark.slow  # a listener process
 def test_a_write_in_one_process_is_announced_in_another(postgres_url):
     # The listener's URL gives connection options with a space: its LISTEN connection must
     # decode them as the engine does.

@@ -433,6 +433,7 @@ def test_tournament_command_plays_at_the_given_balance(tmp_path, capsys):
             assert replay.result()["winner"] == record["winner"]
 
 
+@pytest.mark.slow  # tournaments of searches
 def test_tournament_command_plays_each_game_at_its_fair_balance(tmp_path, capsys):
     out = tmp_path / "t.json"
     rc = main(["tournament", "random", "uct:3", "--game", "dehil", "--game", "droched",

@@ -108,6 +108,7 @@ def plain_search_and_refused_clicks(name: str, size: int) -> None:
     game.copy().undo()
 
 
+@pytest.mark.slow  # the plain (Python) search twice on a full-size board: seconds a game
 @pytest.mark.parametrize("name,size", [("keil", 7), ("dehil", 9), ("droched", 9)])
 def test_the_rules_part_holds_every_kernel_the_plain_search_and_a_page_call(monkeypatch, name, size):
     # In a worker a kernel that is not loaded yet waits for numba's lock, which the

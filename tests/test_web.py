@@ -25,21 +25,10 @@ WAIT = 300  # seconds: generous, only a bound for a condition that should come m
 
 
 @pytest.fixture
-def db(tmp_path):
-    return str(tmp_path / "games.db")
-
-
-@pytest.fixture
 def plain_ai():
     # Not NUMBA_DISABLE_JIT: uncompiled, the Droched core overflows and plays other rules.
     # The AI runs compiled (kernels cached on disk after their first compile).
     return None
-
-
-@pytest.fixture
-def client(db, plain_ai):
-    with TestClient(create_app(db)) as c:
-        yield c
 
 
 def new(client, query: str) -> str:
@@ -575,6 +564,7 @@ def test_an_imported_record_keeps_its_player_names(client):
     assert "PB[Ann Lee]" in sgf and "PW[Bo Chen]" in sgf and "Human" not in sgf
 
 
+@pytest.mark.slow  # AI worker processes
 def test_the_ai_compiles_ahead_and_says_how_far_it_is(db):
     # Real worker processes; with numba's cache filled (tests/conftest.py) they load it.
     with TestClient(create_app(db, warm_ai=True)) as client:

@@ -29,17 +29,6 @@ FINISHED = {
 }
 
 
-@pytest.fixture
-def db(tmp_path):
-    return str(tmp_path / "games.db")
-
-
-@pytest.fixture
-def client(db):
-    with TestClient(create_app(db)) as c:
-        yield c
-
-
 def new_game(client, name: str, moves: list[str], **setup) -> str:
     r = client.post("/api/games", json={"game": name, "size": 3, **setup})
     assert r.status_code == 201, r.text

@@ -33,20 +33,10 @@ from hypothesis import (  # noqa: E402
 )
 
 from hexstones.web import create_app  # noqa: E402
+from serving import free_port  # noqa: E402
 
 WAIT = 120  # seconds: a bound for conditions that come much sooner (a server start)
 LIMIT = 1024 * 1024  # the app's request-body limit (hexstones.web.app.MAX_BODY)
-
-
-@pytest.fixture
-def db(tmp_path):
-    return str(tmp_path / "games.db")
-
-
-@pytest.fixture
-def client(db):
-    with TestClient(create_app(db), raise_server_exceptions=False) as c:
-        yield c
 
 
 def new_game(client, **choices) -> str:
@@ -63,7 +53,9 @@ def stored(db: str) -> tuple:
     return games, moves
 
 
-def snapshot(client, db: str, gid: str) -> tuple:
+def stored_and_shown(client, db: str, gid: str) -> tuple:
+    """What the database holds and what the API shows of game ``gid``, to compare before and
+    after a refusal."""
     s = client.get(f"/api/games/{gid}").json()
     return stored(db), s["moves"], s["version"], s["over"], s["pie"], s["options"]
 
@@ -84,44 +76,44 @@ def snapshot(client, db: str, gid: str) -> tuple:
     ("resign", {"color": "purple"}),
     ("resign", {"color": "white", "why": "tired"}),
 ])
-def test_a_refused_request_changes_nothing(client, db, path, body):
-    gid = new_game(client)
-    assert client.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
-    before = snapshot(client, db, gid)
-    r = client.post(f"/api/games/{gid}/{path}", json=body)
+def test_a_refused_request_changes_nothing(lenient_client, db, path, body):
+    gid = new_game(lenient_client)
+    assert lenient_client.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
+    before = stored_and_shown(lenient_client, db, gid)
+    r = lenient_client.post(f"/api/games/{gid}/{path}", json=body)
     assert r.status_code == 400, r.text
     assert isinstance(r.json()["detail"], str)
-    assert snapshot(client, db, gid) == before
+    assert stored_and_shown(lenient_client, db, gid) == before
 
 
-def test_a_refused_pie_step_changes_nothing(client, db):
-    gid = new_game(client, pie="you")
-    before = snapshot(client, db, gid)
+def test_a_refused_pie_step_changes_nothing(lenient_client, db):
+    gid = new_game(lenient_client, pie="you")
+    before = stored_and_shown(lenient_client, db, gid)
     for body in [{"komi": 3, "overlays": "bogus"}, {"komi": "٣"}, {"komi": 10**30}, {"komi": True},
                  {"color": "black"}, {"komi": 3, "color": "black", "extra": 1}]:
-        r = client.post(f"/api/games/{gid}/pie", json=body)
+        r = lenient_client.post(f"/api/games/{gid}/pie", json=body)
         assert r.status_code == 400, (body, r.text)
-        assert snapshot(client, db, gid) == before
+        assert stored_and_shown(lenient_client, db, gid) == before
 
 
 # -- 2. a write that does not fit what is stored is refused ----------------------------------
 
 
-def test_a_move_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(client, db):
-    gid = new_game(client)
-    assert client.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
+def test_a_move_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(lenient_client, db):
+    gid = new_game(lenient_client)
+    assert lenient_client.post(f"/api/games/{gid}/moves", json={"move": "d4"}).status_code == 200
     # Another program writes a second move behind the server's back.
     with sqlite3.connect(db) as con:
         con.execute("INSERT INTO moves (game_id, ply, move) VALUES (?, 1, 'e5')", (gid,))
-    r = client.post(f"/api/games/{gid}/moves", json={"move": "a1"})
+    r = lenient_client.post(f"/api/games/{gid}/moves", json={"move": "a1"})
     assert r.status_code == 409 and "another program" in r.json()["detail"]
     assert stored(db)[1] == [(gid, 0, "d4"), (gid, 1, "e5")]  # nothing lost, nothing added
     # The server then reads the game again (as a server beside others on one database
     # must): it shows what is stored, and a move meant for the position it held is refused.
-    assert client.get(f"/api/games/{gid}").json()["moves"] == ["d4", "e5"]
-    r = client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 1})
+    assert lenient_client.get(f"/api/games/{gid}").json()["moves"] == ["d4", "e5"]
+    r = lenient_client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 1})
     assert r.status_code == 409 and "meant for the position at move 1" in r.json()["detail"]
-    assert client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 2}).status_code == 200
+    assert lenient_client.post(f"/api/games/{gid}/moves", json={"move": "a1", "ply": 2}).status_code == 200
     assert stored(db)[1] == [(gid, 0, "d4"), (gid, 1, "e5"), (gid, 2, "a1")]
 
 
@@ -136,22 +128,22 @@ def test_a_second_app_on_the_same_database_is_refused(db):
 # -- 3. size limits ----------------------------------------------------------------------------
 
 
-def test_a_body_over_the_limit_is_refused_with_413_naming_the_limit(client, db):
-    gid = new_game(client)
+def test_a_body_over_the_limit_is_refused_with_413_naming_the_limit(lenient_client, db):
+    gid = new_game(lenient_client)
     before = stored(db)
     big = "(;HG[keil]SZ[5]" + ";" * (2 * LIMIT) + ")"
-    r = client.post("/api/import", json={"sgf": big})
+    r = lenient_client.post("/api/import", json={"sgf": big})
     assert r.status_code == 413 and f"{LIMIT} bytes" in r.json()["detail"]
     # Without a declared length (chunked): refused once the limit is passed.
-    r = client.post(f"/api/games/{gid}/moves", content=(b"x" * 65536 for _ in range(40)),
+    r = lenient_client.post(f"/api/games/{gid}/moves", content=(b"x" * 65536 for _ in range(40)),
                     headers={"content-type": "application/json"})
     assert r.status_code == 413 and f"{LIMIT} bytes" in r.json()["detail"]
     assert stored(db) == before
 
 
-def test_a_long_move_is_not_echoed_back_whole(client, db):
-    gid = new_game(client)
-    r = client.post(f"/api/games/{gid}/moves", json={"move": "x" * 500_000})
+def test_a_long_move_is_not_echoed_back_whole(lenient_client, db):
+    gid = new_game(lenient_client)
+    r = lenient_client.post(f"/api/games/{gid}/moves", json={"move": "x" * 500_000})
     assert r.status_code == 400
     detail = r.json()["detail"]
     assert len(detail) < 200 and "500002 characters" in detail
@@ -166,54 +158,54 @@ def test_a_long_move_is_not_echoed_back_whole(client, db):
     b'{"move": NaN}', b'{"move": Infinity}', b'{"komi": -Infinity}',
     b'{"move": "c3"', b"\xff\xfe", b"[]", b'"c3"', b"null",
 ])
-def test_malformed_json_bodies_are_400(client, db, raw):
-    gid = new_game(client)
+def test_malformed_json_bodies_are_400(lenient_client, db, raw):
+    gid = new_game(lenient_client)
     before = stored(db)
     for path in (f"/api/games/{gid}/moves", "/api/games", "/api/import", f"/api/games/{gid}/resign"):
-        r = client.post(path, content=raw, headers={"content-type": "application/json"})
+        r = lenient_client.post(path, content=raw, headers={"content-type": "application/json"})
         assert r.status_code == 400, (path, r.text[:200])
         assert isinstance(r.json()["detail"], str)
     assert stored(db) == before
 
 
-def test_huge_numbers_are_refused_with_400(client):
+def test_huge_numbers_are_refused_with_400(lenient_client):
     for body in [{"game": "keil", "komi": 2**63}, {"game": "keil", "size": 10**100},
                  {"game": "droched", "komi": "9" * 5000}, {"game": "keil", "level": 2**64}]:
-        r = client.post("/api/games", json=body)
+        r = lenient_client.post("/api/games", json=body)
         assert r.status_code == 400, (body, r.text[:200])
-    assert client.get("/api/games").json()["games"] == []
+    assert lenient_client.get("/api/games").json()["games"] == []
 
 
 # -- 9. small ones ---------------------------------------------------------------------------------
 
 
-def test_only_ascii_digits_are_numbers(client):
-    gid = new_game(client)
-    client.post(f"/api/games/{gid}/moves", json={"move": "d4"})
+def test_only_ascii_digits_are_numbers(lenient_client):
+    gid = new_game(lenient_client)
+    lenient_client.post(f"/api/games/{gid}/moves", json={"move": "d4"})
     for at in ["١", "１", "1_0", "0x1", " ", "1.0"]:
-        r = client.get(f"/api/games/{gid}", params={"at": at})
+        r = lenient_client.get(f"/api/games/{gid}", params={"at": at})
         assert r.status_code == 400 and "whole number" in r.json()["detail"], (at, r.text)
-    assert client.get(f"/api/games/{gid}", params={"at": " 1 "}).json()["at"] == 1
-    r = client.get("/new?game=keil&size=٥", follow_redirects=False)
+    assert lenient_client.get(f"/api/games/{gid}", params={"at": " 1 "}).json()["at"] == 1
+    r = lenient_client.get("/new?game=keil&size=٥", follow_redirects=False)
     assert r.status_code == 400
 
 
-def test_repeated_or_unknown_parameters_are_refused(client):
-    r = client.get("/new?game=keil&size=7&size=8", follow_redirects=False)
+def test_repeated_or_unknown_parameters_are_refused(lenient_client):
+    r = lenient_client.get("/new?game=keil&size=7&size=8", follow_redirects=False)
     assert r.status_code == 400 and "size&#x27; is given more than once" in r.text
-    assert client.get("/api/games").json()["games"] == []
-    gid = new_game(client)
-    r = client.get(f"/api/games/{gid}?at=0&at=0")
+    assert lenient_client.get("/api/games").json()["games"] == []
+    gid = new_game(lenient_client)
+    r = lenient_client.get(f"/api/games/{gid}?at=0&at=0")
     assert r.status_code == 400 and "more than once" in r.json()["detail"]
-    r = client.get(f"/api/games/{gid}?when=now")
+    r = lenient_client.get(f"/api/games/{gid}?when=now")
     assert r.status_code == 400 and "unknown parameter 'when'" in r.json()["detail"]
 
 
-def test_every_error_has_one_shape(client):
-    gid = new_game(client)
-    for r in [client.get(f"/api/games/{gid}", params={"since": "yesterday"}),
-              client.get("/api/nothing-here"), client.put(f"/api/games/{gid}"),
-              client.get(f"/api/games/{gid}", params={"overlays": "x" * 1000})]:
+def test_every_error_has_one_shape(lenient_client):
+    gid = new_game(lenient_client)
+    for r in [lenient_client.get(f"/api/games/{gid}", params={"since": "yesterday"}),
+              lenient_client.get("/api/nothing-here"), lenient_client.put(f"/api/games/{gid}"),
+              lenient_client.get(f"/api/games/{gid}", params={"overlays": "x" * 1000})]:
         assert 400 <= r.status_code < 500
         assert isinstance(r.json()["detail"], str), r.text
 
@@ -236,11 +228,11 @@ HYPOTHESIS = settings(max_examples=150, deadline=None, derandomize=True,
 
 @HYPOTHESIS
 @given(endpoint=ENDPOINT, body=st.one_of(BODY, JSON_VALUE))
-def test_any_request_body_is_answered_and_a_refusal_changes_nothing(client, db, endpoint, body):
-    gid = new_game(client, size=3, pie="you") if endpoint == "pie" else new_game(client, size=3)
+def test_any_request_body_is_answered_and_a_refusal_changes_nothing(lenient_client, db, endpoint, body):
+    gid = new_game(lenient_client, size=3, pie="you") if endpoint == "pie" else new_game(lenient_client, size=3)
     path = endpoint if endpoint.startswith("/") else f"/api/games/{gid}/{endpoint}"
     before = stored(db)
-    r = client.post(path, json=body)
+    r = lenient_client.post(path, json=body)
     assert r.status_code in (200, 201, 400, 409), (r.status_code, r.text[:300])
     if r.status_code >= 400:
         assert isinstance(r.json()["detail"], str) and len(r.json()["detail"]) < 1000
@@ -250,21 +242,15 @@ def test_any_request_body_is_answered_and_a_refusal_changes_nothing(client, db, 
 @HYPOTHESIS
 @given(params=st.dictionaries(st.sampled_from(["at", "overlays", "since", "x"]),
                               st.text(max_size=12), max_size=3))
-def test_any_query_is_answered_with_a_state_or_a_400(client, params):
-    gid = new_game(client, size=3)
-    r = client.get(f"/api/games/{gid}", params=params)
+def test_any_query_is_answered_with_a_state_or_a_400(lenient_client, params):
+    gid = new_game(lenient_client, size=3)
+    r = lenient_client.get(f"/api/games/{gid}", params=params)
     assert r.status_code in (200, 400), (params, r.text[:300])
     if r.status_code == 400:
         assert isinstance(r.json()["detail"], str)
 
 
 # -- the real server: connections, the event loop, start-up -----------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(db: Path, port: int) -> subprocess.Popen:
@@ -293,22 +279,15 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-@pytest.fixture
-def server(tmp_path):
-    port = free_port()
-    proc = start_server(tmp_path / "games.db", port)
-    yield port, proc
-    stop(proc)
-
-
 def call(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None):
     conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
     r = conn.getresponse()
     return r.status, json.loads(r.read() or b"null")
 
 
+@pytest.mark.slow  # a server process
 def test_the_connection_survives_a_refusal_and_an_internal_error(server):
-    port, _ = server
+    port = server.port
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     status, game = call(conn, "POST", "/api/games", b'{"game": "keil", "size": 3}')
     assert status == 201
@@ -356,8 +335,9 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.slow  # a server process
 def test_a_big_import_stalls_nobody_and_is_refused_at_once(server):
-    port, proc = server
+    port, proc = server.port, server.proc
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     status, game = call(conn, "POST", "/api/games", b'{"game": "keil", "size": 3}')
     assert status == 201
@@ -399,6 +379,7 @@ def test_a_big_import_stalls_nobody_and_is_refused_at_once(server):
     conn.close()
 
 
+@pytest.mark.slow  # server processes
 def test_start_up_refusals_say_in_one_line_what_is_wrong_with_which_file(tmp_path):
     port = free_port()
     first_db = tmp_path / "games.db"
@@ -485,6 +466,7 @@ def post_json(url: str, path: str, body: dict, headers: dict | None = None) -> t
         return exc.code, json.load(exc)
 
 
+@pytest.mark.slow  # server processes
 def test_guesses_sent_all_at_once_are_checked_one_at_a_time(game_servers):
     """Each guess is counted before its password is checked: a burst of guesses after the
     free ones and their wait gets one check, the rest a 429 (with two server processes on
@@ -519,6 +501,7 @@ def test_guesses_sent_all_at_once_are_checked_one_at_a_time(game_servers):
     assert 1 <= len(checked) <= 1 + int(elapsed / Throttle.delay(FREE_FAILURES + 1)), (answers, elapsed)
 
 
+@pytest.mark.slow  # server processes
 def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(tmp_path):
     """A client of the server's own machine sending X-Forwarded-For gets no fresh count for
     each address it names; behind ``--trusted-proxy`` the forwarded address is the one counted."""
@@ -542,6 +525,7 @@ def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(tmp_path):
             assert answers == [401] * len(answers), answers
 
 
+@pytest.mark.slow  # two server processes on PostgreSQL
 def test_the_same_move_sent_to_two_servers_at_once_is_stored_once_and_the_loser_gets_a_409(postgresql_servers):
     """Two server processes on one PostgreSQL database, the same player's move sent to both at
     the same moment: one stores it, the other answers 409 as a stale move does (never a 500
@@ -641,6 +625,7 @@ def test_the_rate_limit_counts_a_window_of_time():
     limit.take("a")  # the first two have left the window
 
 
+@pytest.mark.slow  # a server process
 def test_connections_that_never_send_a_whole_request_head_are_closed(tmp_path):
     """Half-sent requests and WebSocket handshakes, and connections that send nothing, are
     closed once the head timeout has passed, while everyone else is answered; an idle

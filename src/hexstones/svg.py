@@ -277,6 +277,16 @@ def _coordinate_labels(game: Game, layout: _Layout) -> list[str]:
     return parts
 
 
+def _rings(parts: list[str], layout: _Layout, points, radius: float, css: str, good: bool) -> None:
+    """A ring around each of ``points``: green for a ``good`` group, red and dashed if not."""
+    ring = "#1f9d3a" if good else "#d62828"
+    for p in points:
+        x, y = layout.at(p)
+        parts.append(f'<circle class="{css}" data-at="{p}" cx="{_fmt(x)}" cy="{_fmt(y)}" '
+                     f'r="{_fmt(radius + 2.5)}" fill="none" stroke="{ring}" stroke-width="3"'
+                     f'{"" if good else DASHED}/>')
+
+
 def _group_overlays(game: Game, layout: _Layout, wanted: set[str], radius: float) -> list[str]:
     board = game.board
     groups = game.groups()
@@ -310,20 +320,10 @@ def _group_overlays(game: Game, layout: _Layout, wanted: set[str], radius: float
         if "partitions" in wanted and "has_partitions" in group:
             good = bool(group["has_partitions"])
             label = ("+" if good else MINUS) + str(group.get("value", len(points)))
-            ring = "#1f9d3a" if good else "#d62828"
-            for p in points:
-                x, y = layout.at(p)
-                parts.append(f'<circle class="{"has-partitions" if good else "no-partitions"}" data-at="{p}" '
-                             f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius + 2.5)}" fill="none" stroke="{ring}" '
-                             f'stroke-width="3"{"" if good else DASHED}/>')
+            _rings(parts, layout, points, radius, "has-partitions" if good else "no-partitions", good)
         if "bridges" in wanted and "on_bridge" in group:
             ok = bool(group["on_bridge"])
-            ring = "#1f9d3a" if ok else "#d62828"
-            for p in points:
-                x, y = layout.at(p)
-                parts.append(f'<circle class="{"on-bridge" if ok else "broken-bridge"}" data-at="{p}" '
-                             f'cx="{_fmt(x)}" cy="{_fmt(y)}" r="{_fmt(radius + 2.5)}" fill="none" '
-                             f'stroke="{ring}" stroke-width="3"{"" if ok else DASHED}/>')
+            _rings(parts, layout, points, radius, "on-bridge" if ok else "broken-bridge", ok)
             if not ok:
                 label = "broken"
         if label is not None:

@@ -358,6 +358,48 @@ def judge_own(board, nbr, feature, marks, st, base, buf, move, stone_safe, queue
                           from_forest)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def around(board, nbr, move, X):
+    """The neighbours of ``move``: the directions of its empty ones and of its enemy ones
+    (bit d for direction d), and whether one holds a stone of ``X``."""
+    empty_dirs = 0
+    enemy_dirs = 0
+    own_next = False
+    for d in range(6):
+        q = nbr[move, d]
+        if q >= 0:
+            if board[q] == 0:
+                empty_dirs |= 1 << d
+            elif board[q] == X:
+                own_next = True
+            else:
+                enemy_dirs |= 1 << d
+    return empty_dirs, enemy_dirs, own_next
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def removed_by_labels(board, nbr, feature, marks, st, work, X, buf, buf2):
+    """After a placement of ``X`` on a board where some group was already off its bridge:
+    every region labelled anew, the enemy groups off their bridges removed from the board
+    (``buf[0:nY]``), then the own groups off theirs found (``buf2[0:nX]``, left on the
+    board); returns ``(nY, nX)``."""
+    label = work[W_LABEL]
+    region_mask = work[W_MASK]
+    queue = buf2
+    stamp = new_stamp(st)
+    label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
+    stamp = new_stamp(st)
+    nY = broken_groups(board, nbr, marks, stamp, label, region_mask, 3 - X, buf, 0)
+    if nY > 0:
+        for i in range(nY):
+            board[buf[i]] = 0
+        stamp = new_stamp(st)
+        label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
+    stamp = new_stamp(st)
+    nX = broken_groups(board, nbr, marks, stamp, label, region_mask, X, buf2, 0)
+    return nY, nX
+
+
 # Inlined into each caller (the playout above all): a compiled call passes every array
 # of the geometry and state tuples field by field, which cost 6-15 % of a playout.
 @njit(cache=True, _nrt=False, inline="always")
@@ -410,18 +452,7 @@ def place(geo, st, move, trial, forest):
         # Every group was on a bridge before the placement, and only the empty region that
         # held ``move`` changed: only groups next to ``move`` (which may have lost the
         # region) or touching a doubtful piece of it can have lost their bridge.
-        empty_dirs = 0
-        enemy_dirs = 0
-        own_next = False
-        for d in range(6):
-            q = nbr[move, d]
-            if q >= 0:
-                if board[q] == 0:
-                    empty_dirs |= 1 << d
-                elif board[q] == X:
-                    own_next = True
-                else:
-                    enemy_dirs |= 1 << d
+        empty_dirs, enemy_dirs, own_next = around(board, nbr, move, X)
         if empty_dirs == 0 and not own_next and feature[move] < 0:
             # A lone stone filling a one-cell hole off the border: the hole added no
             # feature to any group's paths, so no enemy group loses its bridge, and the
@@ -468,20 +499,7 @@ def place(geo, st, move, trial, forest):
             nX = judge_own(board, nbr, feature, marks, st, base, buf2, move, stone_safe,
                            queue, n, X, False)
     else:
-        label = work[W_LABEL]
-        region_mask = work[W_MASK]
-        queue = buf2
-        stamp = new_stamp(st)
-        label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
-        stamp = new_stamp(st)
-        nY = broken_groups(board, nbr, marks, stamp, label, region_mask, Y, buf, 0)
-        if nY > 0:
-            for i in range(nY):
-                board[buf[i]] = 0
-            stamp = new_stamp(st)
-            label_regions(board, nbr, feature, marks, stamp, label, region_mask, queue)
-        stamp = new_stamp(st)
-        nX = broken_groups(board, nbr, marks, stamp, label, region_mask, X, buf2, 0)
+        nY, nX = removed_by_labels(board, nbr, feature, marks, st, work, X, buf, buf2)
     if nY == 0 and nX == 1 and buf2[0] == move:
         board[move] = 0
         return R_LONE_PRISONER

@@ -49,9 +49,10 @@ _COPIES = itertools.count()  # numbers each Live of this process: its versions' 
 @dataclass
 class Live:
     """One game in memory: the record, the engine's game, and the AI's bookkeeping.
-    ``copy``: this copy's number, unique in the process (an ``id()`` would not do: a copy
-    read again after another process changed the game may reuse the old one's address,
-    and its versions start again from 0)."""
+    The game's moves are ``game.moves`` alone: the record's, once replayed into it, are
+    dropped, so that no second copy can fall behind. ``copy``: this copy's number, unique
+    in the process (an ``id()`` would not do: a copy read again after another process
+    changed the game may reuse the old one's address, and its versions start again from 0)."""
 
     record: StoredGame
     game: Game
@@ -64,6 +65,9 @@ class Live:
     ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
     # The AI's task's place in line for its processes (0: running or none); set with the task.
     ai_place: Callable[[], int] = lambda: 0
+
+    def __post_init__(self) -> None:
+        self.record.moves = []  # replayed into ``game``, the one copy kept
 
     @property
     def setup(self) -> dict[str, Any]:
@@ -295,7 +299,7 @@ class Tables:
         except DamagedGame as exc:
             raise WebError(400, str(exc)) from None
         live = Live(draft, game)
-        record = self.store.create(draft.game, draft.options, draft.setup, draft.moves,
+        record = self.store.create(draft.game, draft.options, draft.setup, list(game.moves),
                                    view.summary(live), live.over)
         live = Live(record, game, ai_readiness=self.ai_readiness)
         with self._lock:
@@ -413,7 +417,6 @@ class Tables:
         except BaseException:
             game.undo()  # unstored means unplayed
             raise
-        live.record.moves = list(game.moves)
         live.version += 1
 
     def undo(self, live: Live, show: view.ViewRequest, until: str | None = None,
@@ -437,7 +440,6 @@ class Tables:
             except BaseException:
                 live.game = live_game
                 raise
-            live.record.moves = list(trial.moves)
             live.version += 1  # an AI answer being computed is now stale and will be dropped
             live.ai_error = None
             answer = dict(view.state(live, show), undone=list(reversed(back.taken)))

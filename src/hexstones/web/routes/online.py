@@ -119,7 +119,7 @@ async def live_updates(websocket: WebSocket, game_id: str, tables: TablesDep):
         await websocket.close(code=4404, reason=exc.message[:120])
         return
     await serve_updates(websocket, tables.store.broker, [game_topic(game_id)],
-                        {"game": game_id, "moves": len(live.record.moves)})
+                        {"game": game_id, "moves": len(live.game.moves)})
 
 
 @router.websocket("/api/my-games/live")

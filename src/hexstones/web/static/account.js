@@ -1,19 +1,14 @@
 // The account page: sign in, sign up, play as a guest, change the password, sign out.
-"use strict";
+import { api } from "./api.js";
 
 const $ = (sel) => document.querySelector(sel);
 
 function say(text, kind = "error") { $("#message").textContent = text || ""; $("#message").className = "message " + kind; }
 
-async function post(path, body) {
-  const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  let data = {};
-  try { data = await res.json(); } catch (_) { data = { detail: `HTTP ${res.status}` }; }
-  return { ok: res.ok, data };
-}
-
 async function show() {
-  const me = await (await fetch("/api/account")).json();
+  const r = await api("/api/account");
+  if (!r.ok) { say(r.data.detail); return; }
+  const me = r.data;
   const who = me.kind === "account" ? `Signed in as ${me.name}.` : me.kind === "guest" ? `A guest named ${me.name} (not signed in).`
     : "Not signed in: games you start are kept for this browser.";
   $("#who").textContent = who; // text: names are typed by people
@@ -29,7 +24,7 @@ function form(id, path, done) {
     busy = true;
     try {
       const body = Object.fromEntries(new FormData(e.target).entries());
-      const r = await post(path, body);
+      const r = await api(path, body);
       if (!r.ok) { say(r.data.detail); return; }
       e.target.reset();
       say(done, "info");
@@ -43,7 +38,7 @@ form("signup", "/api/account/signup", "Your account is made, and you are signed 
 form("guest", "/api/account/guest", "Your name is set.");
 form("password", "/api/account/password", "The password is changed; your other sessions are signed out.");
 $("#signout").addEventListener("click", async () => {
-  const r = await post("/api/account/signout", {});
+  const r = await api("/api/account/signout", {});
   if (!r.ok) { say(r.data.detail); return; }
   say("Signed out.", "info");
   show();

@@ -1,10 +1,11 @@
-// The game page. The server draws the board (SVG) and decides everything; this script
-// shows its state, sends clicks, and polls while the AI is thinking.
-"use strict";
+// The game page. The server draws the board (SVG) and decides everything; this module
+// shows its state, sends clicks, and polls while the AI is thinking. game-page.js starts
+// it (start()) once online.js and analysis.js have hooked themselves in (onRender).
+import { api } from "./api.js";
 
-const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const $ = (sel) => document.querySelector(sel);
-const board = $("#board");
+export const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+export const $ = (sel) => document.querySelector(sel);
+export const board = $("#board");
 // The game's facts (title, balance, overlays, ...) come from the server: GET /api/spec.
 let specs = null;
 let legendsOf = {};
@@ -22,22 +23,18 @@ let legends = null; // overlay name -> legend items, for this game (null: not se
 
 function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
-async function api(path, body) {
-  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
-  let res;
-  try { res = await fetch(path, opts); } catch (err) { return { ok: false, status: 0, data: { detail: "the server cannot be reached: " + err.message } }; }
-  let data = {};
-  try { data = await res.json(); } catch (_) { data = { detail: `HTTP ${res.status}` }; }
-  return { ok: res.ok, status: res.status, data };
-}
+// What the other modules of the page read of this one's state.
+export const currentState = () => state; // the state shown, null before the first
+export const isSending = () => sending;
+export const undoAsking = () => undoArmed !== null; // Undo asks for a second click
 
-function say(text, kind = "error") {
+export function say(text, kind = "error") {
   const m = $("#message");
   m.textContent = text || "";
   m.className = "message " + kind;
 }
 
-function overlayParam() { return overlays ? Array.from(overlays).join(",") : ""; }
+export function overlayParam() { return overlays ? Array.from(overlays).join(",") : ""; }
 
 function stateUrl(at, since) {
   // ``since``: a state shown (its version, counted by its ``server``'s copy of the game).
@@ -58,13 +55,13 @@ const startAt = (() => {
   return at === null ? null : Number(at);
 })();
 
-function viewing() {
+export function viewing() {
   if (!state) return startAt;
   return state.at !== state.move_count ? state.at : null;
 }
 
 let loadAsked = 0; // the state asked for last: an older answer arriving later is not drawn
-async function load(at) {
+export async function load(at) {
   const asked = ++loadAsked;
   if (specs === null) {
     const r = await api("/api/spec");
@@ -79,8 +76,34 @@ async function load(at) {
 }
 
 // -- drawing the state ----------------------------------------------------------------------
-function render(s) {
-  const firstTime = state === null;
+// What is told of each state drawn: online.js (seats, takebacks) and analysis.js.
+const renderListeners = [];
+
+// ``listener(s, previous)`` is called after each state ``s`` is drawn (``previous``: the
+// state shown before it, or null), in the order the listeners came.
+export function onRender(listener) {
+  renderListeners.push(listener);
+}
+
+// A state older than the one shown (a reply overtaken by a live update) is not drawn: one of
+// an older stored revision of the game (from any server process's copy of it), or of the
+// same copy (``server``) at an older version (its changes in memory: the AI thinking).
+let shownJson = null; // the state last drawn, as the server sent it
+
+export function render(s) {
+  if (state && s.id === state.id
+      && (s.revision < state.revision || (s.server === state.server && s.version < state.version))) return;
+  // The same state again (a live update's refetch of what the page already shows, as when it
+  // connects): nothing is redrawn, so nothing under the pointer is replaced.
+  const json = JSON.stringify(s);
+  if (json === shownJson && state && state.id === s.id) return;
+  shownJson = json;
+  const previous = state;
+  draw(s);
+  for (const listener of renderListeners) listener(s, previous);
+}
+
+function draw(s) {
   state = s;
   if (overlays === null) {
     const saved = localStorage.getItem("hexstones-overlays-" + s.game);
@@ -123,7 +146,6 @@ function render(s) {
     }
   }
   schedulePoll();
-  document.dispatchEvent(new CustomEvent("hexstones:render", { detail: s })); // analysis.js
 }
 
 // Once per page: what depends only on the game (help link, tooltips, board size).
@@ -208,7 +230,7 @@ function aiQueueText(place) {
   return `The AI will think after ${ahead} other ${ahead === 1 ? "game" : "games"} waiting before this one…`;
 }
 
-function renderWarming(warming) {
+export function renderWarming(warming) {
   const text = warming ? warmingText(warming) : "";
   $("#thinking-text").textContent = warming
     ? `The AI is thinking, with a simpler search while its own compiles (${text})…`
@@ -345,9 +367,9 @@ function renderResult(s) {
 function renderMoves(s) {
   const list = $("#movelist");
   const items = [];
-  const start = document.createElement("li");
-  start.innerHTML = `<button data-at="0"${s.at === 0 ? ' class="current"' : ""}>start</button>`;
-  items.push(start);
+  const first = document.createElement("li");
+  first.innerHTML = `<button data-at="0"${s.at === 0 ? ' class="current"' : ""}>start</button>`;
+  items.push(first);
   // Colours alternate from Black, except in Droched handicap games (White first).
   let color = s.options.handicap && s.options.handicap.length ? "white" : "black";
   s.moves.forEach((move, i) => {
@@ -445,7 +467,7 @@ async function poll() {
 // also through a drawing of the live update meanwhile. Returns what lets them go: they are
 // then set from the state shown, which may already be the answer's (a live update can
 // come first, and the same state is not drawn twice), never put back as they were.
-function holdActions() {
+export function holdActions() {
   sending = true;
   for (const id of ["pass", "button", "release"]) $("#" + id).disabled = true;
   return () => {
@@ -546,7 +568,7 @@ document.addEventListener("keydown", (e) => {
 // Back and Forward may show this page from the browser's memory: fetch the game again.
 window.addEventListener("pageshow", (e) => { if (e.persisted) load(viewing()); });
 
-// What analysis.js uses: the game, its state, and going to a position.
-window.hexstonesGame = { id: gameId, state: () => state, load: (at) => load(at) };
-
-load(startAt);
+// The first drawing, once the page's other modules listen (game-page.js).
+export function start() {
+  load(startAt);
+}

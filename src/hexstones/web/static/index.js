@@ -1,5 +1,5 @@
 // The start page: new-game form (it builds the /new link), stored games, SGF loading.
-"use strict";
+import { api } from "./api.js";
 
 // The games' facts (sizes, balance, title) come from the server: GET /api/spec.
 let specs = null;
@@ -40,7 +40,7 @@ const levelQuery = () => new URLSearchParams({ game: value("game"), size: $("#si
 async function showLevel() {
   const key = levelQuery();
   if (!levelGuides.has(key)) {
-    levelGuides.set(key, fetch(`/api/levels?${key}`).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+    levelGuides.set(key, api(`/api/levels?${key}`).then((r) => (r.ok && r.data.levels ? r.data : null)));
   }
   const guide = await levelGuides.get(key);
   if (!guide) levelGuides.delete(key); // ask again next time
@@ -89,8 +89,9 @@ function refreshForm(gameChanged) {
 }
 
 async function start() {
-  const res = await fetch("/api/spec");
-  specs = (await res.json()).games;  // the page came with the game choices (web/app.py)
+  const r = await api("/api/spec");
+  if (!r.ok) { listMessage(r.data.detail); return; }
+  specs = r.data.games;  // the page came with the game choices (web/app.py)
   form.addEventListener("change", (e) => refreshForm(e.target.name === "game"));
   form.addEventListener("input", () => refreshForm(false));
   form.addEventListener("submit", (e) => { e.preventDefault(); location.href = newGameLink(); });
@@ -108,8 +109,7 @@ window.addEventListener("pageshow", (e) => { if (e.persisted) loadGames(); });
 async function showWarming() {
   const line = $("#warming");
   try {
-    const res = await fetch("/api/ai");
-    const w = (await res.json()).warming;
+    const w = (await api("/api/ai")).data.warming; // none on a refusal: the line is hidden
     line.hidden = !w;
     if (!w) return;
     const share = typeof w.fraction === "number" ? w.fraction : Math.max(w.done, 0) / w.total;
@@ -138,13 +138,14 @@ let listAsked = 0; // the list asked for last: an older answer arriving later is
 // doing in it must outlive a redraw.
 let armedDelete = null; // the game whose Delete was clicked once: {id, timer}
 let naming = null; // the game whose name is being typed: no redraw until it is saved
-async function loadGames() {
+export async function loadGames() {
   if (naming !== null) return; // saving the name draws the list again
   const box = $("#games");
   const asked = ++listAsked;
   try {
-    const res = await fetch("/api/games");
-    const data = await res.json();
+    const listed = await api("/api/games");
+    if (!listed.ok) { box.textContent = "Cannot list the stored games: " + listed.data.detail; return; }
+    const data = listed.data;
     if (asked !== listAsked || naming !== null) return;
     myTurns(data.games);
     drawWatchList(data.watch || []);
@@ -173,8 +174,8 @@ async function loadGames() {
       const b = Object.assign(document.createElement("button"), { type: "button", id: "remove-empty" });
       b.textContent = `Delete the ${empty} game${empty === 1 ? "" : "s"} with no moves`;
       b.addEventListener("click", async () => {
-        const r = await fetch("/api/games/remove-empty", { method: "POST" });
-        if (!r.ok) { listMessage((await r.json()).detail); return; }
+        const r = await api("/api/games/remove-empty", undefined, "POST");
+        if (!r.ok) { listMessage(r.data.detail); return; }
         loadGames();
       });
       const p = document.createElement("p");
@@ -250,8 +251,8 @@ function nameGame(g, tr) {
     if (done) return;
     done = true;
     if (keep) {
-      const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/name`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name: input.value }) });
-      listMessage(r.ok ? "" : (await r.json()).detail);
+      const r = await api(`/api/games/${encodeURIComponent(g.id)}/name`, { name: input.value });
+      listMessage(r.ok ? "" : r.data.detail);
     }
     if (naming === g.id) naming = null;
     loadGames();
@@ -278,8 +279,8 @@ async function deleteGame(g, button) {
     return;
   }
   disarmDelete();
-  const r = await fetch(`/api/games/${encodeURIComponent(g.id)}`, { method: "DELETE" });
-  if (!r.ok) { listMessage((await r.json()).detail); return; }
+  const r = await api(`/api/games/${encodeURIComponent(g.id)}`, undefined, "DELETE");
+  if (!r.ok) { listMessage(r.data.detail); return; }
   listMessage("");
   loadGames();
 }
@@ -293,10 +294,9 @@ $("#load-sgf").addEventListener("submit", async (e) => {
   if (!file) { msg.className = "message error"; msg.textContent = "Choose an SGF file first."; return; }
   const body = { sgf: await file.text(), opponent: $("#sgf-opponent").value };
   if (body.opponent === "ai") { body.color = $("#sgf-color").value; body.level = Number($("#sgf-level").value); }
-  const res = await fetch("/api/import", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const data = await res.json();
-  if (!res.ok) { msg.className = "message error"; msg.textContent = data.detail; return; }
-  location.href = `/game/${data.id}?at=0`;
+  const r = await api("/api/import", body);
+  if (!r.ok) { msg.className = "message error"; msg.textContent = r.data.detail; return; }
+  location.href = `/game/${r.data.id}?at=0`;
 });
 const sgfOpponent = $("#sgf-opponent");
 const showSgfAiChoices = () => { $("#sgf-color").hidden = $("#sgf-level").hidden = sgfOpponent.value !== "ai"; };
@@ -348,9 +348,7 @@ function watchMyGames() {
 watchMyGames();
 
 async function showAccount() {
-  try {
-    const me = await (await fetch("/api/account")).json();
-    $("#account-link").textContent = me.kind === "account" ? me.name : me.kind === "guest" ? `${me.name} (guest)` : "Sign in";
-  } catch (_) { /* the link stays "Sign in" */ }
+  const me = (await api("/api/account")).data; // on a refusal, no kind: the link says "Sign in"
+  $("#account-link").textContent = me.kind === "account" ? me.name : me.kind === "guest" ? `${me.name} (guest)` : "Sign in";
 }
 showAccount();

@@ -1,5 +1,5 @@
 // The invitation page: who invites to what; join as a guest under a name (or signed in).
-"use strict";
+import { api } from "./api.js";
 
 const [, , gameId, secret] = location.pathname.split("/").map(decodeURIComponent);
 const $ = (sel) => document.querySelector(sel);
@@ -8,9 +8,13 @@ function say(text) { $("#message").textContent = text; $("#message").className =
 
 async function show() {
   $("#watch").href = `/game/${encodeURIComponent(gameId)}`;
-  const res = await fetch(`/api/invitations/${encodeURIComponent(gameId)}/${encodeURIComponent(secret)}`);
-  const data = await res.json();
-  if (!res.ok) { $("#invite-title").textContent = "No such invitation"; say(data.detail); return; }
+  const r = await api(`/api/invitations/${encodeURIComponent(gameId)}/${encodeURIComponent(secret)}`);
+  const data = r.data;
+  if (!r.ok) {
+    if (r.status) $("#invite-title").textContent = "No such invitation"; // the server said so
+    say(data.detail);
+    return;
+  }
   $("#invite-title").textContent = `${data.title}, board side ${data.size}`;
   const who = data.inviter || "A friend";
   const seat = data.color ? ` You play ${data.color}.` : data.pie ? " A komi pie decides the colours: your friend proposes the balance, you choose a colour." : "";
@@ -35,12 +39,8 @@ $("#join-form").addEventListener("submit", async (e) => {
   if (joining) return; // a double click joins once
   joining = true;
   try {
-    const res = await fetch(`/api/games/${encodeURIComponent(gameId)}/join`, {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ secret, name: $("#join-name").value }),
-    });
-    const data = await res.json();
-    if (!res.ok) { say(data.detail); return; }
+    const r = await api(`/api/games/${encodeURIComponent(gameId)}/join`, { secret, name: $("#join-name").value });
+    if (!r.ok) { say(r.data.detail); return; }
     location.href = `/game/${encodeURIComponent(gameId)}`;
   } finally { joining = false; }
 });

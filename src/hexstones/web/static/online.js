@@ -1,34 +1,28 @@
-// Online play on the game page (loaded after game.js, whose functions it uses): the seats
-// and the invitation link, the takeback between two people, what a spectator sees, and the
-// live updates: a WebSocket tells the page of every change; it then fetches the state.
-// A lost connection is retried by itself, and the page catches up when it is back.
-"use strict";
+// Online play on the game page, drawn after each state game.js draws (its onRender): the
+// seats and the invitation link, the takeback between two people, what a spectator sees,
+// and the live updates: a WebSocket tells the page of every change; it then fetches the
+// state. A lost connection is retried by itself, and the page catches up when it is back.
+import { api } from "./api.js";
+import {
+  $, board, currentState, gameId, holdActions, isSending, load, onRender, overlayParam, render, say,
+  undoAsking, viewing,
+} from "./game.js";
 
-const baseRender = render;
 let liveSocket = null;
 let liveRetry = 500; // ms before the next try; doubles up to 4 s while the server is away
 
-// A state older than the one shown (a reply overtaken by a live update) is not drawn: one of
-// an older stored revision of the game (from any server process's copy of it), or of the
-// same copy (``server``) at an older version (its changes in memory: the AI thinking).
-let shownJson = null; // the state last drawn, as the server sent it
-render = function (s) {
-  if (state && s.id === state.id
-      && (s.revision < state.revision || (s.server === state.server && s.version < state.version))) return;
-  // The same state again (a live update's refetch of what the page already shows, as when it
-  // connects): nothing is redrawn, so nothing under the pointer is replaced.
-  const json = JSON.stringify(s);
-  if (json === shownJson && state && state.id === s.id) return;
-  shownJson = json;
-  const wasMyTurn = state && state.id === s.id && state.human_turn;
-  baseRender(s);
+// The live updates' WebSocket's readyState (null: none), for a report of a page that lags.
+export const liveSocketState = () => liveSocket && liveSocket.readyState;
+
+onRender((s, previous) => {
+  const wasMyTurn = previous && previous.id === s.id && previous.human_turn;
   renderOnline(s);
   // A friend's move made it this player's turn while the page is in the background: say so.
   if (s.seats && s.human_turn && wasMyTurn === false && document.hidden && "Notification" in window
       && Notification.permission === "granted") {
     new Notification("hexstones: your turn", { body: s.status, tag: s.id });
   }
-};
+});
 
 function renderOnline(s) {
   const friend = !!s.seats;
@@ -51,7 +45,7 @@ function renderOnline(s) {
     board.classList.remove("can-play");
   }
   if (friend) {
-    if (undoArmed === null) $("#undo").textContent = "Ask to take back";
+    if (!undoAsking()) $("#undo").textContent = "Ask to take back";
     $("#undo").title = "ask your opponent to take back your last move";
     $("#undo").disabled = s.spectator || !s.you.length || s.move_count === 0 || !!s.over || !!s.takeback;
     if (s.you.length === 0 || (s.pie && s.pie.stage !== "done")) $("#resign").disabled = true;
@@ -122,7 +116,7 @@ function renderPieSeat(s) {
 }
 
 async function takeback(action) {
-  if (sending) return;
+  if (isSending()) return;
   const release = holdActions(); // the moves wait for the answer too
   let r;
   try {
@@ -135,6 +129,7 @@ async function takeback(action) {
 
 // Undo between two people is a request to the opponent.
 $("#undo").addEventListener("click", (e) => {
+  const state = currentState();
   if (!state || !state.seats) return;
   e.stopImmediatePropagation();
   takeback("request");
@@ -180,6 +175,7 @@ function connectLive() {
 
 function showConnection(up, text) {
   const line = $("#connection");
+  const state = currentState();
   line.hidden = up;
   if (!up) {
     line.textContent = text || "Connection lost: reconnecting…";

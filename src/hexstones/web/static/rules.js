@@ -1,7 +1,7 @@
 // The rules pages: /rules lists the games, /rules/<game> explains one with boards to try.
 // The words and examples come from /static/rules/<game>.json; every board is drawn and
 // every move judged by the server (POST /api/position): nothing here knows the rules.
-"use strict";
+import { api } from "./api.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const main = $("#rules");
@@ -10,15 +10,6 @@ const gameName = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
 const RULES_TEXT = "/rules/text"; // the exact rules (docs/rules.md), as plain text
 
 function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
-
-async function api(path, body) {
-  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
-  let res;
-  try { res = await fetch(path, opts); } catch (err) { return { ok: false, data: { detail: "the server cannot be reached: " + err.message } }; }
-  let data = {};
-  try { data = await res.json(); } catch (_) { data = { detail: `HTTP ${res.status}` }; }
-  return { ok: res.ok, data };
-}
 
 // An element with attributes and children (strings become text, never HTML).
 function el(tag, attrs = {}, ...children) {

@@ -1,0 +1,7 @@
+// The game page's one script: the game (game.js), its analysis (analysis.js) and online
+// play (online.js), which hook into game.js's drawing before the first state is asked for.
+import { start } from "./game.js";
+import "./analysis.js";
+import "./online.js";
+
+start();
