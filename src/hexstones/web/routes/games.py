@@ -15,10 +15,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from hexstones.web import seats, view
+from hexstones.web.accounts import Identity
 from hexstones.web.answer import StateAnswer
 from hexstones.web.deps import AnalysesDep, LiveGame, PeopleDep, Person, TablesDep, held
 from hexstones.web.errors import WebError, whole
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody, Params
+from hexstones.web.live import Live
+from hexstones.web.online import People
 
 router = APIRouter()
 
@@ -121,12 +124,19 @@ def get_game(game_id: str, params: Annotated[dict[str, str], Depends(Params("at"
     return plain_json(answer)
 
 
+def acting(data: dict[str, Any], live: Live, request: Request,
+           people: People) -> tuple[view.ViewRequest, dict[str, Any], Identity | None]:
+    """What a request that acts in a game needs, checked in this order: the view it asks
+    for (its overlays), the game's setup once the person may own it (:func:`held`), and
+    the person."""
+    show = view.view_request(live.record.game, None, data.get("overlays"))
+    return show, held(people, request, live), people.who(request)
+
+
 @router.post("/api/games/{game_id}/moves")
 def play(data: Annotated[dict[str, Any], Depends(move_body)], live: LiveGame, request: Request,
          tables: TablesDep, people: PeopleDep):
-    show = view.view_request(live.record.game, None, data.get("overlays"))
-    setup = held(people, request, live)
-    who = people.who(request)
+    show, setup, who = acting(data, live, request, people)
     with live.lock:  # the seat is checked against the side to move of this very play
         if not live.over and not live.pie_pending:
             seats.require_color(setup, who, live.game.to_move, "play this move")
@@ -139,9 +149,7 @@ def play(data: Annotated[dict[str, Any], Depends(move_body)], live: LiveGame, re
 @router.post("/api/games/{game_id}/undo")
 def undo(data: Annotated[dict[str, Any], Depends(JSONBody("ply", "overlays"))], live: LiveGame,
          request: Request, tables: TablesDep, people: PeopleDep):
-    show = view.view_request(live.record.game, None, data.get("overlays"))
-    setup = held(people, request, live)
-    who = people.who(request)
+    show, setup, who = acting(data, live, request, people)
     seats.require_player(setup, who, "take a move back")
     if seats.is_friend_game(setup):
         raise WebError(409, "between two people a move is taken back when the opponent "
@@ -153,9 +161,7 @@ def undo(data: Annotated[dict[str, Any], Depends(JSONBody("ply", "overlays"))], 
 @router.post("/api/games/{game_id}/resign")
 def resign(data: Annotated[dict[str, Any], Depends(JSONBody("color", "overlays"))], live: LiveGame,
            request: Request, tables: TablesDep, people: PeopleDep):
-    show = view.view_request(live.record.game, None, data.get("overlays"))
-    setup = held(people, request, live)
-    person = people.who(request)
+    show, setup, person = acting(data, live, request, people)
     mine = seats.require_player(setup, person, "resign")
     color = data.get("color")
     with live.lock:
@@ -169,9 +175,8 @@ def resign(data: Annotated[dict[str, Any], Depends(JSONBody("color", "overlays")
 @router.post("/api/games/{game_id}/pie")
 def pie(data: Annotated[dict[str, Any], Depends(JSONBody("komi", "color", "overlays"))], live: LiveGame,
         request: Request, tables: TablesDep, people: PeopleDep):
-    show = view.view_request(live.record.game, None, data.get("overlays"))
-    setup = held(people, request, live)
-    person = seats.require_someone(people.who(request))
+    show, setup, someone = acting(data, live, request, people)
+    person = seats.require_someone(someone)
     with live.lock:
         komi_pie = live.pie
         step = "propose" if komi_pie is not None and komi_pie.stage == "propose" else "choose"
