@@ -23,14 +23,12 @@ from hexstones.ai.result import (  # isort: skip
 )
 from hexstones.core import dispatch  # isort: skip
 from hexstones.core.common import seed_rng
-from hexstones.games.engine import CoreBacked
+from hexstones.games.engine import has_kernels
 
 MAX_NODES = 1_500_000
 
 
-def supports(game) -> bool:
-    """Whether ``game`` has compiled kernels (the door :meth:`compiled` of its API)."""
-    return isinstance(game, CoreBacked)
+supports = has_kernels  # the classic search plays every game with compiled kernels
 
 
 def state_for(game, door=None):

@@ -43,7 +43,7 @@ from hexstones.ai.levels import (  # noqa: F401  (DEFAULT_KEY, LEVELS_KEY: re-ex
 from hexstones.ai.result import Child, KeptTrees, SearchResult, TreeCache, principal_variation
 from hexstones.core import dispatch
 from hexstones.core.common import seed_rng
-from hexstones.games.engine import CoreBacked
+from hexstones.games.engine import has_kernels
 
 # A tree starts with room for START_NODES nodes (or what an iteration budget needs) and
 # grows while a search needs more, up to MAX_NODES (~650 MB) or a sixteenth of the
@@ -184,11 +184,6 @@ def restore_shipped(game_name: str) -> None:
     """Forget what :func:`install_network` installed: ``game_name`` plays as a fresh
     process would (the folder of ``$HEXSTONES_NETWORK_DIR``, else the shipped weights)."""
     NETWORKS.restore(game_name)
-
-
-def has_kernels(game) -> bool:
-    """Whether ``game`` has compiled kernels (the door :meth:`compiled` of its API)."""
-    return isinstance(game, CoreBacked)
 
 
 def supports(game) -> bool:

@@ -164,6 +164,12 @@ def default_capacity(size: int) -> int:
     return 8 * P + 64
 
 
+def side_of(state) -> int:
+    """The board side of ``state``: the ``n`` whose board holds ``3n(n-1)+1`` points."""
+    P = state.board.shape[0]
+    return next(n for n in range(2, 64) if 3 * n * (n - 1) + 1 == P)
+
+
 def table_size(capacity: int) -> int:
     """Slots of the position table: a power of two, at least twice the history rows."""
     return 1 << max(6, (2 * (capacity + 1) - 1).bit_length())

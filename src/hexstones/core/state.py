@@ -25,6 +25,7 @@ from hexstones.core.layout import (
     capacity_of,
     default_capacity,
     geometry,
+    side_of,
 )
 
 
@@ -61,8 +62,7 @@ def start_state(game: str, size: int, *, komi: int = 0, prison: int = 0,
 def grow_state(state: State, capacity: int) -> State:
     """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
     ``MAX_CAPACITY`` if that is less and still more than the state has."""
-    P = state.board.shape[0]
-    size = next(n for n in range(3, 14) if 3 * n * (n - 1) + 1 == P)
+    size = side_of(state)
     if capacity > MAX_CAPACITY > capacity_of(state):
         capacity = MAX_CAPACITY
     bigger = allocate_state(size, capacity)

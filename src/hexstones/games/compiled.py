@@ -31,12 +31,11 @@ from hexstones.core.layout import (
     Geometry,
     State,
     allocate_state,
-    capacity_of,
 )
 
 __all__ = ["SOURCE", "Geometry", "State", "ply", "to_move", "last_move", "game_of",
            "special_holder", "passes", "prison", "last_move_at", "to_move_at", "board_row_at",
-           "ply_of", "board_rows", "history_room", "batch_parts", "state_at", "state_at_py"]
+           "ply_of", "board_rows", "batch_parts", "state_at", "state_at_py"]
 
 # This file, for the numba cache checks of the compiled modules that inline it.
 SOURCE = Path(__file__).resolve()
@@ -117,11 +116,6 @@ def board_rows(state: State) -> np.ndarray:
     """For each position of ``state``'s history, the history row that holds its board
     (:func:`board_row_at`), first move to last."""
     return state.hist_meta[:ply_of(state) + 1, M_BOARD_ROW]
-
-
-def history_room(state: State) -> int:
-    """Moves ``state``'s history has room for."""
-    return capacity_of(state)
 
 
 # -- many states side by side (the RL environments' batches) -----------------------------

@@ -31,9 +31,11 @@ from hexstones.core.layout import (
     capacity_of,
     default_capacity,
     geometry,
+    side_of,
 )
 from hexstones.core.state import copy_state, grow_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
+from hexstones.games.compiled import ply_of
 from hexstones.games.spec import ScorePart
 
 # The one translation between the core's stone codes and the API's colour names.
@@ -62,7 +64,7 @@ class Compiled(NamedTuple):
     @property
     def ply(self) -> int:
         """Moves played in ``state`` (its history's last row)."""
-        return int(self.state.meta[M_PLY])
+        return ply_of(self.state)
 
     @property
     def room(self) -> int:
@@ -80,9 +82,7 @@ class Compiled(NamedTuple):
         """A work state for the kernels: of the same side and room as ``state``, empty
         (for kernels that copy a root into it themselves) or, with ``copy``, holding
         ``state``'s position and history (copied as the kernels copy)."""
-        P = self.state.board.shape[0]
-        size = next(n for n in range(2, 64) if 3 * n * (n - 1) + 1 == P)
-        work = allocate_state(size, capacity_of(self.state))
+        work = allocate_state(side_of(self.state), capacity_of(self.state))
         if copy:
             copy_into(work, self.state)
         return work
@@ -216,6 +216,12 @@ class CoreBacked:
         twin._st = copy_state(self._st)
         twin._legal_numbers = None
         return twin
+
+
+def has_kernels(game: Game) -> bool:
+    """Whether ``game`` has compiled kernels (the door :meth:`CoreBacked.compiled`): the
+    compiled searches play only such games."""
+    return isinstance(game, CoreBacked)
 
 
 def _plain(value: float) -> int | float:

@@ -80,7 +80,7 @@ class Session:
         """How the game ended (a resignation, or the rules' end), or None while it goes on."""
         if self.resigned is not None:
             return Outcome.resignation(self.resigned)
-        return self.game.outcome() if self.game.is_over else None
+        return self.game.outcome()
 
     def ai_task(self) -> str | None:
         """What the AI must do now: "propose", "choose", "move" or None."""

@@ -62,9 +62,7 @@ def view_request(name: str, at: Any = None, overlays: Any = None) -> ViewRequest
 
 def outcome(live: Live) -> Outcome | None:
     """The game's ``Outcome`` (a resignation, or the rules' result), or None while it goes on."""
-    if live.record.resigned is not None:
-        return Outcome.resignation(live.record.resigned)
-    return live.game.outcome()
+    return live.session.outcome()
 
 
 def summary(live: Live) -> str:
