@@ -28,8 +28,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import hexstones  # noqa: E402
-from hexstones.ai.features import NUM_FEATURES, features_of, geometry_of, write_features  # noqa: E402
-from hexstones.ai.net import load_network, random_network  # noqa: E402
+from hexstones.ai.net import geometry_of, load_network, random_network  # noqa: E402
+from hexstones.games.observation import NUM_FEATURES, features_of, write_features  # noqa: E402
 
 try:
     from hexstones.train.model import torch_index

@@ -32,10 +32,11 @@ games were not kept, the candidate having scored P in them (counted in the summa
 keeps Droched games, which the side ahead does not hurry, to a few hundred moves.
 
 ``--record-into WEIGHTS.npz`` writes the match into that network file's metadata (under
-``matches``, by board side) and, when the match is won (the 95% interval's lower end
-above 50%) against a baseline other than ``self``, adds the side to its
-``plays_by_default`` (:data:`hexstones.ai.puct.DEFAULT_KEY`): the levels and the analysis
-then play the network there by default.
+``matches``, by board side), and says whether the match is won (the 95% interval's lower
+end above 50%) against a baseline other than ``self``. A won match is the evidence for
+shipping the weights on that side: the levels and the analysis play them there by
+default once the side is named in ``NETWORK_PLAYS`` (:mod:`hexstones.ai.levels`), which
+the metadata does not change.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def main() -> None:
             openings = parse_openings(args.openings)
     except ValueError as exc:
         ap.error(str(exc))
-    # The candidate plays the network: the shipped weights unless a folder is named (shipped
-    # weights play the levels only once they have won such a match: ai.puct.plays_by_default).
+    # The candidate plays the network: the shipped weights unless a folder is named (chosen
+    # so, they play levels 9 and 10 on every side, not only where ai.levels.NETWORK_PLAYS
+    # names the side).
     from hexstones.ai.net import weights_path
 
     os.environ.setdefault("HEXSTONES_NETWORK_DIR", str(weights_path(args.game).parent))
@@ -212,10 +214,10 @@ def load_match(path: str, into) -> dict:
 
 
 def record_match(path: str, summary: dict, command: str, against_classic: bool) -> None:
-    """Write the match into the metadata of the network file ``path``; a won match against
-    another engine makes the network the default player on that side."""
+    """Write the match into the metadata of the network file ``path``, and say whether it
+    is won against another engine: the evidence for naming the side in
+    ``hexstones.ai.levels.NETWORK_PLAYS``, which decides where shipped weights play."""
     from hexstones.ai.net import read_network
-    from hexstones.ai.puct import DEFAULT_KEY
 
     network = read_network(path)
     size = int(summary["size"])
@@ -228,13 +230,10 @@ def record_match(path: str, summary: dict, command: str, against_classic: bool) 
             record[key] = summary[key]
     network.meta.setdefault("matches", {})[str(size)] = record
     won = against_classic and summary["ci95"][0] > 0.5
-    if won:
-        sides = network.meta.get(DEFAULT_KEY)
-        sides = sorted(set(sides if isinstance(sides, list) else []) | {size})
-        network.meta[DEFAULT_KEY] = sides
     network.save(path)
     print(f"recorded in {path}: side {size}, "
-          f"{'won: plays by default there' if won else 'not a won match: defaults unchanged'}",
+          + (f"won: name side {size} in hexstones.ai.levels.NETWORK_PLAYS to play it there "
+             "by default" if won else "not a won match"),
           file=sys.stderr)
 
 

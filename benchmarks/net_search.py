@@ -46,8 +46,8 @@ def measure(game_name: str, size: int, seconds: float) -> dict:
     import numpy as np
 
     from hexstones.ai import mcts, puct
-    from hexstones.ai.features import NUM_FEATURES, features_of
     from hexstones.ai.net import load_network, random_network
+    from hexstones.games.observation import NUM_FEATURES, features_of
 
     game = position(game_name, size)
     net = load_network(game_name)

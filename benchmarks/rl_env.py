@@ -17,8 +17,9 @@ from the masks the environment returns:
   Before they are measured the vector envs play up to their move cap (at most SETTLE
   seconds), so that their games are at every stage, not all at the start;
 * ``floor``: a compiled loop that does nothing but write the observation planes of N
-  boards (no rules, no masks, no actions), the way a step writes them, on one thread
-  (and on every core at the largest count): what a step cannot go below.
+  settled games (no rules, no masks, no actions): the encoder's writer on each game's
+  state and action mask, as a step calls it, on one thread (and on every core at the
+  largest count): what a step cannot go below.
 
 Rates are steps per wall-clock second after a warm-up that compiles and loads the
 kernels; ``cpu_per_step_us`` is the process's CPU time a step (every thread's). The
@@ -90,47 +91,32 @@ def vector_burst(env, steps: int):
     return run
 
 
-def floor_burst(size: int, num_envs: int, steps: int, parallel: bool = False):
-    """``steps`` calls of a compiled loop that writes the 10 planes of ``num_envs`` boards
-    of side ``size`` (each cell as a step writes it) and nothing else."""
+def floor_burst(env, steps: int, parallel: bool = False):
+    """``steps`` calls of a compiled loop that writes the observation planes of every env
+    of the vector env ``env`` (the encoder's writer on each env's state and action mask,
+    as a step writes them) and nothing else."""
     from numba import njit, prange
 
-    from hexstones import rl
+    from hexstones.rl import _kernels as K, vector as V
 
-    P = 3 * size * (size - 1) + 1
-    n = 2 * size - 1
-    rows, cols = rl.embedding(size)
-    cell = rows.astype(np.int64) * n + cols
-    boards = np.random.default_rng(0).integers(0, 3, (num_envs, P)).astype(np.int8)
-    obs = np.zeros((num_envs, n * n, rl.NUM_PLANES), np.float32)
+    @njit
+    def write(arena, i):
+        _, geo, batch, envs = V._unpack(arena)
+        obs, masks, cell, balance = envs[4], envs[5], envs[15], envs[16]
+        st = K.state_at(batch, i)
+        K.write_seen(geo, st, balance[0], K.to_move(st), masks[i], obs[i], cell)
 
-    def write(boards, cell, obs, i):
-        board, o = boards[i], obs[i]
-        X = 1 + (i & 1)
-        Y = 3 - X
-        white = np.float32(X == 2)
-        for p in range(board.shape[0]):
-            c = o[cell[p]]
-            v = board[p]
-            c[0] = np.float32(1.0) if v == X else np.float32(0.0)
-            c[1] = np.float32(1.0) if v == Y else np.float32(0.0)
-            c[2] = np.float32(1.0)
-            c[3] = white
-            for k in range(4, c.shape[0]):
-                c[k] = np.float32(0.0)
-
-    inner = njit(inline="always")(write)
-
-    def loop(boards, cell, obs):
-        for i in prange(boards.shape[0]):
-            inner(boards, cell, obs, i)
+    def loop(arena, num_envs):
+        for i in prange(num_envs):
+            write(arena, i)
 
     kernel = njit(parallel=parallel)(loop)
+    arena = env._games._arena
 
     def run() -> int:
         for _ in range(steps):
-            kernel(boards, cell, obs)
-        return steps * num_envs
+            kernel(arena, env.num_envs)
+        return steps * env.num_envs
     return run
 
 
@@ -186,12 +172,13 @@ def main(argv=None) -> int:
             lines.append(Line(f"{name} {size} vector x{n}{label}",
                               vector_burst(vec, max(1, 256 // n))))
         if name == GAMES[0][0]:
-            for n in counts:
-                lines.append(Line(f"{name} {size} floor x{n}",
-                                  floor_burst(size, n, max(1, 256 // n))))
-            n = max(counts)
+            for n in counts:  # the settled games of a vector env of n envs
+                vec = rl.VectorEnv(name, size, n, parallel=False)
+                vec.reset(seed=1)
+                settling.append(vec)
+                lines.append(Line(f"{name} {size} floor x{n}", floor_burst(vec, max(1, 256 // n))))
             lines.append(Line(f"{name} {size} floor x{n} all threads",
-                              floor_burst(size, n, max(1, 256 // n), parallel=True)))
+                              floor_burst(vec, max(1, 256 // n), parallel=True)))
     for line in lines:  # warm-up: compile or load every kernel
         line.run_slice()
     for vec in settling:

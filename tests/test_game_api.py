@@ -43,6 +43,17 @@ def test_each_game_declares_its_facts(name):
     json.dumps(game_specs())  # JSON-ready as the browser gets it
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_refusal_reason_reads_as_a_sentence(name):
+    """Each message of a game's table of the kernels' reasons (``reasons``) fills every
+    field; a code without one names the move and the code."""
+    game = hexstones.new_game(name)
+    for code in game.reasons:
+        text = game._reason("a1", code)
+        assert text and "{" not in text and "}" not in text
+    assert game._reason("a1", 99) == "a1 cannot be played (core reason 99)"
+
+
 def test_specs_tell_the_games_apart():
     specs = game_specs()
     assert specs["keil"]["balance"]["option"] == "komi" and specs["keil"]["balance"]["default"] == 6

@@ -12,10 +12,10 @@ import pytest
 
 from hexstones import new_game
 from hexstones.ai import puct
-from hexstones.ai.features import BALANCE_SCALE, F_BALANCE, features_of, geometry_of
-from hexstones.ai.net import Network, load_network, random_network
+from hexstones.ai.net import Network, geometry_of, load_network, random_network
 from hexstones.cli import main
 from hexstones.games import game_class
+from hexstones.games.observation import BALANCE_SCALE, F_BALANCE, features_of
 from hexstones.studies import komi_net
 from records_file import continue_a_killed_run
 

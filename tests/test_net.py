@@ -17,9 +17,15 @@ import pytest
 from numba import njit
 
 import hexstones
-from hexstones.ai import features as fx
-from hexstones.ai.net import NetOutput, load_network, random_network, read_network, shipped_sides
-from hexstones.games import GAME_NAMES, game_class
+from hexstones.ai.net import (
+    NetOutput,
+    geometry_of,
+    load_network,
+    random_network,
+    read_network,
+    shipped_sides,
+)
+from hexstones.games import GAME_NAMES, game_class, observation as fx
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,6 +87,27 @@ def test_features_carry_the_balance_and_the_rules_state():
     assert f[0, fx.F_OPP_SPECIAL] == 1 and f[0, fx.F_OWN_SPECIAL] == 0
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_features_seen_by_the_other_player(name):
+    """The network sees the side to move's view; the other player's (the RL envs' agent
+    not to move) is ``other_view`` of it, bit for bit, and only the observer's columns
+    change."""
+    game = _played(name, 4, 11, seed=4)
+    mover = fx.features_of(game)
+    assert fx.features_of(game, game.to_move).tobytes() == mover.tobytes()
+    other = fx.features_of(game, hexstones.games.other(game.to_move))
+    assert fx.other_view(mover).tobytes() == other.tobytes()
+    assert fx.other_view(other).tobytes() == mover.tobytes()
+    np.testing.assert_array_equal(other[:, fx.F_OWN], mover[:, fx.F_OPP])
+    np.testing.assert_array_equal(other[:, fx.F_WHITE], 1 - mover[:, fx.F_WHITE])
+    np.testing.assert_array_equal(other[:, fx.F_BALANCE_MOVER], -mover[:, fx.F_BALANCE_MOVER])
+    same = [fx.F_LEGAL, fx.F_EDGE, fx.F_ONES, fx.F_PASSES, fx.F_SPECIAL_LEGAL, fx.F_BALANCE,
+            fx.F_LAST, fx.F_SIZE]
+    np.testing.assert_array_equal(other[:, same], mover[:, same])
+    with pytest.raises(ValueError, match="observer"):
+        fx.features_of(game, "red")
+
+
 def test_write_features_is_callable_from_compiled_code():
     @njit
     def encode_after(gid, geo, st, move, balance, out):
@@ -126,7 +153,7 @@ def test_one_network_evaluates_every_side(name):
     for size in (3, 5):
         games = [_played(name, size, n, seed=n) for n in (0, 3, 6)]
         feats = np.stack([fx.features_of(g) for g in games])
-        out = net.evaluate(feats, fx.geometry_of(games[0]))
+        out = net.evaluate(feats, geometry_of(games[0]))
         assert isinstance(out, NetOutput)
         P = games[0].board.num_points
         assert out.policy_logits.shape == (3, P + 1) and out.policy_logits.dtype == np.float32
@@ -137,11 +164,11 @@ def test_one_network_evaluates_every_side(name):
             assert (np.abs(out.ownership) <= 1).all()
         else:
             assert out.score is None and out.ownership is None
-        compiled = net.evaluate_compiled(feats, fx.geometry_of(games[0]))
+        compiled = net.evaluate_compiled(feats, geometry_of(games[0]))
         for a, b in zip(out, compiled):
             assert (a is None and b is None) or np.allclose(a, b, atol=1e-4)
         # a batch is its positions evaluated one by one
-        one = net.evaluate(feats[1:2], fx.geometry_of(games[0]))
+        one = net.evaluate(feats[1:2], geometry_of(games[0]))
         assert np.allclose(one.policy_logits[0], out.policy_logits[1], atol=1e-5)
         assert abs(one.value[0] - out.value[1]) < 1e-5
 
@@ -154,8 +181,8 @@ def test_the_compiled_forward_pass_is_numpys_at_every_width(channels):
     for size in (3, 4):
         games = [_played("keil", size, n, seed=n) for n in (1, 5, 9)]
         feats = np.stack([fx.features_of(g) for g in games])
-        numpy_out = net.evaluate(feats, fx.geometry_of(games[0]))
-        compiled = net.evaluate_compiled(feats, fx.geometry_of(games[0]))
+        numpy_out = net.evaluate(feats, geometry_of(games[0]))
+        compiled = net.evaluate_compiled(feats, geometry_of(games[0]))
         for a, b in zip(numpy_out, compiled, strict=True):
             assert np.allclose(a, b, atol=1e-4)
 
@@ -163,7 +190,7 @@ def test_the_compiled_forward_pass_is_numpys_at_every_width(channels):
 def test_bad_features_are_refused():
     net = random_network("keil")
     game = hexstones.new_game("keil", size=3)
-    nbr = fx.geometry_of(game)
+    nbr = geometry_of(game)
     with pytest.raises(ValueError, match="features are"):
         net.evaluate(np.zeros((1, 5, fx.NUM_FEATURES), np.float32), nbr)
     with pytest.raises(ValueError, match="features are"):
@@ -178,7 +205,7 @@ def test_weights_round_trip_through_a_file(tmp_path):
     assert back.config == net.config and back.meta == net.meta and not back.trained
     game = _played("droched", 5, 7)
     f = fx.features_of(game)[None]
-    a, b = net.evaluate(f, fx.geometry_of(game)), back.evaluate(f, fx.geometry_of(game))
+    a, b = net.evaluate(f, geometry_of(game)), back.evaluate(f, geometry_of(game))
     assert np.array_equal(a.policy_logits, b.policy_logits) and np.array_equal(a.value, b.value)
 
 
@@ -220,7 +247,7 @@ def test_torch_and_numpy_agree(which):
         for size in (4, 6):
             games = [_played(net.game, size, n, seed=n) for n in (0, 5, 12, 20)]
             feats = np.stack([fx.features_of(g) for g in games])
-            nbr = fx.geometry_of(games[0])
+            nbr = geometry_of(games[0])
             want = net.evaluate(feats, nbr)
             with torch.no_grad():
                 got = torch_net(net)(torch.from_numpy(feats), torch_index(nbr))
@@ -238,12 +265,12 @@ def test_the_symmetrized_evaluation_is_exactly_symmetric(name):
     images = game.action_symmetries()
     f = fx.features_of(game)
     P = f.shape[0]
-    base = net.evaluate_symmetrized(f[None], fx.geometry_of(game), images)
-    plain = net.evaluate(f[None], fx.geometry_of(game))
+    base = net.evaluate_symmetrized(f[None], geometry_of(game), images)
+    plain = net.evaluate(f[None], geometry_of(game))
     assert not np.allclose(base.policy_logits, plain.policy_logits, atol=1e-4)  # it averages
     sources = np.argsort(images, axis=1)
     for k in range(12):
-        out = net.evaluate_symmetrized(f[sources[k, :P]][None], fx.geometry_of(game), images)
+        out = net.evaluate_symmetrized(f[sources[k, :P]][None], geometry_of(game), images)
         assert np.allclose(out.policy_logits[0][images[k]], base.policy_logits[0], atol=1e-5)
         assert abs(out.value[0] - base.value[0]) < 1e-5
         if base.ownership is not None:
@@ -264,7 +291,7 @@ def test_a_trained_network_is_nearly_symmetric():
         sources = point_sources(name, size)
         P = f.shape[0]
         turned = np.stack([f[sources[k, :P]] for k in range(12)])
-        out = net.evaluate(turned, fx.geometry_of(game))
+        out = net.evaluate(turned, geometry_of(game))
         legal = np.array(game.legal_actions())
         probs = []
         for k in range(12):

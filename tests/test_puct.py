@@ -14,7 +14,7 @@ import pytest
 
 import hexstones
 from hexstones import ai
-from hexstones.ai import puct
+from hexstones.ai import levels, puct
 from hexstones.ai.net import load_network, random_network, shipped_sides
 from hexstones.ai.puct_tree import C_ROOT, DEFAULT_PARAMS, P_MIX, PENDING
 from hexstones.studies.tournament import parse_player, player_move
@@ -309,7 +309,7 @@ def test_no_weights_and_bad_requests_are_refused():
 
 def test_the_network_sees_what_the_search_plays():
     """The features the search writes for a leaf are the encoder's for that position."""
-    from hexstones.ai.features import features_of
+    from hexstones.games.observation import features_of
 
     game = hexstones.new_game("keil", size=3)
     net = random_network("keil", seed=8)
@@ -327,22 +327,71 @@ def test_the_network_sees_what_the_search_plays():
     assert len(seen) == 1 and np.array_equal(seen[0][0], features_of(game))
 
 
-def test_shipped_weights_play_by_default_only_after_a_won_match():
-    """Weights play for the levels and analyze ("auto") only where their metadata records a
-    won match against the classic search, or where someone chose the network."""
+def test_shipped_weights_play_by_default_only_where_the_table_names_the_side():
+    """The shipped weights play for the levels and analyze ("auto") only on the sides of
+    ``levels.NETWORK_PLAYS``, or where someone chose the network."""
     for name in GAMES:
         puct.restore_shipped(name)
         game = hexstones.new_game(name, size=4)
         shipped = load_network(name)
-        won = shipped is not None and puct.default_on(shipped.meta, game.size)
-        assert puct.plays_by_default(game) is won
-        assert ai.engine_for(game, 10) == ("net" if won else "mcts")
-        assert ai.search(game, iterations=20, seed=1).engine == ("net" if won else "compiled")
+        assert levels.shipped_play(name, game.size) is None
+        assert not puct.plays_by_default(game) and ai.engine_for(game, 10) == "mcts"
+        assert ai.search(game, iterations=20, seed=1).engine == "compiled"
         if shipped is not None:  # asked for by name, the network plays all the same
             assert ai.search(game, iterations=20, seed=1, engine="net").engine == "net"
             puct.install_network(name, shipped)  # chosen: now it plays by default
             assert puct.plays_by_default(game)
             assert ai.engine_for(game, 10) == "net"
+        puct.restore_shipped(name)
+        for entry in (e for e in levels.NETWORK_PLAYS if e.game == name):
+            named = hexstones.new_game(name, size=entry.sides[0])
+            assert puct.plays_by_default(named)
+            assert ai.search(named, iterations=20, seed=1).engine == "net"
+
+
+def test_the_table_of_shipped_networks_holds_together():
+    """Every entry of ``NETWORK_PLAYS``: a game's sides, no side named twice, levels that
+    may play a network, and the weights file that serves those sides, shipped, with a won
+    match against the classic search on each side recorded in its metadata."""
+    from hexstones.ai.net import weights_path
+    from hexstones.games import game_class
+
+    seen = set()
+    for entry in levels.NETWORK_PLAYS:
+        assert entry.sides and entry.levels
+        assert set(entry.sides) <= set(game_class(entry.game).sizes)
+        assert all(levels.may_play_network(levels.LEVELS[n]) for n in entry.levels)
+        for side in entry.sides:
+            assert (entry.game, side) not in seen
+            seen.add((entry.game, side))
+            serving = weights_path(entry.game, side)
+            if not serving.is_file():
+                serving = weights_path(entry.game)
+            assert serving.name == entry.weights and serving.is_file()
+            network = load_network(entry.game, side) or load_network(entry.game)
+            assert network.meta["matches"][str(side)]["ci95"][0] > 0.5, (entry, side)
+
+
+@pytest.mark.parametrize("name, side, level, engine", [
+    ("keil", 5, 9, "net"), ("keil", 7, 10, "net"), ("keil", 9, 10, "mcts"), ("keil", 5, 8, "mcts"),
+    ("dehil", 5, 10, "mcts"), ("dehil", 7, 9, "net"), ("dehil", 9, 10, "net"),
+    ("dehil", 11, 10, "mcts"),
+    ("droched", 5, 9, "mcts"), ("droched", 5, 10, "net"), ("droched", 7, 9, "mcts"),
+    ("droched", 9, 10, "net"), ("droched", 11, 10, "mcts"), ("droched", 3, 10, "mcts"),
+])
+def test_the_table_says_what_each_level_plays(name, side, level, engine):
+    """What ``ai.engine_for`` answers for the shipped weights is the table's answer, pinned
+    where a rule could slip: a side file's own levels (Droched 5), a side of the game's
+    file that the table leaves out (Dehil 5, Keil 9), a level the table leaves out
+    (Droched's 9), and level 8, which never plays a network."""
+    puct.restore_shipped(name)
+    game = hexstones.new_game(name, size=side)
+    entry = levels.shipped_play(name, side)
+    table = "net" if entry is not None and level in entry.levels else "mcts"
+    assert table == engine
+    assert ai.engine_for(game, level) == engine
+    assert ai.level_guide(game, [level])[0]["engine"] == engine
+    assert puct.plays_by_default(game) is (entry is not None)
 
 
 def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
@@ -360,11 +409,13 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
         assert puct.network_for(name, side).meta == own.meta
         assert puct.network_for(name, 11).meta == every.meta == puct.network_for(name).meta
         game = hexstones.new_game(name, size=side)
-        assert puct.plays_by_default(game) is puct.default_on(own.meta, side)
+        assert puct.plays_by_default(game) is (levels.shipped_play(name, side) is not None)
         assert ai.search(game, iterations=20, seed=1, engine="net").engine == "net"
         stand_in = random_network(name, seed=3)
-        puct.install_network(name, stand_in, chosen=False)
-        assert puct.network_for(name, side) is stand_in and not puct.plays_by_default(game)
+        puct.install_network(name, stand_in, chosen=False)  # plays where the shipped would
+        assert puct.network_for(name, side) is stand_in
+        assert puct.default_player(game) == (levels.shipped_play(name, side), None)
+        assert not puct.plays_by_default(hexstones.new_game(name, size=11))
         puct.restore_shipped(name)
         assert puct.network_for(name, side).meta == own.meta
 
@@ -385,9 +436,10 @@ def test_a_side_with_weights_of_its_own_plays_them(tmp_path, monkeypatch):
         puct.restore_shipped(name)
 
 
-def test_a_warm_up_sees_a_side_that_plays_weights_of_its_own(tmp_path, monkeypatch):
-    """``plays_by_default(game, any_side=True)`` (the web's warm-up) is true for a game
-    whose own weights play no side by default when one side's weights of their own do."""
+def test_a_side_plays_the_table_only_with_the_file_it_names(tmp_path, monkeypatch):
+    """The shipped weights play a side of ``NETWORK_PLAYS`` only where the file the table
+    names serves it; ``plays_by_default(game, any_side=True)`` (the web's warm-up) is true
+    for a game where some side plays, whatever the warm-up board's side."""
     from hexstones.ai import net as net_module
 
     name = "droched"
@@ -396,18 +448,21 @@ def test_a_warm_up_sees_a_side_that_plays_weights_of_its_own(tmp_path, monkeypat
         return tmp_path / f"{game_name if size is None else f'{game_name}-{int(size)}'}.npz"
 
     monkeypatch.setattr(net_module, "weights_path", weights_here)
-    random_network(name, seed=1).save(tmp_path / f"{name}.npz")  # plays nowhere by default
+    monkeypatch.setattr(levels, "NETWORK_PLAYS", (
+        levels.ShippedNetwork(name, f"{name}-7.npz", sides=(7,), levels=(10,)),))
+    random_network(name, seed=1).save(tmp_path / f"{name}.npz")
     small = hexstones.new_game(name, size=3)
+    seven = hexstones.new_game(name, size=7)
     try:
         puct.restore_shipped(name)
-        assert not puct.plays_by_default(small, any_side=True)
-        side = random_network(name, seed=2)
-        side.meta[puct.DEFAULT_KEY] = [7]
-        side.save(tmp_path / f"{name}-7.npz")
+        assert not puct.plays_by_default(small, any_side=True)  # side 7 has no file of its own
+        assert not puct.plays_by_default(seven) and ai.engine_for(seven, 10) == "mcts"
+        random_network(name, seed=2).save(tmp_path / f"{name}-7.npz")
         puct.restore_shipped(name)
         assert puct.plays_by_default(small, any_side=True)
         assert not puct.plays_by_default(small)  # side 3 plays the game's own weights
-        assert puct.plays_by_default(hexstones.new_game(name, size=7))
+        assert puct.plays_by_default(seven)
+        assert [ai.engine_for(seven, n) for n in (9, 10)] == ["mcts", "net"]
         (tmp_path / f"{name}-7.npz").unlink()
         folder = tmp_path / "chosen"
         folder.mkdir()
@@ -416,6 +471,8 @@ def test_a_warm_up_sees_a_side_that_plays_weights_of_its_own(tmp_path, monkeypat
         puct.restore_shipped(name)
         assert puct.plays_by_default(small, any_side=True)  # side 9's chosen in the folder
         assert not puct.plays_by_default(small)
+        nine = hexstones.new_game(name, size=9)
+        assert [ai.engine_for(nine, n) for n in (9, 10)] == ["net", "net"]  # chosen: both
     finally:
         monkeypatch.undo()
         puct.restore_shipped(name)
@@ -458,28 +515,21 @@ def test_bad_root_noise_is_refused():
             puct.search(game, iterations=10, network=net, reuse=False, root_noise=bad)
 
 
-def test_the_default_can_hold_for_some_board_sides_only():
-    """``plays_by_default`` is true (every side) or the sides where the network won."""
-    assert puct.default_on({puct.DEFAULT_KEY: True}, 7)
-    assert puct.default_on({puct.DEFAULT_KEY: [5]}, 5)
-    assert not puct.default_on({puct.DEFAULT_KEY: [5]}, 7)
-    assert not puct.default_on({puct.DEFAULT_KEY: "yes"}, 5)
-    assert not puct.default_on({}, 5)
-    assert puct.default_on({puct.DEFAULT_KEY: [5]}, None)  # some side: what a warm-up asks
-    assert not puct.default_on({puct.DEFAULT_KEY: []}, None)
-    assert not puct.default_on({}, None)
-    shipped = load_network("keil")
-    if shipped is None:
-        pytest.skip("no Keil weights ship")
-    from hexstones.ai.net import Network
-
-    five_only = Network(shipped.config, shipped.params, True, shipped.meta | {puct.DEFAULT_KEY: [5]})
-    puct.install_network("keil", five_only, chosen=False)  # as if it shipped
-    assert puct.plays_by_default(hexstones.new_game("keil", size=5))
-    assert not puct.plays_by_default(hexstones.new_game("keil", size=7))
+def test_a_stand_in_for_the_shipped_weights_plays_where_the_table_says(monkeypatch):
+    """A network installed to stand in for the shipped weights (``chosen=False``) plays the
+    sides and levels of ``NETWORK_PLAYS``, whatever its metadata says."""
+    monkeypatch.setattr(levels, "NETWORK_PLAYS", (
+        levels.ShippedNetwork("keil", "keil.npz", sides=(5,), levels=(10,)),))
+    stand_in = random_network("keil", seed=3)
+    stand_in.meta[puct.LEVELS_KEY] = [9]  # read only for a network someone chose
+    puct.install_network("keil", stand_in, chosen=False)
+    five, seven = hexstones.new_game("keil", size=5), hexstones.new_game("keil", size=7)
+    assert puct.plays_by_default(five) and not puct.plays_by_default(seven)
     assert puct.plays_by_default(hexstones.new_game("keil", size=3), any_side=True)  # warmed up
-    assert ai.engine_for(hexstones.new_game("keil", size=5), 10) == "net"
-    assert ai.engine_for(hexstones.new_game("keil", size=7), 10) == "mcts"
+    assert [ai.engine_for(five, n) for n in (8, 9, 10)] == ["mcts", "mcts", "net"]
+    assert ai.engine_for(seven, 10) == "mcts"
+    puct.install_network("keil", stand_in)  # chosen: every side, the levels its metadata names
+    assert [ai.engine_for(seven, n) for n in (9, 10)] == ["net", "mcts"]
 
 
 def test_the_networks_metadata_sets_its_playout_mix():

@@ -18,7 +18,7 @@ from pettingzoo.test import api_test  # noqa: E402
 import hexstones  # noqa: E402
 from hexstones import rl  # noqa: E402
 from hexstones.board import get_board  # noqa: E402
-from hexstones.rl import planes as P  # noqa: E402
+from hexstones.games import observation as O  # noqa: E402
 
 # The games and starts the agreement tests run: every game, a non-default balance, and
 # Droched's handicap start (White moves first).
@@ -73,7 +73,7 @@ def test_observation_space_and_mask_of_a_fresh_game():
     assert obs["action_mask"].dtype == np.int8
     assert obs["action_mask"].tolist() == [1] * game.num_actions  # every point, the button
     assert env.observe("white")["action_mask"].tolist() == [0] * game.num_actions
-    on_board = obs["observation"][..., P.ON_BOARD]
+    on_board = obs["observation"][..., O.F_ONES]
     # Row r, column c holds point (c, r): 19 cells of a 5x5 grid, |c - r| <= 2.
     assert on_board.sum() == 19
     assert on_board[0, 3] == 0 and on_board[3, 0] == 0 and on_board[2, 4] == 1
@@ -87,7 +87,7 @@ def test_embedding_puts_point_c_r_at_row_r_column_c():
     game = hexstones.new_game("keil", size=4)
     game.play("c5")  # column c (2), row 5 (4)
     planes = rl.observe(game)  # seen by White, to move
-    assert planes[4, 2, P.OPPONENT] == 1 and planes[..., P.OPPONENT].sum() == 1
+    assert planes[4, 2, O.F_OPP] == 1 and planes[..., O.F_OPP].sum() == 1
 
 
 def _agree_with_game_api(name, options, num_envs, steps, seed, max_moves=None):
@@ -279,9 +279,9 @@ def test_droched_handicap_game_starts_with_white():
     seen = env.observe("white")["observation"]
     game = hexstones.new_game("droched", size=5, handicap=["c3", "g5"], prison=2)
     np.testing.assert_array_equal(seen, rl.observe(game))
-    assert seen[..., P.OPPONENT].sum() == 2  # the two black stones
-    assert seen[2, 2, P.OWN_PRISON] == 0 and seen[2, 2, P.OPPONENT_PRISON] == np.float32(2 / 61)
-    assert seen[2, 2, P.IS_WHITE] == 1
+    assert seen[..., O.F_OPP].sum() == 2  # the two black stones
+    assert seen[2, 2, O.F_OWN_PRISON] == 0 and seen[2, 2, O.F_OPP_PRISON] == np.float32(2 / 10)
+    assert seen[2, 2, O.F_WHITE] == 1
     np.testing.assert_array_equal(rl.other_view(seen), env.observe("black")["observation"])
 
 
@@ -291,15 +291,49 @@ def test_planes_of_the_rules_state():
     keil.play("c3")
     keil.play("pass")
     seen = rl.observe(keil)  # White to move; Black took the button and just passed
-    assert seen[2, 2, P.OPPONENT_SPECIAL] == 1 and seen[2, 2, P.OWN_SPECIAL] == 0
-    assert seen[2, 2, P.PASSES] == 1 and seen[2, 2, P.BALANCE] == np.float32(4 / 19)
-    dehil = hexstones.new_game("dehil", size=3)
+    assert seen[2, 2, O.F_OPP_SPECIAL] == 1 and seen[2, 2, O.F_OWN_SPECIAL] == 0
+    assert seen[2, 2, O.F_PASSES] == 0.5 and seen[2, 2, O.F_BALANCE] == np.float32(4 / 10)
+    assert seen[2, 2, O.F_BALANCE_MOVER] == np.float32(4 / 10)  # the komi is White's
+    assert seen[..., O.F_LAST].sum() == 0  # the last move was a pass
+    assert (seen[..., O.F_SPECIAL_LEGAL] == seen[..., O.F_ONES]).all()  # White may pass
+    dehil = hexstones.new_game("dehil", size=3, komi=2)
     dehil.play("pass")
     seen = rl.observe(dehil, "black")
-    assert seen[2, 2, P.OWN_SPECIAL] == 1 and seen[2, 2, P.PASSES] == 1
-    assert seen[2, 2, P.IS_WHITE] == 0
+    assert seen[2, 2, O.F_OWN_SPECIAL] == 1 and seen[2, 2, O.F_PASSES] == 0.5
+    assert seen[2, 2, O.F_WHITE] == 0 and seen[2, 2, O.F_BALANCE_MOVER] == np.float32(-2 / 10)
+    # The legal placements are the player to move's (White's here), whoever observes.
+    mask = rl.action_mask(dehil)
+    rows, cols = rl.embedding(3)
+    np.testing.assert_array_equal(seen[rows, cols, O.F_LEGAL], mask[:-1])
     # Off-board cells are 0 in every plane.
     assert not seen[0, 4].any() and not seen[4, 0].any()
+
+
+@pytest.mark.parametrize("name,options", STARTS, ids=START_IDS)
+def test_planes_are_the_networks_features_on_the_grid(name, options):
+    """One encoder: an observation is the network's features (seen by the player to move)
+    with each point's row at its cell, 0 elsewhere; seen by the other player it is
+    ``other_view`` of them, bit for bit."""
+    rng = np.random.default_rng(2)
+    game = hexstones.new_game(name, **options)
+    rows, cols = rl.embedding(game.size)
+    off_board = np.ones((2 * game.size - 1,) * 2, bool)
+    off_board[rows, cols] = False
+    assert rl.PLANES == O.FEATURES and rl.NUM_PLANES == O.NUM_FEATURES
+    for _ in range(30):
+        planes = rl.observe(game)
+        assert planes[rows, cols].tobytes() == O.features_of(game).tobytes()
+        assert not planes[off_board].any()
+        other = hexstones.games.other(game.to_move)
+        assert rl.other_view(planes).tobytes() == rl.observe(game, other).tobytes()
+        assert O.other_view(O.features_of(game)).tobytes() == O.features_of(game, other).tobytes()
+        np.testing.assert_array_equal(rl.other_view(rl.observe(game, other)), planes)
+        legal = game.legal_actions()
+        if not legal:
+            break
+        game.play(game.move_of(int(rng.choice(legal))))
+    with pytest.raises(ValueError, match="observer"):
+        rl.observe(game, "red")
 
 
 @pytest.mark.parametrize("kwargs,message", [

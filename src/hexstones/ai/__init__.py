@@ -1,11 +1,13 @@
 """AI players: Monte-Carlo tree search, strength levels, and the komi pie.
 
-Where a game has shipped network weights, the search is the network-guided PUCT search
-(:mod:`hexstones.ai.puct`, results say ``engine`` "net"); otherwise the classic compiled
-search (numba, tree in arrays, :mod:`hexstones.ai.mcts`) built on the game kernels of
-:mod:`hexstones.core`; a game without compiled kernels falls back to the plain-Python
-search of :mod:`hexstones.ai.pysearch`, which speaks only the game API. All three return
-a :class:`hexstones.ai.result.SearchResult`; which search a level plays is decided in
+Where the network plays a game's board side (the shipped weights on the sides of
+:data:`hexstones.ai.levels.NETWORK_PLAYS`, or a network a person chose), the search is the
+network-guided PUCT search (:mod:`hexstones.ai.puct`, results say ``engine`` "net") at the
+levels that play it; otherwise the classic compiled search (numba, tree in arrays,
+:mod:`hexstones.ai.mcts`) built on the game kernels of :mod:`hexstones.core`; a game
+without compiled kernels falls back to the plain-Python search of
+:mod:`hexstones.ai.pysearch`, which speaks only the game API. All three return a
+:class:`hexstones.ai.result.SearchResult`; which search a level plays is decided in
 :mod:`hexstones.ai.levels`.
 
 * :func:`choose_move` -- a move for the side to move.
@@ -67,9 +69,10 @@ def search(game: Game, *, seconds: float | None = None, iterations: int | None =
     """Run the best available search on ``game``; return a
     :class:`hexstones.ai.result.SearchResult`.
 
-    ``engine``: "auto" (the network search where the game has shipped weights, else the
-    classic search), "net" (the network search; ValueError without weights) or "mcts"
-    (the classic search). With the network ``iterations`` counts simulations.
+    ``engine``: "auto" (the network search where it plays the game's side by default:
+    :func:`hexstones.ai.puct.plays_by_default`, else the classic search), "net" (the
+    network search; ValueError without weights) or "mcts" (the classic search). With the
+    network ``iterations`` counts simulations.
     ``knowledge=False`` is the plain UCT baseline (uniform random playouts, no RAVE; never
     the network). With ``reuse`` the compiled searches keep their tree for the next move
     of the same game; ``reuse_key`` names the player, so that two AIs in one process never
@@ -117,8 +120,9 @@ def _net_plays(game: Game, engine: str) -> bool:
 
 def engine_for(game: Game | None, level: int | None = None) -> str:
     """The search ``choose_move`` plays ``game`` with at ``level`` (None: full strength),
-    "net" or "mcts", as :func:`hexstones.ai.levels.engine_of` decides; the network search's
-    modules load only for a level that may play it (``game`` may be None for the others)."""
+    "net" or "mcts", as :func:`hexstones.ai.levels.engine_of` decides (the shipped weights:
+    :data:`hexstones.ai.levels.NETWORK_PLAYS`); the network search's modules load only for
+    a level that may play it (``game`` may be None for the others)."""
     lv = get_level(level) if level is not None else FULL_STRENGTH
     if not may_play_network(lv):
         return "mcts"
@@ -126,7 +130,7 @@ def engine_for(game: Game | None, level: int | None = None) -> str:
         raise ValueError(f"level {lv.number} may play a network: which one depends on the game")
     from hexstones.ai import puct
 
-    return engine_of(lv, puct.default_record(game))
+    return engine_of(lv, *puct.default_player(game))
 
 
 def level_guide(game: Game | None, numbers=None) -> list[dict[str, Any]]:

@@ -7,28 +7,29 @@ which in Monte-Carlo search is enough for the stronger level to win clearly more
 in proportion to visits, so that a beginner can win; level 10 is the full search with a
 few seconds per move.
 
-Where a game's network plays by default (:func:`hexstones.ai.puct.plays_by_default`:
-shipped weights that won a match against the classic search on that side), levels 9 and
-10 play the network-guided search (:mod:`hexstones.ai.puct`) with ``net_sims``
-simulations and the same time caps (in practice the caps end their searches); levels
-1-8 keep the classic search. Why there: the network search runs 10-25x fewer simulations
-a second than the classic one runs iterations, so at a small budget it is the weaker
-(measured on Keil 5 with the first trained weights: classic level 5, 800 iterations, beat
-the network search at 48 simulations in every game), while at equal time (1 s a move)
-the network search with the shipped Keil weights won 34 of 40 games against the classic
-one, and level 9 beat level 8 in 6 of 8 games with earlier weights (docs/ai.md). A
-stronger network will let the network levels reach lower. Weights may name the levels
-that play them (:data:`LEVELS_KEY`): Droched's name only level 10,
+Where :data:`NETWORK_PLAYS` names a game's board side (its shipped weights won a match
+against the classic search there), levels 9 and 10 play the network-guided search
+(:mod:`hexstones.ai.puct`) with ``net_sims`` simulations and the same time caps (in
+practice the caps end their searches); levels 1-8 keep the classic search. Why there: the
+network search runs 10-25x fewer simulations a second than the classic one runs
+iterations, so at a small budget it is the weaker (measured on Keil 5 with the first
+trained weights: classic level 5, 800 iterations, beat the network search at 48
+simulations in every game), while at equal time (1 s a move) the network search with the
+shipped Keil weights won 34 of 40 games against the classic one, and level 9 beat level 8
+in 6 of 8 games with earlier weights (docs/ai.md). A stronger network will let the network
+levels reach lower. The table also names the levels per side: Droched's only level 10,
 since twice the time did not make its network search a clearly stronger player (level 10
-won 8 of 16 against level 9), so level 9 plays the classic search there. Without weights
-every level is the classic search.
+won 8 of 16 against level 9), so level 9 plays the classic search there. Every other game
+and side plays the classic search at every level.
 
-This file is the one place that decides which engine plays a level: the table
+This file is the one place that decides which engine plays a level: the tables
 :data:`LEVELS` (budgets, knowledge, which levels may play a network) and
-:func:`engine_of` with the rules it reads from a network's record (:data:`DEFAULT_KEY`,
-:data:`LEVELS_KEY`); which network a game and side play with (the shipped weights, the
-folder of ``$HEXSTONES_NETWORK_DIR``, a network installed for a test or a match) is
-:func:`hexstones.ai.puct.network_for`.
+:data:`NETWORK_PLAYS` (where the shipped weights play, and which levels), and
+:func:`engine_of`. A network a person chose (the folder of ``$HEXSTONES_NETWORK_DIR``, a
+network installed for a test or a match: :func:`hexstones.ai.puct.network_for`) plays
+levels 9 and 10 on the sides it serves, or the levels its metadata names
+(:data:`LEVELS_KEY`); :func:`hexstones.ai.puct.default_player` says which of the two plays a
+game's side.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ class Level:
     max_seconds: float  # wall-clock cap used when the caller gives no budget
     knowledge: bool  # game-aware playouts and RAVE (False: plain UCT, random playouts)
     temperature: float  # 0: play the most visited move; >0: sample by visits ** (1/T)
-    # Simulations of the network-guided search, used where the game has shipped weights
-    # (None: this level plays the classic search everywhere).
+    # Simulations of the network-guided search, used where the network plays the level
+    # (NETWORK_PLAYS, or a network a person chose; None: the classic search everywhere).
     net_sims: int | None = None
 
 
@@ -87,41 +88,57 @@ def get_level(level: int) -> Level:
 
 
 # -- which engine plays a level ----------------------------------------------------------
-# A level plays the network search ("net") where all of these hold, else the classic
-# search ("mcts"):
-# 1. it may play a network: ``net_sims`` in the table above (levels 9 and 10), with knowledge;
-# 2. the game's network for the board side plays by default (``puct.plays_by_default``):
-#    someone chose it (``$HEXSTONES_NETWORK_DIR``, ``puct.install_network``), or its
-#    weights record a won match against the classic search on that side (DEFAULT_KEY);
-# 3. its weights' record does not leave the level to the classic search (LEVELS_KEY).
 
-# The key of a network's metadata that makes it the default player: set on shipped
-# weights only once the network search has beaten the classic search with them in a
-# match at equal time (benchmarks/net_match.py). Weights without it play only when asked
-# for (the net: players, engine="net"), so that no level gets weaker than the classic
-# search it replaces. Its value: true (every board side), or the list of the sides where
-# the network won (a network trained on side 5 alone has not earned side 7).
-DEFAULT_KEY = "plays_by_default"
+
+@dataclass(frozen=True)
+class ShippedNetwork:
+    """Where a game's shipped weights play: on ``sides`` of ``game``, the levels of
+    ``levels`` (of those that may play a network, :func:`may_play_network`) play the network
+    search with the weights file ``weights`` (``src/hexstones/ai/weights/``, the file that
+    serves those sides: :func:`hexstones.ai.net.load_network`)."""
+
+    game: str
+    weights: str
+    sides: tuple[int, ...]
+    levels: tuple[int, ...]
+
+
+# Which engine plays each network-capable level with the shipped weights, by game and board
+# side: every side and level not named here plays the classic search. A side is named once
+# the network search with those weights has beaten the classic search there in a match at
+# equal time (1 s a move, benchmarks/net_match.py, the match kept in the weights' ``meta``
+# under "matches"), so that no level gets weaker than the classic search it replaces. A
+# level is left out where twice the time does not make the network search a clearly
+# stronger player (Droched's: docs/ai.md, "Each level against the level below"), so that
+# each level still beats the one below it.
+NETWORK_PLAYS: tuple[ShippedNetwork, ...] = (
+    ShippedNetwork("keil", "keil.npz", sides=(5, 7), levels=(9, 10)),
+    ShippedNetwork("dehil", "dehil.npz", sides=(7, 9), levels=(9, 10)),
+    ShippedNetwork("droched", "droched-5.npz", sides=(5,), levels=(10,)),
+    ShippedNetwork("droched", "droched.npz", sides=(7, 9), levels=(10,)),
+)
+
+
+def shipped_play(game_name: str, side: int) -> ShippedNetwork | None:
+    """The entry of :data:`NETWORK_PLAYS` for ``game_name`` on board side ``side``, or None
+    where the shipped weights play no level there."""
+    for entry in NETWORK_PLAYS:
+        if entry.game == game_name and side in entry.sides:
+            return entry
+    return None
+
 
 # The key of a network's metadata that names the levels, of those that may play a network
-# (``Level.net_sims``: 9 and 10), that play it where it plays by default (absent: all of
-# them). Where twice the time does not make a network's search a clearly stronger player
-# (Droched's: docs/ai.md, "Each level against the level below"), its weights leave level 9
-# to the classic search, so that each level still beats the one below it.
+# (9 and 10), that play it: read only for weights a person chose
+# (``$HEXSTONES_NETWORK_DIR``, ``puct.install_network``), which otherwise play both. The
+# shipped weights' play is :data:`NETWORK_PLAYS` (the key in their metadata is a record
+# of how they were shipped, read only where a person chooses those files).
 LEVELS_KEY = "network_levels"
 
 
-def default_on(meta: dict, size: int | None) -> bool:
-    """Whether weights with metadata ``meta`` play side ``size`` by default (None: some side)."""
-    flag = meta.get(DEFAULT_KEY)
-    if isinstance(flag, list):
-        return bool(flag) if size is None else size in flag
-    return flag is True
-
-
 def network_plays_level(meta: dict, number: int) -> bool:
-    """Whether weights with metadata ``meta``, where they play by default, play level
-    ``number``: their :data:`LEVELS_KEY` names it, or they have none."""
+    """Whether a network a person chose, with metadata ``meta``, plays level ``number``:
+    its :data:`LEVELS_KEY` names it, or it has none."""
     levels = meta.get(LEVELS_KEY)
     if levels is None:
         return True
@@ -132,17 +149,22 @@ def network_plays_level(meta: dict, number: int) -> bool:
 
 
 def may_play_network(level: Level) -> bool:
-    """Whether ``level`` plays the network search where a network has earned it (rule 1)."""
+    """Whether ``level`` may play the network search: it has ``net_sims`` (levels 9 and
+    10) and the game's knowledge."""
     return level.net_sims is not None and level.knowledge
 
 
-def engine_of(level: Level, record: dict | None) -> str:
-    """The search that plays ``level``, "net" or "mcts", by the rules above: ``record`` is
-    the metadata of the network that plays the game by default on the board side (rule 2:
-    :func:`hexstones.ai.puct.default_record`), None where none does."""
-    if not may_play_network(level) or record is None:
+def engine_of(level: Level, shipped: ShippedNetwork | None, chosen: dict | None = None) -> str:
+    """The search that plays ``level``, "net" or "mcts", given what plays the game's board
+    side by default (:func:`hexstones.ai.puct.default_player`): ``chosen``, the metadata of a
+    network a person chose (it plays every level that may play a network, or those its
+    :data:`LEVELS_KEY` names); else ``shipped``, the side's entry of :data:`NETWORK_PLAYS`
+    (it plays the levels the entry names); with neither, the classic search plays."""
+    if not may_play_network(level):
         return "mcts"
-    return "net" if network_plays_level(record, level.number) else "mcts"
+    if chosen is not None:
+        return "net" if network_plays_level(chosen, level.number) else "mcts"
+    return "net" if shipped is not None and level.number in shipped.levels else "mcts"
 
 
 def describe(level: Level, network: bool) -> str:

@@ -1,8 +1,10 @@
 """The policy/value network, evaluated with numpy only (no PyTorch at play time).
 
+Its inputs are the features of :mod:`hexstones.games.observation`, one row per point,
+seen by the side to move (the shipped weights were trained on exactly those values).
 One network serves every board side of a game: its convolutions read a point and its six
 neighbours through the geometry's neighbour table (``nbr``, -1 off the board, read as
-zeros), and global pooling (mean, size-scaled mean, max over the board's points) carries
+zeros: :func:`geometry_of`), and global pooling (mean, size-scaled mean, max over the board's points) carries
 whole-board facts and the board's size to every point and to the heads.
 
 Architecture (KataGo's shape, scaled down for a CPU)::
@@ -33,8 +35,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from hexstones.ai.features import NUM_FEATURES
+from hexstones.core.layout import geometry
 from hexstones.games import game_class
+from hexstones.games.observation import NUM_FEATURES
 
 # The score head's output is this many points per unit (keeps its weights near 1).
 SCORE_SCALE = 10.0
@@ -43,6 +46,12 @@ DEFAULT_CHANNELS = 32
 DEFAULT_BLOCKS = 4
 DEFAULT_HEAD = 16
 DEFAULT_VALUE_HIDDEN = 32
+
+
+def geometry_of(game) -> np.ndarray:
+    """The neighbour table ``int32[P, 6]`` (-1 off the board) the network convolves over
+    on ``game``'s board."""
+    return geometry(game.size).nbr
 
 
 class NetOutput(NamedTuple):

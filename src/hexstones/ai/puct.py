@@ -33,17 +33,16 @@ from hexstones.ai.puct_tree import (  # isort: skip
     node_bytes,
     expand_and_backup, reset_tree, select_leaves,
 )
-from hexstones.ai.features import NUM_FEATURES
-from hexstones.ai.levels import (  # noqa: F401  (DEFAULT_KEY, LEVELS_KEY: re-exported)
-    DEFAULT_KEY,
+from hexstones.ai.levels import (  # noqa: F401  (LEVELS_KEY: re-exported)
     LEVELS_KEY,
-    default_on,
-    network_plays_level,
+    ShippedNetwork,
+    shipped_play,
 )
 from hexstones.ai.result import Child, KeptTrees, SearchResult, TreeCache, principal_variation
 from hexstones.core import dispatch
 from hexstones.core.common import seed_rng
 from hexstones.games.engine import has_kernels
+from hexstones.games.observation import NUM_FEATURES
 
 # A tree starts with room for START_NODES nodes (or what an iteration budget needs) and
 # grows while a search needs more, up to MAX_NODES (~650 MB) or a sixteenth of the
@@ -116,6 +115,22 @@ class Networks:
         every side); ask after :meth:`network`, which notes a network chosen in the folder."""
         return game_name in self._chosen or (game_name, size) in self._chosen
 
+    def shipped_file(self, game_name: str, size: int) -> str | None:
+        """The shipped weights file that serves ``game_name`` on side ``size`` (its own,
+        ``<game>-<size>.npz``, or the game's, ``<game>.npz``); "" for a network installed to
+        stand in for the shipped weights (``install(chosen=False)``), which serves every
+        file's sides; None where someone chose the network or none serves. Ask after
+        :meth:`network`."""
+        from hexstones.ai.net import weights_path
+
+        if self.chosen(game_name, size):
+            return None
+        if game_name in self._installed:
+            return "" if self._every.get(game_name) is not None else None
+        if self._side.get((game_name, int(size))) is not None:
+            return weights_path(game_name, size).name
+        return weights_path(game_name).name if self._every.get(game_name) is not None else None
+
     def _forget_sides(self, game_name: str) -> None:  # under the lock
         for key in [k for k in self._side if k[0] == game_name]:
             del self._side[key]
@@ -155,23 +170,12 @@ def network_for(game_name: str, size: int | None = None):
     return NETWORKS.network(game_name, size)
 
 
-def _sides_of_their_own(game_name: str) -> list[int]:
-    """The board sides of ``game_name`` that may have a network of their own: shipped
-    (``weights/<game>-<side>.npz``) or in ``$HEXSTONES_NETWORK_DIR``."""
-    from hexstones.ai.net import shipped_sides, sides_named
-
-    sides = set(shipped_sides(game_name))
-    folder = os.environ.get(NETWORK_DIR_VARIABLE)
-    if folder and os.path.isdir(folder):
-        sides.update(sides_named(game_name, os.listdir(folder)))
-    return sorted(sides)
-
-
 def install_network(game_name: str, network, chosen: bool = True) -> None:
     """Play ``game_name`` with ``network`` on every side in this process from now on (None:
     with no network, so the classic search plays): for a network file of one's own, and for
     tests of both engines whatever weights ship. ``chosen=False``: the network stands in
-    for the shipped weights, so its metadata decides where it plays by default."""
+    for the shipped weights, so it plays by default where they would
+    (:data:`hexstones.ai.levels.NETWORK_PLAYS`)."""
     from hexstones.games import game_class
 
     game_class(game_name)  # an unknown game is an error
@@ -211,38 +215,41 @@ def search_params(network) -> np.ndarray:
     return params
 
 
-def default_record(game) -> dict | None:
-    """The metadata of the network that plays ``game`` by default on its board side
-    (:func:`plays_by_default`), or None where none does."""
-    return network_for(game.name, game.size).meta if plays_by_default(game) else None
+def default_player(game) -> tuple[ShippedNetwork | None, dict | None]:
+    """What plays ``game``'s board side by default (the levels, ``engine="auto"``), for
+    :func:`hexstones.ai.levels.engine_of`: ``(None, meta)`` for a network someone chose
+    (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`), ``meta`` its metadata; ``(entry,
+    None)`` where the shipped weights play, ``entry`` the side's entry of
+    :data:`hexstones.ai.levels.NETWORK_PLAYS` (whose file serves the side, or a network
+    installed to stand in for the shipped weights); ``(None, None)`` where the classic
+    search plays."""
+    if not supports(game):
+        return None, None
+    return _default_on(game.name, game.size)
 
 
-def plays_level(game, number: int) -> bool:
-    """Whether level ``number`` (one with ``net_sims``) plays ``game`` with the network:
-    where it plays by default (:func:`plays_by_default`) and its weights' record lets that
-    level play them (:func:`hexstones.ai.levels.network_plays_level`)."""
-    if not plays_by_default(game):
-        return False
-    return network_plays_level(network_for(game.name, game.size).meta, number)
+def _default_on(game_name: str, size: int) -> tuple[ShippedNetwork | None, dict | None]:
+    network = network_for(game_name, size)  # first: it notes a network chosen in the folder
+    if network is None:
+        return None, None
+    if NETWORKS.chosen(game_name, size):
+        return None, network.meta
+    entry = shipped_play(game_name, size)
+    serving = NETWORKS.shipped_file(game_name, size)
+    if entry is None or serving is None or serving not in ("", entry.weights):
+        return None, None
+    return entry, None
 
 
 def plays_by_default(game, any_side: bool = False) -> bool:
     """Whether ``engine="auto"`` (the levels, ``ai.analyze``) plays ``game`` with the
-    network: a network someone chose (``$HEXSTONES_NETWORK_DIR``, :func:`install_network`),
-    or shipped weights whose metadata records a won match against the classic search on
-    the game's board side (``any_side``: on some side of the game, as a warm-up asks)."""
+    network (:func:`default_player`): a network someone chose, or the shipped weights on a
+    side of :data:`hexstones.ai.levels.NETWORK_PLAYS` (``any_side``: on some side of the
+    game, as a warm-up asks)."""
     if not supports(game):
         return False
-    if not any_side:
-        return _plays_on(game.name, game.size)
-    return any(_plays_on(game.name, side) for side in [None, *_sides_of_their_own(game.name)])
-
-
-def _plays_on(game_name: str, size: int | None) -> bool:
-    """Whether the network of ``game_name`` for side ``size`` (None: the game's own) was
-    chosen or records a won match there."""
-    network = network_for(game_name, size)  # first: it notes a network chosen in the folder
-    return network is not None and (NETWORKS.chosen(game_name, size) or default_on(network.meta, size))
+    sides = type(game).sizes if any_side else (game.size,)
+    return any(_default_on(game.name, side) != (None, None) for side in sides)
 
 
 def default_threads() -> int:

@@ -10,7 +10,7 @@ calls with one network evaluation between them:
 1. :func:`select_leaves` descends from the root up to ``B`` times, each time by PUCT
    with a virtual loss on the path taken (so that the next descent of the same batch
    goes elsewhere), playing the moves with the kernels; at each leaf it writes the
-   network's features (:func:`hexstones.ai.features.write_features`) into row ``b`` of
+   network's features (:func:`hexstones.games.observation.write_features`) into row ``b`` of
    the batch and the leaf's legal moves (the kernel's). A leaf where the game is over
    gets its exact result from the kernels instead, and needs no network.
 2. the driver evaluates the batch with the network, once;
@@ -38,16 +38,16 @@ from hexstones.core.cache import core_sources, drop_stale_cache
 
 # This search compiles the core kernels and the feature encoder into itself.
 _HERE = pathlib.Path(__file__).resolve().parent
-drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("features.py", "puct_tree.py",
-                                                               "policies.py")]
-                 + [_HERE.parent / "games" / "compiled.py"],
-                 "puct-sources.sha256", ("puct_tree.*.nb[ic]", "features.*.nb[ic]"))
+drop_stale_cache(_HERE, core_sources() + [_HERE / n for n in ("puct_tree.py", "policies.py", "tree.py")]
+                 + [_HERE.parent / "games" / n for n in ("compiled.py", "observation.py")],
+                 "puct-sources.sha256", ("puct_tree.*.nb[ic]",))
 
-from hexstones.ai.features import write_features  # noqa: E402  (after the cache check on purpose)
 from hexstones.ai.policies import learn_replies  # noqa: E402
+from hexstones.ai.tree import allocate_nodes, clear_node, reset_root, rewind  # noqa: E402
 from hexstones.core import dispatch as K  # noqa: E402
 from hexstones.core.layout import OK  # noqa: E402
 from hexstones.games import compiled as G  # noqa: E402
+from hexstones.games.observation import write_features  # noqa: E402  (after the cache check on purpose)
 
 # Node flags (1 is the classic tree's ILLEGAL, never set here: a node's children are the
 # legal moves; the classic tree's advance_root, which the tree cache uses, reads it).
@@ -81,19 +81,15 @@ class PuctTree(NamedTuple):
     counters: np.ndarray      # int64[2]: slots C_*
 
 
+# The dtypes of PuctTree's per-node arrays, in its order (then the int64 counters).
+NODE_DTYPES = (np.int32, np.int32, np.int32, np.int32, np.int32, np.float64, np.float64,
+               np.float32, np.int8)
+
+
 def allocate_tree(capacity: int) -> PuctTree:
-    return PuctTree(
-        np.zeros(capacity, np.int32),
-        np.full(capacity, -1, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.float64),
-        np.zeros(capacity, np.float64),
-        np.zeros(capacity, np.float32),
-        np.zeros(capacity, np.int8),
-        np.zeros(2, np.int64),
-    )
+    tree = allocate_nodes(PuctTree, NODE_DTYPES, capacity, 2)
+    tree.first_child[:] = -1
+    return tree
 
 
 def grow_tree(tree: PuctTree, capacity: int) -> PuctTree:
@@ -109,21 +105,16 @@ def grow_tree(tree: PuctTree, capacity: int) -> PuctTree:
 
 def node_bytes() -> int:
     """Memory of one node of the tree."""
-    return sum(a.itemsize for a in allocate_tree(1)[:-1])
+    return sum(np.dtype(dtype).itemsize for dtype in NODE_DTYPES)
 
 
 @njit(cache=True, nogil=True)
 def reset_tree(tree):
-    tree.first_child[0] = -1
-    tree.num_children[0] = 0
-    tree.visits[0] = 0
+    reset_root(tree)
     tree.virtual[0] = 0
     tree.value_sum[0] = 0.0
     tree.score_sum[0] = 0.0
     tree.prior[0] = 1.0
-    tree.flags[0] = 0
-    tree.counters[C_USED] = 1
-    tree.counters[C_ROOT] = 0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -205,8 +196,7 @@ def select_leaves(gid, geo, root_st, work, tree, params, balance, max_leaves, fe
     n = 0
     collisions = 0
     while n < max_leaves and collisions <= max_leaves // 2:
-        while G.ply(work) > root_ply:
-            K.undo(gid, geo, work)
+        rewind(gid, geo, work, root_ply)
         node = root
         depth = 0
         paths[n, 0] = node
@@ -306,14 +296,11 @@ def expand_and_backup(tree, count, paths, depths, kinds, legal, num_legal, logit
                 for i in range(k):
                     c = base + i
                     moves[c] = legal[b, i]
-                    firsts[c] = -1
-                    counts[c] = 0
-                    tree.visits[c] = 0
+                    clear_node(tree, c)
                     tree.virtual[c] = 0
                     tree.value_sum[c] = 0.0
                     tree.score_sum[c] = 0.0
                     tree.prior[c] = math.exp(logits[b, legal[b, i]] - top) / total
-                    tree.flags[c] = 0
                 counts[leaf] = k
                 firsts[leaf] = base
                 counters[C_USED] = base + k

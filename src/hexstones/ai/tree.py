@@ -83,29 +83,52 @@ class Tree(NamedTuple):
     counters: np.ndarray      # int64[4]: slots C_*
 
 
+# The dtypes of Tree's per-node arrays, in its order (then the int64 counters).
+NODE_DTYPES = (np.int32, np.int32, np.int32, np.int32, np.float32, np.int32, np.float32, np.int8)
+
+
+def allocate_nodes(kind, dtypes, capacity: int, counters: int):
+    """A tree of NamedTuple ``kind`` (this search's :class:`Tree`, or the network search's)
+    with room for ``capacity`` nodes: a zeroed array of each of ``dtypes`` (its per-node
+    fields, in order), then ``counters`` int64 slots."""
+    return kind(*(np.zeros(capacity, dtype) for dtype in dtypes), np.zeros(counters, np.int64))
+
+
 def allocate_tree(capacity: int) -> Tree:
-    return Tree(
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.float32),
-        np.zeros(capacity, np.int32),
-        np.zeros(capacity, np.float32),
-        np.zeros(capacity, np.int8),
-        np.zeros(4, np.int64),
-    )
+    return allocate_nodes(Tree, NODE_DTYPES, capacity, 4)
+
+
+@njit(cache=True, nogil=True)
+def clear_node(tree, c):
+    """Node ``c`` of a tree, this search's or the network search's, made unexpanded and
+    unvisited: the fields both trees have (each tree clears its own values after)."""
+    tree.first_child[c] = -1
+    tree.num_children[c] = 0
+    tree.visits[c] = 0
+    tree.flags[c] = 0
+
+
+@njit(cache=True, nogil=True)
+def reset_root(tree):
+    """Empty a tree, this search's or the network search's, down to an unvisited root
+    (its own values are the caller's to clear)."""
+    clear_node(tree, 0)
+    tree.counters[C_USED] = 1
+    tree.counters[C_ROOT] = 0
+
+
+@njit(cache=True, nogil=True)
+def rewind(gid, geo, work, ply):
+    """Take ``work`` back to history row ``ply`` by the kernel's own undo (it also keeps
+    the state's position table right): one row copy per move."""
+    while G.ply(work) > ply:
+        K.undo(gid, geo, work)
 
 
 @njit(cache=True)
 def reset_tree(tree):
-    tree.first_child[0] = -1
-    tree.num_children[0] = 0
-    tree.visits[0] = 0
+    reset_root(tree)
     tree.wins[0] = 0.0
-    tree.flags[0] = 0
-    tree.counters[C_USED] = 1
-    tree.counters[C_ROOT] = 0
 
 
 @njit(cache=True)
@@ -226,10 +249,7 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
     learns = knowledge and K.learns_replies(gid)
     copy_into(work, root_st)
     for _ in range(iterations):
-        # Back to the root through the kernel's own undo (it also keeps the state's
-        # position table right); costs one row copy per move of the last simulation.
-        while G.ply(work) > root_ply:
-            K.undo(gid, geo, work)
+        rewind(gid, geo, work, root_ply)  # back to the root
         node = root
         depth = 0
         path[0] = node
@@ -254,13 +274,10 @@ def run_iterations(gid, geo, root_st, work, tree, rng, iterations, knowledge, pa
                     if p == P or board[p] == 0:
                         c = base + n
                         moves[c] = p
-                        firsts[c] = -1
-                        counts[c] = 0
-                        visits[c] = 0
+                        clear_node(tree, c)
                         wins[c] = 0.0
                         rvisits[c] = 0
                         rwins[c] = 0.0
-                        flags[c] = 0
                         n += 1
                 firsts[node] = base
                 counts[node] = n

@@ -59,10 +59,18 @@ def start_state(game: str, size: int, *, komi: int = 0, prison: int = 0,
     return st
 
 
-def grow_state(state: State, capacity: int) -> State:
-    """A copy of ``state`` with room for ``capacity`` moves (history kept), or for
-    ``MAX_CAPACITY`` if that is less and still more than the state has."""
+def empty_like(state: State) -> State:
+    """An empty state of ``state``'s board side and history room (for kernels that copy a
+    position into it themselves)."""
+    return allocate_state(side_of(state), capacity_of(state))
+
+
+def grow_state(state: State, capacity: int | None = None) -> State:
+    """A copy of ``state`` with room for ``capacity`` moves (None: twice its room; history
+    kept), or for ``MAX_CAPACITY`` if that is less and still more than the state has."""
     size = side_of(state)
+    if capacity is None:
+        capacity = 2 * capacity_of(state)
     if capacity > MAX_CAPACITY > capacity_of(state):
         capacity = MAX_CAPACITY
     bigger = allocate_state(size, capacity)

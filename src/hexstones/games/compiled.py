@@ -43,66 +43,52 @@ SOURCE = Path(__file__).resolve()
 
 # -- what a position holds beyond its stones (compiled, inlined) -------------------------
 
-@njit(cache=True, inline="always")
-def ply(st):
-    """Moves played: the state after them is history row ``ply(st)``."""
-    return st.meta[M_PLY]
+def _inlined(read, name: str, doc: str):
+    """``read`` compiled as the accessor ``name`` (``doc``: what it answers), inlined into
+    its callers: its slot is a constant there, as if the caller read the slot itself."""
+    read.__name__ = read.__qualname__ = name
+    read.__doc__ = doc
+    return njit(cache=True, inline="always")(read)
 
 
-@njit(cache=True, inline="always")
-def to_move(st):
-    """The side to move: 1 black, 2 white."""
-    return st.meta[M_TO_MOVE]
+def _meta_reader(name: str, slot: int, doc: str):
+    """An accessor of the position's meta slot ``slot``."""
+    def read(st):
+        return st.meta[slot]
+    return _inlined(read, name, doc)
 
 
-@njit(cache=True, inline="always")
-def last_move(st):
-    """The last move played (-1 none)."""
-    return st.meta[M_LAST]
+def _history_reader(name: str, slot: int, doc: str):
+    """An accessor of meta slot ``slot`` of the position of a history row."""
+    def read(st, row):
+        return st.hist_meta[row, slot]
+    return _inlined(read, name, doc)
 
 
-@njit(cache=True, inline="always")
-def game_of(st):
-    """The game id the state belongs to (opaque: for the dispatchers)."""
-    return st.meta[M_GAME]
-
-
-@njit(cache=True, inline="always")
-def special_holder(st):
-    """Who holds the game's one-off privilege: Keil's button, Dehil's first pass (1 black,
-    2 white, 0 nobody; always 0 in Droched)."""
-    return st.meta[M_SPECIAL]
-
-
-@njit(cache=True, inline="always")
-def passes(st):
-    """Consecutive passes just played (0 in Droched, which has no pass)."""
-    return st.meta[M_PASSES]
+ply = _meta_reader("ply", M_PLY, "Moves played: the state after them is history row ``ply(st)``.")
+to_move = _meta_reader("to_move", M_TO_MOVE, "The side to move: 1 black, 2 white.")
+last_move = _meta_reader("last_move", M_LAST, "The last move played (-1 none).")
+game_of = _meta_reader("game_of", M_GAME,
+                       "The game id the state belongs to (opaque: for the dispatchers).")
+special_holder = _meta_reader(
+    "special_holder", M_SPECIAL, "Who holds the game's one-off privilege: Keil's button, "
+    "Dehil's first pass (1 black, 2 white, 0 nobody; always 0 in Droched).")
+passes = _meta_reader("passes", M_PASSES,
+                      "Consecutive passes just played (0 in Droched, which has no pass).")
+last_move_at = _history_reader(
+    "last_move_at", M_LAST, "The last move before the position of history row ``row`` (-1 none).")
+to_move_at = _history_reader(
+    "to_move_at", M_TO_MOVE,
+    "The side to move in the position of history row ``row`` (1 black, 2 white).")
+board_row_at = _history_reader(
+    "board_row_at", M_BOARD_ROW, "The history row that holds the board of the position of row "
+    "``row`` (a move that leaves the board as it was stores no board of its own).")
 
 
 @njit(cache=True, inline="always")
 def prison(st, color):
     """Stones of colour ``color`` (1, 2) in the prison (0 in games without one)."""
     return st.meta[M_PRISON + color - 1]
-
-
-@njit(cache=True, inline="always")
-def last_move_at(st, row):
-    """The last move before the position of history row ``row`` (-1 none)."""
-    return st.hist_meta[row, M_LAST]
-
-
-@njit(cache=True, inline="always")
-def to_move_at(st, row):
-    """The side to move in the position of history row ``row`` (1 black, 2 white)."""
-    return st.hist_meta[row, M_TO_MOVE]
-
-
-@njit(cache=True, inline="always")
-def board_row_at(st, row):
-    """The history row that holds the board of the position of row ``row`` (a move that
-    leaves the board as it was stores no board of its own)."""
-    return st.hist_meta[row, M_BOARD_ROW]
 
 
 # -- the same from Python ----------------------------------------------------------------

@@ -16,10 +16,9 @@ import numpy as np
 
 from hexstones.core import dehil as kernels
 from hexstones.core.layout import R_OCCUPIED, R_TRIANGLE
-from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
-from hexstones.games.engine import COLOR_NAME, CoreBacked
-from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
+from hexstones.games.counted import CountedGame
+from hexstones.games.engine import COLOR_NAME
+from hexstones.games.spec import BALANCE_LIMIT, Balance, Overlay, ScorePart
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class DehilState:
     first_pass: str | None  # who passed first in the whole game, if anyone
 
 
-class DehilGame(CoreBacked, Game):
+class DehilGame(CountedGame):
     name = "dehil"
     title = "Dehil"
     summary = "No captures: groups that partition the board score, others count against."
@@ -49,14 +48,11 @@ class DehilGame(CoreBacked, Game):
     overlays = (Overlay("groups", "Groups and their values"),
                 Overlay("partitions", "Groups with / without partitions"))
     final_overlay = "partitions"
-    option_names = ("size", "komi")
     sgf_number = 902
     kernels = kernels
 
     def __init__(self, size: int = 9, komi: int = 0):
-        super().__init__(size)
-        self.komi = self.balance.check(komi, self.title)
-        self._attach(start_state("dehil", self.size, komi=self.komi))
+        super().__init__(size, komi)
 
     # -- turns ---------------------------------------------------------------------
 
@@ -65,10 +61,6 @@ class DehilGame(CoreBacked, Game):
         """The position as plain values (a snapshot)."""
         return DehilState(tuple(int(c) for c in self._board_cells), self.to_move,
                           self.passes, self.first_pass)
-
-    @property
-    def is_over(self) -> bool:
-        return self.passes >= 2
 
     @property
     def first_pass(self) -> str | None:
@@ -105,23 +97,7 @@ class DehilGame(CoreBacked, Game):
             return f"{move} is occupied (by {COLOR_NAME[int(self._board_cells[point])]})"
         if code == R_TRIANGLE:
             return f"{move} breaks the triangle rule: {self._violation(point)}"
-        return f"{move} cannot be played (core reason {code})"
-
-    def play(self, move: str) -> None:
-        move = self.normalize_move(move)
-        if self.is_over:
-            raise IllegalMove(f"the game is over (two passes in a row); {move!r} cannot be played")
-        code = self._core_play(self.board.index.get(move, self.board.num_points))
-        if code:
-            raise IllegalMove(self._reason(move, code))
-        self.moves.append(move)
-
-    def legal_moves(self) -> list[str]:
-        if self.is_over:
-            return []
-        P = self.board.num_points
-        names = self.board.names
-        return [names[m] if m < P else "pass" for m in self._core_legal()]
+        return super()._reason(move, code)
 
     def forbidden_placements(self) -> dict[str, str]:
         """Empty points the player to move may not take, each with the triangle it breaks.
@@ -161,20 +137,6 @@ class DehilGame(CoreBacked, Game):
              "partitions": areas, "has_partitions": areas >= 2}
             for g, code, areas in self._group_facts()
         ]
-
-    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
-
-    def outcome(self) -> Outcome | None:
-        if not self.is_over:
-            return None
-        score = self.score()
-        assert score is not None, "a finished Dehil game is counted"
-        # Two passes end the game, so someone passed first: the half point rules out ties.
-        return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return {"size": self.size, "komi": self.komi}
 
     def analysis(self) -> dict[str, Any]:
         return {

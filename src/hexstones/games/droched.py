@@ -17,18 +17,17 @@ import numpy as np
 
 from hexstones.core import droched as kernels
 from hexstones.core.layout import (
-    M_PLY,
     M_PRISON,
     M_TO_MOVE,
     R_LONE_PRISONER,
     R_OCCUPIED,
     R_PRISON_EMPTY,
     R_REPETITION,
-    capacity_of,
     geometry,
 )
-from hexstones.core.state import grow_state, start_state
+from hexstones.core.state import start_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove, other
+from hexstones.games.compiled import ply_of
 from hexstones.games.engine import COLOR_NAME, STONE_CODE, CoreBacked
 from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay
 
@@ -86,6 +85,14 @@ class DrochedGame(CoreBacked, Game):
     option_names = ("size", "prison", "handicap")
     sgf_number = 903
     kernels = kernels
+    reasons = {
+        R_PRISON_EMPTY: "no release: the prison holds no {opponent} stone for {mover} to release",
+        R_OCCUPIED: "{move} is occupied",
+        R_LONE_PRISONER: "{move} is suicide: the placed stone would be the only stone to go to "
+                         "the prison",
+        R_REPETITION: "{move} repeats the board {mover} left at the end of an earlier turn "
+                      "(repetition rule)",
+    }
 
     def __init__(self, size: int = 9, prison: int = 0, handicap=()):
         super().__init__(size)
@@ -129,30 +136,12 @@ class DrochedGame(CoreBacked, Game):
 
     # -- turns ---------------------------------------------------------------------
 
-    def _make_room(self) -> None:
-        """Kernels that try every placement need two free history rows."""
-        if int(self._meta[M_PLY]) + 2 >= capacity_of(self._st):
-            self._st = grow_state(self._st, 2 * capacity_of(self._st))
-
     @property
     def is_over(self) -> bool:
         if self._legal_numbers is not None:
             return not self._legal_numbers
         self._make_room()
         return bool(kernels.is_over(self._geo, self._st))
-
-    def _reason(self, move: str, code: int) -> str:
-        mover = self.to_move
-        if code == R_PRISON_EMPTY:
-            return f"no release: the prison holds no {other(mover)} stone for {mover} to release"
-        if code == R_OCCUPIED:
-            return f"{move} is occupied"
-        if code == R_LONE_PRISONER:
-            return f"{move} is suicide: the placed stone would be the only stone to go to the prison"
-        if code == R_REPETITION:
-            return (f"{move} repeats the board {mover} left at the end of an earlier turn "
-                    "(repetition rule)")
-        return f"{move} cannot be played (core reason {code})"
 
     def play(self, move: str) -> None:
         move = self.normalize_move(move)
@@ -200,14 +189,14 @@ class DrochedGame(CoreBacked, Game):
     @property
     def prison(self) -> dict[str, int]:
         """Stones of each colour now in the prison."""
-        meta = self._meta
+        meta = self._st.meta
         return {c: int(meta[M_PRISON + STONE_CODE[c] - 1]) for c in (BLACK, WHITE)}
 
     @property
     def released(self) -> dict[str, int]:
         """Stones of each colour released from the prison (out of the game): a release by
         one player takes a stone of the other colour out."""
-        ply = int(self._meta[M_PLY])
+        ply = ply_of(self._st)
         P = self.board.num_points
         moves = self._st.hist_move[1:ply + 1]
         movers = self._st.hist_meta[:ply, M_TO_MOVE]  # the player to move before each move

@@ -20,23 +20,20 @@ from hexstones.core.common import board_at, copy_into, seed_rng, undo as _undo
 from hexstones.core.layout import (
     BLACK as BLACK_CODE,
     M_PASSES,
-    M_PLY,
     M_SPECIAL,
     M_TO_MOVE,
     R_FULL,
     WHITE as WHITE_CODE,
     Geometry,
     State,
-    allocate_state,
     capacity_of,
     default_capacity,
     geometry,
-    side_of,
 )
-from hexstones.core.state import copy_state, grow_state
+from hexstones.core.state import copy_state, empty_like, grow_state
 from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
 from hexstones.games.compiled import ply_of
-from hexstones.games.spec import ScorePart
+from hexstones.games.spec import ScorePart, other
 
 # The one translation between the core's stone codes and the API's colour names.
 COLOR_NAME = {BLACK_CODE: BLACK, WHITE_CODE: WHITE}
@@ -82,7 +79,7 @@ class Compiled(NamedTuple):
         """A work state for the kernels: of the same side and room as ``state``, empty
         (for kernels that copy a root into it themselves) or, with ``copy``, holding
         ``state``'s position and history (copied as the kernels copy)."""
-        work = allocate_state(side_of(self.state), capacity_of(self.state))
+        work = empty_like(self.state)
         if copy:
             copy_into(work, self.state)
         return work
@@ -93,6 +90,10 @@ class CoreBacked:
     kernel module (``kernels``): the position lives in ``self._st``."""
 
     kernels: Any = None  # the hexstones.core.<game> module
+    # Why the kernels refuse a move, by their reason code (``R_*`` of
+    # hexstones.core.layout), for a person: ``{move}``, ``{mover}`` (the colour to move)
+    # and ``{opponent}`` are filled in (:meth:`_reason`).
+    reasons: ClassVar[dict[int, str]] = {}
     # Set by Game, which every CoreBacked class also derives from.
     size: int
     board: Board
@@ -127,10 +128,6 @@ class CoreBacked:
     @property
     def _board_cells(self) -> np.ndarray:
         return self._st.board
-
-    @property
-    def _meta(self) -> np.ndarray:
-        return self._st.meta
 
     @property
     def special_holder(self) -> str | None:
@@ -179,11 +176,18 @@ class CoreBacked:
         """Play move ``number`` in the kernels; returns the reason code (0 = played)."""
         code = self.kernels.play(self._geo, self._st, number)
         if code == R_FULL:
-            self._st = grow_state(self._st, 2 * capacity_of(self._st))
+            self._st = grow_state(self._st)
             code = self.kernels.play(self._geo, self._st, number)
         if code == 0:
             self._legal_numbers = None
         return code
+
+    def _reason(self, move: str, code: int) -> str:
+        """Why the kernels refused ``move`` with reason ``code`` (:data:`reasons`)."""
+        text = self.reasons.get(code)
+        if text is None:
+            return f"{move} cannot be played (core reason {code})"
+        return text.format(move=move, mover=self.to_move, opponent=other(self.to_move))
 
     def _core_undo(self) -> None:
         _undo(self._geo, self._st)
@@ -196,10 +200,14 @@ class CoreBacked:
         self._core_undo()
         return self.moves.pop()
 
+    def _make_room(self) -> None:
+        """Kernels that try every placement need two free history rows."""
+        if ply_of(self._st) + 2 >= capacity_of(self._st):
+            self._st = grow_state(self._st)
+
     def _core_legal(self) -> list[int]:
         if self._legal_numbers is None:
-            if int(self._st.meta[M_PLY]) + 2 >= capacity_of(self._st):
-                self._st = grow_state(self._st, 2 * capacity_of(self._st))
+            self._make_room()
             out = np.empty(self.board.num_points + 1, np.int32)
             n = self.kernels.legal_moves(self._geo, self._st, out)
             self._legal_numbers = [int(m) for m in out[:n]]
@@ -260,7 +268,7 @@ def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dic
     # The room a playout starts with depends on the position only, never on how much the
     # game object happened to hold: a playout that fills its history resumes in a bigger
     # one with a fresh candidate list, so the room changes the games drawn.
-    st = grow_state(root, int(root.meta[M_PLY]) + default_capacity(game.size))
+    st = grow_state(root, ply_of(root) + default_capacity(game.size))
     rng = seed_rng(seed)
     totals = np.zeros(5, np.int64)
     scores = np.zeros(4, np.float64)
@@ -269,7 +277,7 @@ def playouts(game: Game | str, count: int, seed: int = 0, **options: Any) -> dic
         done = dispatch.run_playouts(gid, geo, root, st, rng, done, count, resume, totals,
                                      scores)
         if done < count:  # a long game filled the history: double it and carry on
-            st = grow_state(st, 2 * capacity_of(st))
+            st = grow_state(st)
             resume = True
     games, scored = int(totals[0]), int(totals[4])
     return {
@@ -305,7 +313,7 @@ def stone_losses(game: Game, count: int, seed: int = 0) -> dict[str, float]:
     stones = np.flatnonzero(start)
     if game.is_over or not len(stones):
         return {}
-    root_ply = int(root.meta[M_PLY])
+    root_ply = ply_of(root)
     st = grow_state(root, root_ply + default_capacity(game.size))
     max_ply = capacity_of(st) - 1
     rng = seed_rng(seed)
@@ -316,7 +324,7 @@ def stone_losses(game: Game, count: int, seed: int = 0) -> dict[str, float]:
     for _ in range(count):
         copy_into(st, root)
         dispatch.policy_playout(gid, geo, st, rng, max_ply, cand, pair, reply)
-        end = int(st.meta[M_PLY])
+        end = ply_of(st)
         rows = st.hist_meta[root_ply + 1:end + 1, M_BOARD_ROW]
         boards = st.hist_board[rows][:, stones]
         left += (boards != start[stones]).any(axis=0)

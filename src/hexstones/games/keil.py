@@ -14,17 +14,12 @@ from typing import Any
 import numpy as np
 
 from hexstones.core import keil as kernels
-from hexstones.core.layout import (
-    M_PLY,
-    R_GAME_OVER,
-    R_OCCUPIED,
-    R_REPETITION,
-    R_SUICIDE,
-)
-from hexstones.core.state import start_state
-from hexstones.games.base import BLACK, WHITE, Game, IllegalMove
-from hexstones.games.engine import COLOR_NAME, CoreBacked
-from hexstones.games.spec import BALANCE_LIMIT, Balance, Outcome, Overlay, ScorePart
+from hexstones.core.layout import R_GAME_OVER, R_OCCUPIED, R_REPETITION, R_SUICIDE
+from hexstones.games.base import IllegalMove
+from hexstones.games.compiled import ply_of
+from hexstones.games.counted import CountedGame
+from hexstones.games.engine import COLOR_NAME
+from hexstones.games.spec import BALANCE_LIMIT, Balance, Overlay, ScorePart
 
 
 @dataclass(frozen=True)
@@ -36,7 +31,7 @@ class KeilState:
     captured: tuple[int, ...] = ()  # points emptied by the last move
 
 
-class KeilGame(CoreBacked, Game):
+class KeilGame(CountedGame):
     name = "keil"
     title = "Keil"
     summary = "Go with linking on the triangular grid; territory and a button."
@@ -54,14 +49,19 @@ class KeilGame(CoreBacked, Game):
     overlays = (Overlay("territory", "Territories and their owners"),
                 Overlay("groups", "Groups and their liberties"))
     final_overlay = "territory"
-    option_names = ("size", "komi")
     sgf_number = 901
     kernels = kernels
+    reasons = {
+        R_OCCUPIED: "{move} is occupied",
+        R_SUICIDE: "{move} is suicide: after captures the placed stone's group would have no "
+                   "liberty",
+        R_REPETITION: "{move} repeats a position {mover} had at the end of an earlier turn "
+                      "(repetition rule)",
+        R_GAME_OVER: "the game is over (two passes in a row); {move!r} cannot be played",
+    }
 
     def __init__(self, size: int = 7, komi: int = 6):
-        super().__init__(size)
-        self.komi = self.balance.check(komi, self.title)
-        self._attach(start_state("keil", self.size, komi=self.komi))
+        super().__init__(size, komi)
 
     def special_move(self) -> str:
         # Action P is the button while nobody has taken it, a pass from then on.
@@ -70,47 +70,16 @@ class KeilGame(CoreBacked, Game):
     # -- turns ---------------------------------------------------------------------
 
     @property
-    def is_over(self) -> bool:
-        return self.passes >= 2
-
-    @property
     def button(self) -> str | None:
         """Who took the button, or None."""
         return self.special_holder
 
-    def play(self, move: str) -> None:
-        move = self.normalize_move(move)
-        if self.is_over:
-            raise IllegalMove(f"the game is over (two passes in a row); {move!r} cannot be played")
+    def _check_move(self, move: str) -> None:
+        super()._check_move(move)
         if move == "button" and self.button is not None:
             raise IllegalMove(f"the button was already taken by {self.button}")
         if move == "pass" and self.button is None:
             raise IllegalMove("no pass before the button is taken: take the button or place a stone")
-        number = self.board.index.get(move, self.board.num_points)
-        code = self._core_play(number)
-        if code:
-            raise IllegalMove(self._reason(move, code))
-        self.moves.append(move)
-
-    def _reason(self, move: str, code: int) -> str:
-        if code == R_OCCUPIED:
-            return f"{move} is occupied"
-        if code == R_SUICIDE:
-            return f"{move} is suicide: after captures the placed stone's group would have no liberty"
-        if code == R_REPETITION:
-            return (f"{move} repeats a position {self.to_move} had at the end of an earlier turn "
-                    "(repetition rule)")
-        if code == R_GAME_OVER:
-            return f"the game is over (two passes in a row); {move!r} cannot be played"
-        return f"{move} cannot be played (core reason {code})"
-
-    def legal_moves(self) -> list[str]:
-        if self.is_over:
-            return []
-        P = self.board.num_points
-        names = self.board.names
-        special = "button" if self.button is None else "pass"
-        return [names[m] if m < P else special for m in self._core_legal()]
 
     # -- state, score and analysis --------------------------------------------------
 
@@ -121,7 +90,7 @@ class KeilGame(CoreBacked, Game):
                          self.passes, tuple(self._captured()))
 
     def _captured(self) -> list[int]:
-        ply = int(self._meta[M_PLY])
+        ply = ply_of(self._st)
         if ply == 0:
             return []
         before, after = self._row(ply - 1), self._row(ply)
@@ -137,20 +106,6 @@ class KeilGame(CoreBacked, Game):
             if region_of[p] >= 0:
                 regions[region_of[p]].append(p)
         return [(points, COLOR_NAME.get(int(owner[r]))) for r, points in enumerate(regions)]
-
-    # score() and score_details(): the kernels' score parts, labelled by CoreBacked.
-
-    def outcome(self) -> Outcome | None:
-        if not self.is_over:
-            return None
-        score = self.score()
-        assert score is not None, "a finished Keil game is counted"
-        # The button's half point rules out ties: someone took it before the passes.
-        return Outcome(BLACK if score[BLACK] > score[WHITE] else WHITE, "score", score)
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return {"size": self.size, "komi": self.komi}
 
     @property
     def last_captured(self) -> list[str]:

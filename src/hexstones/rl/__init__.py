@@ -3,7 +3,9 @@
 * :func:`env` -- a PettingZoo AEC env of one game (agents ``"black"``, ``"white"``);
 * :class:`SingleAgentEnv` -- a Gymnasium env: one player against a chosen opponent;
 * :class:`VectorEnv` -- many games stepped by one compiled call (Gymnasium vector API);
-* :func:`observe`, :func:`action_mask` -- the planes and mask of any game object;
+* :func:`observe`, :func:`action_mask` -- the planes (the features of
+  :mod:`hexstones.games.observation` on a grid) and mask of any game object;
+* :func:`other_view` -- the planes of a position seen by the other player;
 * :func:`symmetries` -- the board's 12 symmetries as index maps.
 
 Needs the ``rl`` extra (``pip install "hexstones[rl]"``: pettingzoo, gymnasium).
@@ -25,12 +27,15 @@ from pathlib import Path
 
 from hexstones.core.cache import core_sources, drop_stale_cache
 
-# The step kernels compile the core's rules, and the game API's accessors of
-# hexstones.games.compiled, into themselves (hexstones.core.cache).
+# The step kernels compile the core's rules, the game API's accessors of
+# hexstones.games.compiled and the encoder of hexstones.games.observation into themselves
+# (hexstones.core.cache).
 _HERE = Path(__file__).resolve().parent
 drop_stale_cache(_HERE, core_sources() + sorted(_HERE.glob("*.py"))
-                 + [_HERE.parent / "games" / "compiled.py"], "rl-sources.sha256")
+                 + [_HERE.parent / "games" / n for n in ("compiled.py", "observation.py")],
+                 "rl-sources.sha256")
 
+from hexstones.games.observation import other_view  # noqa: E402
 from hexstones.rl.aec import env, raw_env  # noqa: E402  (after the cache check)
 from hexstones.rl.planes import (  # noqa: E402
     NUM_PLANES,
@@ -39,7 +44,6 @@ from hexstones.rl.planes import (  # noqa: E402
     action_mask,
     embedding,
     observe,
-    other_view,
     symmetries,
 )
 from hexstones.rl.single import SingleAgentEnv, make_opponent  # noqa: E402

@@ -1,12 +1,14 @@
 """Every use of the compiled core by ``hexstones.rl``, in one place.
 
 The environments reach the rules only through what is here: the door to a game's core
-state, the game-id dispatchers of :mod:`hexstones.core.dispatch`, and what a state holds
+state, the game-id dispatchers of :mod:`hexstones.core.dispatch`, what a state holds
 beyond its stones and the batches of states, from the game API's compiled side
-(:mod:`hexstones.games.compiled`). The rules themselves are never restated in ``rl``: a move is
-``dispatch.play``, a mask is ``dispatch.legal_moves_tracked`` (``legal_moves`` helped by
-what ``track_board`` keeps from move to move), an end is ``dispatch.is_over`` and
-``dispatch.winner``. When the core's interface changes, this module is what adapts.
+(:mod:`hexstones.games.compiled`), and the encoder of a position's features
+(:func:`hexstones.games.observation.write_seen`, the network's encoder). The rules
+themselves are never restated in ``rl``: a move is ``dispatch.play``, a mask is
+``dispatch.legal_moves_tracked`` (``legal_moves`` helped by what ``track_board`` keeps
+from move to move), an end is ``dispatch.is_over`` and ``dispatch.winner``. When the
+core's interface changes, this module is what adapts.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from hexstones.games.compiled import (  # noqa: F401  (re-exported for the engin
     state_at_py,
     to_move,
 )
+from hexstones.games.observation import write_seen  # noqa: F401  (the observations' writer)
 
 
 class Door(NamedTuple):

@@ -21,7 +21,7 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from hexstones.games import BLACK, WHITE, Game
-from hexstones.rl.planes import other_view
+from hexstones.games.observation import other_view
 from hexstones.rl.vector import Batch
 
 AGENTS = (BLACK, WHITE)

@@ -1,14 +1,16 @@
-"""Observations: the board's embedding in a square grid, the planes, the 12 symmetries.
+"""Observations: the encoder's features on a square grid, the masks, the 12 symmetries.
 
-The embedding: point ``(c, r)`` of :attr:`hexstones.board.Board.coords` (column ``c``,
-row ``r``, both ``0 .. 2n-2``) sits at row ``r``, column ``c`` of a ``(2n-1) x (2n-1)``
-grid. The six neighbours of a point are the grid cells at offsets (in ``(dc, dr)``)
-``(1,0), (1,1), (0,1), (-1,0), (-1,-1), (0,-1)``: a 3x3 window minus two corners. The
-cells with ``|c - r| > n-1`` are off the board and hold 0 in every plane.
+An observation is the position's features of :mod:`hexstones.games.observation` (the
+network's inputs, one row per point) with each point's row at its cell of a square
+grid. The embedding: point ``(c, r)`` of :attr:`hexstones.board.Board.coords` (column
+``c``, row ``r``, both ``0 .. 2n-2``) sits at row ``r``, column ``c`` of a
+``(2n-1) x (2n-1)`` grid. The six neighbours of a point are the grid cells at offsets (in
+``(dc, dr)``) ``(1,0), (1,1), (0,1), (-1,0), (-1,-1), (0,-1)``: a 3x3 window minus two
+corners. The cells with ``|c - r| > n-1`` are off the board and hold 0 in every plane.
 
 :func:`observe` computes the planes of any game object through the game API; the
-compiled environments write the same planes from the core state, and the tests hold the
-two to each other.
+compiled environments write the same planes from the core state with the encoder's
+compiled writer, and the tests hold the two to each other.
 """
 
 from __future__ import annotations
@@ -18,31 +20,23 @@ from functools import cache
 import numpy as np
 
 from hexstones.board import get_board
-from hexstones.games import BLACK, WHITE, Game, other
-
-# The planes (last axis of an observation), seen by the observer: the player to move in
-# the vector env, the agent observing in the AEC env.
-PLANES = (
-    "own stones",              # 1 where the observer has a stone
-    "opponent stones",         # 1 where the opponent has a stone
-    "on board",                # 1 on every cell of the board
-    "observer is white",       # 1 on every cell of the board if the observer plays White
-    "own special",             # 1 if the observer holds the special privilege (Keil: took
-                               # the button; Dehil: passed first)
-    "opponent special",        # 1 if the opponent holds it
-    "passes",                  # consecutive passes just played (0, 1; 2 once over)
-    "own prison",              # observer's stones in the prison / P
-    "opponent prison",         # opponent's stones in the prison / P
-    "balance",                 # the game's balance option (komi, prison stones) / P
+from hexstones.games import Game
+from hexstones.games.observation import (
+    BALANCE_SCALE,
+    F_BALANCE,
+    F_BALANCE_MOVER,
+    F_OPP_PRISON,
+    F_OWN_PRISON,
+    F_SIZE,
+    FEATURES,
+    NUM_FEATURES,
+    features_of,
 )
-NUM_PLANES = len(PLANES)
-(OWN, OPPONENT, ON_BOARD, IS_WHITE, OWN_SPECIAL, OPPONENT_SPECIAL, PASSES, OWN_PRISON,
- OPPONENT_PRISON, BALANCE) = range(NUM_PLANES)
 
-# Seeing a position through the other player's eyes: the own/opponent planes swap and
-# "observer is white" becomes "on board" minus itself.
-OTHER_VIEW = np.array([OPPONENT, OWN, ON_BOARD, IS_WHITE, OPPONENT_SPECIAL, OWN_SPECIAL,
-                       PASSES, OPPONENT_PRISON, OWN_PRISON, BALANCE], np.intp)
+# The planes (last axis of an observation) are the encoder's features, seen by the
+# observer: the player to move in the vector env, the agent observing in the AEC env.
+PLANES = FEATURES
+NUM_PLANES = NUM_FEATURES
 
 
 @cache
@@ -62,59 +56,33 @@ def grid_side(size: int) -> int:
 
 def observation_bounds(game_cls: type[Game], size: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-cell, per-plane lower and upper bounds of an observation (for Box spaces)."""
-    P = get_board(size).num_points
     n = grid_side(size)
     low = np.zeros((n, n, NUM_PLANES), np.float32)
     high = np.ones((n, n, NUM_PLANES), np.float32)
-    high[..., PASSES] = 2
-    high[..., OWN_PRISON] = high[..., OPPONENT_PRISON] = np.inf
-    low[..., BALANCE] = min(0.0, game_cls.balance.minimum / P)
-    high[..., BALANCE] = max(0.0, game_cls.balance.maximum / P)
+    high[..., F_OWN_PRISON] = high[..., F_OPP_PRISON] = np.inf
+    # Divided as the encoder divides (float64, then stored as float32): the same bits.
+    lowest, highest = game_cls.balance.minimum, game_cls.balance.maximum
+    low[..., F_BALANCE] = min(0.0, lowest / BALANCE_SCALE)
+    high[..., F_BALANCE] = max(0.0, highest / BALANCE_SCALE)
+    low[..., F_BALANCE_MOVER] = min(0.0, lowest / BALANCE_SCALE, -highest / BALANCE_SCALE)
+    high[..., F_BALANCE_MOVER] = max(0.0, highest / BALANCE_SCALE, -lowest / BALANCE_SCALE)
+    board_size = (np.sqrt(get_board(size).num_points) - 10.0) / 5.0
+    low[..., F_SIZE] = min(0.0, board_size)
+    high[..., F_SIZE] = max(0.0, board_size)
     return low, high
-
-
-def other_view(planes: np.ndarray) -> np.ndarray:
-    """The planes of the same position seen by the other player (a new array)."""
-    seen = planes[..., OTHER_VIEW]
-    seen[..., IS_WHITE] = planes[..., ON_BOARD] - planes[..., IS_WHITE]
-    return seen
 
 
 # -- planes through the game API ------------------------------------------------------
 
-def rule_state(game: Game) -> tuple[str | None, int]:
-    """``(holder, passes)``: who holds the game's one-time privilege (a colour or None)
-    and the consecutive passes just played."""
-    return game.special_holder, game.passes
-
-
 def observe(game: Game, observer: str | None = None) -> np.ndarray:
     """The planes of ``game``'s position seen by ``observer`` (default: the player to
-    move), a float32 array ``[2n-1, 2n-1, NUM_PLANES]`` computed through the game API."""
-    observer = game.to_move if observer is None else observer
-    if observer not in (BLACK, WHITE):
-        raise ValueError(f"the observer is 'black' or 'white', not {observer!r}")
-    board = game.board
-    P = board.num_points
+    move), a float32 array ``[2n-1, 2n-1, NUM_PLANES]``: the encoder's features
+    (:func:`hexstones.games.observation.features_of`) on the grid, 0 off the board."""
+    features = features_of(game, observer)
     n = grid_side(game.size)
     rows, cols = embedding(game.size)
     planes = np.zeros((n, n, NUM_PLANES), np.float32)
-    index = board.index
-    for name, color in game.stones().items():
-        p = index[name]
-        planes[rows[p], cols[p], OWN if color == observer else OPPONENT] = 1
-    holder, passes = rule_state(game)
-    prison = game.prison or {BLACK: 0, WHITE: 0}
-    values = np.zeros(NUM_PLANES, np.float32)
-    values[ON_BOARD] = 1
-    values[IS_WHITE] = observer == WHITE
-    values[OWN_SPECIAL] = holder == observer
-    values[OPPONENT_SPECIAL] = holder == other(observer)
-    values[PASSES] = passes
-    values[OWN_PRISON] = prison[observer] / P
-    values[OPPONENT_PRISON] = prison[other(observer)] / P
-    values[BALANCE] = game.balance_value / P
-    planes[rows, cols, ON_BOARD:] = values[ON_BOARD:]
+    planes[rows, cols] = features
     return planes
 
 

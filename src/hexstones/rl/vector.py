@@ -18,22 +18,7 @@ from numba import get_num_threads, njit, parallel_chunksize, prange
 
 from hexstones.games import Game, game_class, new_game
 from hexstones.rl import _kernels as K
-from hexstones.rl.planes import (
-    BALANCE,
-    IS_WHITE,
-    NUM_PLANES,
-    ON_BOARD,
-    OPPONENT,
-    OPPONENT_PRISON,
-    OPPONENT_SPECIAL,
-    OWN,
-    OWN_PRISON,
-    OWN_SPECIAL,
-    PASSES,
-    embedding,
-    grid_side,
-    observation_bounds,
-)
+from hexstones.rl.planes import NUM_PLANES, embedding, grid_side, observation_bounds
 
 
 def default_max_moves(num_points: int) -> int:
@@ -56,12 +41,12 @@ def default_max_moves(num_points: int) -> int:
  _BOARD, _META, _HIST_HASH, _HIST_BOARD, _HIST_META, _HIST_MOVE, _WORK, _STAMP, _TABLE,
  _HIST_SLOT,
  _ACTIONS, _PENDING, _LEGAL, _COUNTS, _OBS, _MASKS, _REWARDS, _TERMINATED, _TRUNCATED,
- _TO_MOVE, _RNGS, _SAMPLED, _RINGS, _SEEN, _LEFT, _CELL, _RATIOS) = range(36)
+ _TO_MOVE, _RNGS, _SAMPLED, _RINGS, _SEEN, _LEFT, _CELL, _BALANCE) = range(36)
 _NUM_PARTS = 36
 _GID, _MAX_MOVES, _NUM_ENVS = range(3)  # header words
 _HEADER = 3
 _TABLE_WORDS = _HEADER + 4 * _NUM_PARTS
-# _RATIOS: float64 [balance (the float32 value), points]
+# _BALANCE: float64 [the game's balance value], for the encoder
 
 
 @njit(cache=True, inline="always")
@@ -108,15 +93,17 @@ def _unpack(arena):
         _part2(arena, head, _RNGS, np.uint64), _part1(arena, head, _SAMPLED, np.int64),
         _part2(arena, head, _RINGS, np.int16), _part2(arena, head, _SEEN, np.int8),
         _part2(arena, head, _LEFT, np.uint8), _part1(arena, head, _CELL, np.int64),
-        _part1(arena, head, _RATIOS, np.float64))
+        _part1(arena, head, _BALANCE, np.float64))
     return head, geo, batch, envs
 
 
 @njit(cache=True, inline="always")
 def _observe_env(gid, geo, st, i, envs):
-    """Write env ``i``'s legal moves, mask and observation (seen by the player to move)."""
+    """Write env ``i``'s legal moves, mask and observation (seen by the player to move:
+    the encoder's features, written at each point's grid cell, its legal planes from the
+    mask)."""
     (_, _, legal, counts, obs, masks, _, _, _, to_move, _, _, rings, _, left, cell,
-     ratios) = envs
+     balance) = envs
     n = K.legal_moves_tracked(gid, geo, st, legal[i], rings[i], left[i])
     counts[i] = n
     mask = masks[i]
@@ -126,33 +113,8 @@ def _observe_env(gid, geo, st, i, envs):
     for k in range(n):
         mask[moves[k]] = 1
     X = K.to_move(st)
-    Y = 3 - X
     to_move[i] = X - 1
-    holder = K.special_holder(st)
-    white = np.float32(1.0 if X == 2 else 0.0)
-    own_special = np.float32(1.0 if holder == X else 0.0)
-    opp_special = np.float32(1.0 if holder == Y else 0.0)
-    passes = np.float32(K.passes(st))
-    # Divided as observe() divides (float64, then stored as float32): the same bits.
-    num_points = ratios[1]
-    own_prison = np.float32(K.prison(st, X) / num_points)
-    opp_prison = np.float32(K.prison(st, Y) / num_points)
-    balance = np.float32(ratios[0])
-    board = K.board_of(st)
-    o = obs[i]
-    for p in range(board.shape[0]):
-        c = o[cell[p]]
-        v = board[p]
-        c[OWN] = np.float32(1.0) if v == X else np.float32(0.0)
-        c[OPPONENT] = np.float32(1.0) if v == Y else np.float32(0.0)
-        c[ON_BOARD] = np.float32(1.0)
-        c[IS_WHITE] = white
-        c[OWN_SPECIAL] = own_special
-        c[OPPONENT_SPECIAL] = opp_special
-        c[PASSES] = passes
-        c[OWN_PRISON] = own_prison
-        c[OPPONENT_PRISON] = opp_prison
-        c[BALANCE] = balance
+    K.write_seen(geo, st, balance[0], X, mask, obs[i], cell)
     return n
 
 
@@ -376,7 +338,7 @@ class Batch:
                 (_RNGS, np.uint64, (N, 1)), (_SAMPLED, np.int64, (N,)),
                 (_RINGS, np.int16, (N + 1, P)), (_SEEN, np.int8, (N + 1, P)),
                 (_LEFT, np.uint8, (N + 1, 2 * P)), (_CELL, np.int64, (P,)),
-                (_RATIOS, np.float64, (2,))):
+                (_BALANCE, np.float64, (1,))):
             layout.add(k, dtype, shape)
         self._arena = layout.allocate([door.game_id, self.max_moves, N])
         for k, a in enumerate(door.geometry):
@@ -391,8 +353,7 @@ class Batch:
         layout.part(_LEFT)[N] = K.departures(door.state)
         rows, cols = embedding(self.size)
         layout.part(_CELL)[...] = rows.astype(np.int64) * n + cols
-        # The balance plane as the float32 it is stored as; prisons are divided by P.
-        layout.part(_RATIOS)[...] = (np.float32(self.start_game.balance_value / P), P)
+        layout.part(_BALANCE)[...] = float(self.start_game.balance_value)
         self.observations = layout.part(_OBS).reshape(N, n, n, NUM_PLANES)
         self.masks = layout.part(_MASKS)
         self.rewards = layout.part(_REWARDS)

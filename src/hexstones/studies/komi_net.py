@@ -1,7 +1,7 @@
 """The value head's fair komi: Black's win chance at every komi, asked of the network.
 
 The network takes the balance (komi for White; Droched: black stones in the prison) as
-an input (:mod:`hexstones.ai.features`), so one network answers for every komi. For each
+an input (:mod:`hexstones.games.observation`), so one network answers for every komi. For each
 balance value a fresh game is created with that balance through the game API, and the
 network (or the network search, ``simulations``) is asked for Black's win chance and, in
 games with a score, Black's expected margin. The fair komi is where Black's win chance
@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hexstones.ai.features import features_of, geometry_of
+from hexstones.ai.net import geometry_of
 from hexstones.games import BLACK, game_class, new_game
+from hexstones.games.observation import features_of
 from hexstones.studies.plots import line_plot
 
 

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 import hexstones
-from hexstones.ai.features import NUM_FEATURES, balances_of, features_of, set_balances
 from hexstones.games import BLACK, WHITE, Game
+from hexstones.games.observation import NUM_FEATURES, balances_of, features_of, set_balances
 
 TARGETS = ("features", "policy", "policy_weight", "value", "score", "ownership", "score_weight")
 

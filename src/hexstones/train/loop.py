@@ -31,10 +31,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hexstones.ai.features import F_LEGAL, F_SPECIAL_LEGAL
 from hexstones.ai.net import Network, default_config, init_params, load_network, read_network
 from hexstones.core.layout import geometry
 from hexstones.games import game_class
+from hexstones.games.observation import F_LEGAL, F_SPECIAL_LEGAL
 from hexstones.session import Resign
 from hexstones.studies import tournament
 from hexstones.train.data import (
