@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -488,7 +489,10 @@ def test_the_ai_is_ready_soon_after_the_server_starts(page, server):
     # `hexstones serve` starts the AI's workers at once and they compile ahead; with
     # numba's cache filled (tests/conftest.py) they are ready in seconds.
     page.goto(server.url + "/")
-    page.wait_for_function("() => fetch('/api/ai').then(r => r.json()).then(d => d.warming === null)")
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while page.request.get(server.url + "/api/ai").json()["warming"] is not None:
+        assert time.monotonic() < deadline, "the AI was still warming up"
+        time.sleep(0.2)
     expect(page.get_by_test_id("warming")).to_be_hidden()
     open_new(page, server, "game=keil&size=3&opponent=ai&level=1&color=white")
     expect(page.get_by_test_id("status")).to_have_text(re.compile(r"White to move \(you\)|wins"))

@@ -59,3 +59,51 @@ def test_the_fair_balances_on_record_are_the_ones_docs_komi_md_gives():
     assert in_code == docs
     for g in GAME_NAMES:  # and the code holds none the table lacks
         assert all((game_class(g).title, size) in docs for size, _ in game_class(g).balance.fair)
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub makes of a Markdown file's headings (lowercase, punctuation
+    dropped, spaces as hyphens; a repeated heading gets -1, -2, ...)."""
+    import re
+
+    seen: dict[str, int] = {}
+    anchors = set()
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code or not line.startswith("#"):
+            continue
+        title = line.lstrip("#").strip().lower()
+        title = re.sub(r"`|\*\*|\[([^\]]*)\]\([^)]*\)", r"\1", title)
+        slug = re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def test_every_link_between_the_docs_leads_somewhere():
+    """Relative links of README.md, docs/ and benchmarks/ name files that exist, and their
+    #anchors headings that exist: the docs are read as Markdown files, so nothing else
+    checks them."""
+    import re
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "benchmarks").rglob("*.md"))]
+    link = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+    broken, checked = [], 0
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for target in link.findall(text):
+            if re.match(r"[a-z]+:", target):
+                continue  # another site: not checked offline
+            path, _, anchor = target.partition("#")
+            goal = (page.parent / path).resolve() if path else page
+            checked += 1
+            if not goal.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and goal.suffix == ".md" and anchor not in _anchors(goal.read_text(encoding="utf-8")):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert checked > 20
+    assert not broken, "\n".join(broken)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -20,8 +21,11 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, strategies as st
 
+from hexstones.session import KomiPie, TakebackAsk
 from hexstones.web.broker import game_topic
+from hexstones.web.game_setup import DamagedSetup, GameSetup, Holder
 from hexstones.web.store import Store, StoreConflict, alembic_config, head_revision
 
 WAIT = 120  # seconds: a bound for conditions that come much sooner
@@ -61,17 +65,17 @@ def stores(target):
 def test_a_game_round_trip(target):
     store = Store(target)
     try:
-        game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"], "White to move")
+        game = store.create("keil", {"size": 5}, GameSetup(), ["a1"], "White to move")
         store.add_move(game.id, 1, "b2", "Black to move", False)
         store.add_move(game.id, 2, "pass", "White to move", False)
         store.truncate(game.id, 3, 2, "Black to move", False)
-        store.update(game.id, 2, setup={"opponent": "human", "name": "Ünïcode"}, resigned="black",
+        store.update(game.id, 2, setup=GameSetup(name="Ünïcode"), resigned="black",
                      finished=True, summary="White wins")
         record = store.get(game.id)
         assert record.moves == ["a1", "b2"] and record.resigned == "black" and record.finished is True
-        assert record.setup["name"] == "Ünïcode" and record.options == {"size": 5}
+        assert record.setup.name == "Ünïcode" and record.options == {"size": 5}
         assert record.revision == 4  # two moves, an undo, an update
-        other = store.create("dehil", {"size": 7, "komi": 2}, {"opponent": "ai", "level": 3})
+        other = store.create("dehil", {"size": 7, "komi": 2}, GameSetup(opponent="ai", level=3))
         listed = store.list()
         assert [row["id"] for row in listed] == [other.id, game.id]  # latest first
         assert listed[1]["move_count"] == 2 and listed[1]["summary"] == "White wins"
@@ -90,7 +94,7 @@ def test_a_game_round_trip(target):
 
 def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_nothing(stores):
     store, other = stores
-    game = store.create("keil", {"size": 5}, {"opponent": "human"}, ["a1"])
+    game = store.create("keil", {"size": 5}, GameSetup(), ["a1"])
     play_behind_the_back(other, game.id, 1, "c3")  # another program plays move 2 first
     with pytest.raises(StoreConflict, match="has 2 stored moves, not the 1"):
         store.add_move(game.id, 1, "b2", "", False)
@@ -108,7 +112,7 @@ def test_a_write_that_does_not_follow_the_stored_moves_is_refused_and_loses_noth
 
 def test_stale_says_when_a_game_must_be_read_again(stores):
     store, other = stores
-    game = store.create("keil", {"size": 5}, {"opponent": "human"})
+    game = store.create("keil", {"size": 5}, GameSetup())
     revision = store.add_move(game.id, 0, "a1", "", False)
     assert revision == game.revision + 1  # each write says the game's new revision
     assert store.stale(game.id, revision) is False  # its own writes do not make it stale
@@ -133,7 +137,7 @@ def test_writes_are_announced_when_they_commit_and_refused_ones_never(stores):
     async def main() -> list[dict]:
         seen: list[dict] = []
         async with store.broker.subscribe("*") as everything:
-            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, {"opponent": "human"})
+            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, GameSetup())
             seen.append(await asyncio.wait_for(everything.get(), WAIT))
             async with store.broker.subscribe(game_topic(game.id)) as events:
                 await asyncio.to_thread(store.add_move, game.id, 0, "a1", "", False)
@@ -175,7 +179,7 @@ def test_a_second_store_on_one_database(target):
             return
         second = Store(target)  # PostgreSQL: several servers share a database
         try:
-            game = first.create("keil", {"size": 5}, {"opponent": "human"})
+            game = first.create("keil", {"size": 5}, GameSetup())
             assert second.get(game.id).moves == []
             first.add_move(game.id, 0, "a1", "", False)
             assert second.stale(game.id, game.revision) is True
@@ -280,7 +284,7 @@ def test_migrations_bring_a_new_database_to_the_newest_revision_and_back(target)
     Store(target).close()
     assert alembic_version(target) == [head_revision()]
     store = Store(target)  # opening it again changes nothing
-    game = store.create("droched", {"size": 7}, {"opponent": "human"}, ["a1"])
+    game = store.create("droched", {"size": 7}, GameSetup(), ["a1"])
     store.close()
     assert alembic_version(target) == [head_revision()]
     engine = behind_the_back(target)
@@ -373,9 +377,11 @@ def test_a_file_made_before_the_migrations_is_upgraded_in_place_keeping_every_ga
             assert sorted(listed) == sorted(g[0] for g in GAMES_BEFORE)
             for gid, game, options, setup, resigned, summary, created, updated, finished, played in GAMES_BEFORE:
                 record = store.get(gid)
-                assert (record.game, record.options, record.setup, record.resigned, record.summary,
+                assert (record.game, record.options, record.resigned, record.summary,
                         record.created, record.updated, record.moves) == \
-                       (game, options, setup, resigned, summary, created, updated, played)
+                       (game, options, resigned, summary, created, updated, played)
+                stored = record.setup.to_dict()  # every field kept, known or not
+                assert {key: stored[key] for key in setup} == setup
                 assert record.finished == (bool(finished) if schema == 2 else None)
                 assert listed[gid]["move_count"] == len(played)
         finally:
@@ -408,7 +414,7 @@ def test_connections_the_database_dropped_are_replaced_and_subscribers_told_to_r
 
     async def main() -> list[dict]:
         async with store.broker.subscribe("*") as events:
-            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, {"opponent": "human"})
+            game = await asyncio.to_thread(store.create, "keil", {"size": 5}, GameSetup())
             assert (await asyncio.wait_for(events.get(), WAIT))["change"] == "create"
             with other.begin() as connection:  # as a restart of the database server would
                 connection.execute(sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -470,7 +476,7 @@ def test_a_write_in_one_process_is_announced_in_another(postgres_url):
     try:
         store = Store(postgres_url)
         try:
-            game = store.create("keil", {"size": 5}, {"opponent": "human"})
+            game = store.create("keil", {"size": 5}, GameSetup())
             store.add_move(game.id, 0, "a1", "", False)
         finally:
             store.close()
@@ -561,3 +567,42 @@ def test_pages_asking_at_once_for_a_game_not_in_memory_share_one_copy(tmp_path, 
         assert tables.get(game_id) is got[0]
     finally:
         tables.close()
+
+
+holders = st.builds(Holder, st.one_of(st.none(), st.text(max_size=8)), st.one_of(st.none(), st.text(max_size=8)),
+                    st.one_of(st.none(), st.text(max_size=8)))
+colour_map = st.dictionaries(st.sampled_from(["black", "white"]), st.sampled_from(["human", "ai"]))
+
+
+@given(st.builds(
+    GameSetup, opponent=st.sampled_from(["human", "ai", "friend"]), level=st.one_of(st.none(), st.integers(1, 10)),
+    players=st.one_of(st.none(), colour_map),
+    pie=st.one_of(st.none(), st.builds(KomiPie, st.sampled_from(["human", "ai"]),
+                                        st.sampled_from(["propose", "choose", "done"]),
+                                        st.one_of(st.none(), st.integers(-20, 20)),
+                                        st.one_of(st.none(), st.sampled_from(["black", "white"])))),
+    owner=st.one_of(st.none(), holders),
+    seats=st.one_of(st.none(), st.dictionaries(st.sampled_from(["black", "white", "proposer", "chooser"]),
+                                               st.one_of(st.none(), holders))),
+    invite=st.one_of(st.none(), st.text(max_size=8)), public=st.booleans(),
+    name=st.one_of(st.none(), st.text(max_size=8)), names=st.one_of(st.none(), st.dictionaries(
+        st.sampled_from(["black", "white"]), st.text(max_size=8))),
+    takeback=st.one_of(st.none(), st.builds(TakebackAsk, st.sampled_from(["black", "white"]), st.integers(0, 99))),
+    kept=st.dictionaries(st.sampled_from(["ai_color", "later"]), st.integers())))
+def test_a_setup_is_stored_and_read_back_as_it_was(setup):
+    assert GameSetup.from_dict(json.loads(json.dumps(setup.to_dict()))) == setup
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("seats", 5, "the setup's seats is int, not an object"),
+    ("seats", {"black": "me"}, "the setup's seat 'black' is str, not an object"),
+    ("owner", {"user": 3}, "the setup's owner holds something that is not text"),
+    ("level", "3", "the setup's level is '3', not a whole number"),
+    ("opponent", "robot", "the setup's opponent is 'robot'"),
+    ("pie", {"stage": "propose"}, "the setup's komi pie is damaged"),
+    ("takeback", {"by": "red", "ply": 1}, "the setup's takeback is"),
+    ("names", {"black": 1}, "the setup's names holds something that is not text"),
+])
+def test_a_damaged_setup_is_refused_saying_which_field(field, value, message):
+    with pytest.raises(DamagedSetup, match=re.escape(message)):
+        GameSetup.from_dict({"opponent": "human", field: value})

@@ -200,12 +200,13 @@ def test_bad_analysis_requests_are_refused_and_change_nothing(client, body, stat
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
 def test_the_analysis_table_on_both_databases(request, tmp_path, kind):
     from hexstones.web.analysis import AnalysisStore, position_key
+    from hexstones.web.game_setup import GameSetup
     from hexstones.web.store import Store
 
     target = str(tmp_path / "games.db") if kind == "sqlite" else request.getfixturevalue("postgres_url")
     store = Store(target)
     try:
-        game = store.create("keil", {"size": 3}, {"opponent": "human"}, ["b2"])
+        game = store.create("keil", {"size": 3}, GameSetup(), ["b2"])
         table = AnalysisStore(store)
         key = position_key("keil", {"size": 3}, ["b2"])
         assert table.get(game.id) == {}

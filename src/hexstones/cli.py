@@ -1,7 +1,8 @@
 """The ``hexstones`` command.
 
-Each subcommand lives in ``hexstones.commands.<name>`` with two functions:
-``add_parser(subparsers)`` (declares its arguments) and ``run(args) -> int``.
+Each subcommand lives in ``hexstones.commands.<name>``: ``HELP`` (its line in
+``hexstones --help``), ``DESCRIPTION`` (the head of its own ``--help``),
+``add_arguments(parser)`` and ``run(args) -> int``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"hexstones.commands.{name}")
-        module.add_parser(sub)
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
         sub.choices[name].set_defaults(_run=module.run)
     return parser
 

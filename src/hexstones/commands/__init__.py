@@ -36,6 +36,17 @@ def balance_value(text: str) -> int | str:
         raise argparse.ArgumentTypeError(f"a whole number or '{FAIR}', not {text!r}") from None
 
 
+def add_game(p: argparse.ArgumentParser, *, options: bool = False) -> None:
+    """The game, GAME, and ``--size``; with ``options``, the balance flags too."""
+    from hexstones.games import GAME_NAMES
+
+    p.add_argument("game", choices=GAME_NAMES)
+    if options:
+        add_game_options(p)
+    else:
+        p.add_argument("--size", type=int, help="board side (default: the game's)")
+
+
 def add_game_options(p: argparse.ArgumentParser) -> None:
     """``--size`` and a flag for each balance option."""
     p.add_argument("--size", type=int, help="board side (default: the game's)")

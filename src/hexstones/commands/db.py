@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+HELP = "the games database: copy it into another one (SQLite <-> PostgreSQL)"
+DESCRIPTION = (
+    "Tools for the app's games database (what `hexstones serve --db` takes: a SQLite file's path or "
+    "postgresql://user[:password]@host[:port]/dbname)."
+)
 
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "db", help="the games database: copy it into another one (SQLite <-> PostgreSQL)",
-        description="Tools for the app's games database (what `hexstones serve --db` takes: a "
-                    "SQLite file's path or postgresql://user[:password]@host[:port]/dbname).")
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     c = actions.add_parser(
         "copy", help="copy every game, account and analysis into a new, empty database",

@@ -6,16 +6,18 @@ import argparse
 import os
 import sys
 
+HELP = "run as a GTP engine on stdin/stdout"
+DESCRIPTION = (
+    "Speak the Go Text Protocol (version 2) on stdin/stdout for Keil, Dehil or Droched. Vertices are "
+    "docs/rules.md points (a1 ...) and pass/button/release; boardsize N is the hexhex side. See "
+    "docs/gtp.md."
+)
 
-def add_parser(sub) -> None:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from hexstones.commands import add_game_options
     from hexstones.games import GAME_NAMES
 
-    p = sub.add_parser(
-        "gtp", help="run as a GTP engine on stdin/stdout",
-        description="Speak the Go Text Protocol (version 2) on stdin/stdout for Keil, Dehil or "
-                    "Droched. Vertices are docs/rules.md points (a1 ...) and pass/button/release; "
-                    "boardsize N is the hexhex side. See docs/gtp.md.")
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")
     add_game_options(p)
     p.add_argument("--level", type=int, help="AI strength 1-10 for genmove (default 10)")

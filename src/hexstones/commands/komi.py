@@ -26,18 +26,20 @@ def _komi_list(text: str) -> list[int]:
     return values
 
 
-def add_parser(sub) -> None:
+HELP = "self-play across komi values to find the fair komi"
+DESCRIPTION = (
+    "The same AI plays both colours at each komi (Droched: black stones in the prison); prints "
+    "Black's win rate per komi with 95% intervals and the komi nearest 50%, and can write the table "
+    "as JSON and a plot as SVG."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from hexstones.commands import add_game
     from hexstones.commands.tournament import add_resign, add_sample_plies
-    from hexstones.games import GAME_NAMES
     from hexstones.studies.tournament import BACKENDS
 
-    p = sub.add_parser(
-        "komi", help="self-play across komi values to find the fair komi",
-        description="The same AI plays both colours at each komi (Droched: black stones in "
-                    "the prison); prints Black's win rate per komi with 95% intervals and the "
-                    "komi nearest 50%, and can write the table as JSON and a plot as SVG.")
-    p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("--size", type=int, help="board side (default: the game's)")
+    add_game(p)
     p.add_argument("--komi", dest="komis", type=_komi_list,
                    help="komi values: 0,2,4 or FIRST:LAST[:STEP] (default: a range per game); "
                         "write negative ones as --komi=-4:4")

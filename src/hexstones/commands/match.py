@@ -9,17 +9,18 @@ import pathlib
 import signal
 import sys
 
+HELP = "play two GTP engines against each other"
+DESCRIPTION = (
+    'Play GAMES games between two GTP engines (each a command line, e.g. "hexstones gtp --game keil '
+    '--level 3"), colours alternating, the first engine black in game 1. This program is the referee:'
+    " an illegal move, a failed command or a silent engine loses the game."
+)
 
-def add_parser(sub) -> None:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from hexstones.commands import add_game_options
     from hexstones.games import GAME_NAMES
 
-    p = sub.add_parser(
-        "match", help="play two GTP engines against each other",
-        description="Play GAMES games between two GTP engines (each a command line, e.g. "
-                    "\"hexstones gtp --game keil --level 3\"), colours alternating, the first "
-                    "engine black in game 1. This program is the referee: an illegal move, a "
-                    "failed command or a silent engine loses the game.")
     p.add_argument("engine1", help="command that starts the first engine")
     p.add_argument("engine2", help="command that starts the second engine")
     p.add_argument("--game", choices=GAME_NAMES, default="keil", help="the game (default keil)")

@@ -27,17 +27,17 @@ LAST = "\033[7m"  # reverse video marks the last move
 CHARS = {"black": "X", "white": "O"}
 
 
-def add_parser(sub) -> None:
-    from hexstones.commands import add_game_options
-    from hexstones.games import GAME_NAMES
+HELP = "play a game in the terminal"
+DESCRIPTION = (
+    "Play Keil, Dehil or Droched in the terminal against the AI, or against a second person at the "
+    "same keyboard (--color both). Type 'help' during the game for the commands."
+)
 
-    p = sub.add_parser(
-        "play", help="play a game in the terminal",
-        description="Play Keil, Dehil or Droched in the terminal against the AI, or against a "
-                    "second person at the same keyboard (--color both). Type 'help' during the "
-                    "game for the commands.")
-    p.add_argument("game", choices=GAME_NAMES)
-    add_game_options(p)
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from hexstones.commands import add_game
+
+    add_game(p, options=True)
     p.add_argument("--level", type=int, default=3, help="AI strength 1-10 (default 3)")
     p.add_argument("--color", choices=("black", "white", "both"), default="black",
                    help="the colour you play; 'both' for two people (default black)")

@@ -16,15 +16,17 @@ import tempfile
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
-def add_parser(sub) -> None:
+HELP = "draw a position of an SGF record as SVG or PNG"
+DESCRIPTION = (
+    "Draw the position of an SGF record (after --move N moves, default the last) with the app's "
+    "drawing. The output's suffix picks the format: .svg, or .png (drawn by a headless Chromium, "
+    "which must be installed; HEXSTONES_CHROMIUM names another browser binary)."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from hexstones.svg import OVERLAYS
 
-    p = sub.add_parser(
-        "render", help="draw a position of an SGF record as SVG or PNG",
-        description="Draw the position of an SGF record (after --move N moves, default the "
-                    "last) with the app's drawing. The output's suffix picks the format: .svg, "
-                    "or .png (drawn by a headless Chromium, which must be installed; "
-                    "HEXSTONES_CHROMIUM names another browser binary).")
     p.add_argument("record", type=pathlib.Path, help="the SGF record")
     p.add_argument("--move", type=int, help="show the position after this many moves (default: all)")
     p.add_argument("-o", "--output", default="-",

@@ -10,10 +10,14 @@ KEEP_ALIVE_S = 120  # seconds an idle HTTP connection is kept open (nginx: 75, C
 GAMES_PER_MINUTE = 30  # far above what a person plays; a script making thousands is slowed
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("serve", help="play in the browser (starts a local web server)",
-                       description="Start the hexstones browser app: new games against a person or "
-                                   "the AI, stored games, SGF download and upload.")
+HELP = "play in the browser (starts a local web server)"
+DESCRIPTION = (
+    "Start the hexstones browser app: new games against a person or the AI, stored games, SGF "
+    "download and upload."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--db", default=None,

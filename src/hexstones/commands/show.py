@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+HELP = "print a game's board in the terminal"
+DESCRIPTION = "Print the starting position of a game as text."
 
-def add_parser(sub) -> None:
-    from hexstones.games import GAME_NAMES
 
-    p = sub.add_parser("show", help="print a game's board in the terminal",
-                       description="Print the starting position of a game as text.")
-    p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("--size", type=int, help="board side (3-13)")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from hexstones.commands import add_game
+
+    add_game(p)
 
 
 def run(args: argparse.Namespace) -> int:

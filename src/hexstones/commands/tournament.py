@@ -6,19 +6,20 @@ import argparse
 import json
 import sys
 
+HELP = "round-robin between AI configurations, with Elo ratings"
+DESCRIPTION = (
+    "Every pair of players meets --games times in each game (colours alternating). Players: level:N "
+    "(1-10), mcts:ITERATIONS, uct:ITERATIONS (plain UCT baseline), net:SIMULATIONS (network search), "
+    "mcts:SECONDSs, uct:SECONDSs, net:SECONDSs, random; a net: player may name its weights, "
+    "net:400@runs/keil/weights-9.npz (to compare two networks)."
+)
 
-def add_parser(sub) -> None:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from hexstones.commands import balance_value
     from hexstones.games import GAME_NAMES
     from hexstones.studies.tournament import BACKENDS
 
-    p = sub.add_parser(
-        "tournament", help="round-robin between AI configurations, with Elo ratings",
-        description="Every pair of players meets --games times in each game (colours "
-                    "alternating). Players: level:N (1-10), mcts:ITERATIONS, uct:ITERATIONS "
-                    "(plain UCT baseline), net:SIMULATIONS (network search), mcts:SECONDSs, "
-                    "uct:SECONDSs, net:SECONDSs, random; a net: player may name its weights, "
-                    "net:400@runs/keil/weights-9.npz (to compare two networks).")
     p.add_argument("players", nargs="+", metavar="PLAYER", help="e.g. level:3 level:4 uct:2000")
     p.add_argument("--game", dest="games", action="append", choices=GAME_NAMES,
                    help="a game to play (repeat for several; default all three)")

@@ -27,20 +27,20 @@ def _balance_range(text: str) -> list[int]:
     return [low, high]
 
 
-def add_parser(sub) -> None:
-    from hexstones.games import GAME_NAMES
+HELP = "train a game's policy/value network (expert iteration, then self-play)"
+DESCRIPTION = (
+    "Iteration 0 learns from teacher games of the classic MCTS (read from --teacher-dir, or generated"
+    " first with --teacher-games); each later iteration adds self-play games of the network. Writes "
+    "OUT/GAME.npz, per-iteration weights, loss.svg, strength.svg and a checkpoint that --resume "
+    "continues from, even after the run was killed. Needs PyTorch: pip install 'hexstones[train]'."
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from hexstones.commands import add_game
     from hexstones.studies.tournament import BACKENDS
 
-    p = sub.add_parser(
-        "train", help="train a game's policy/value network (expert iteration, then self-play)",
-        description="Iteration 0 learns from teacher games of the classic MCTS (read from "
-                    "--teacher-dir, or generated first with --teacher-games); each later "
-                    "iteration adds self-play games of the network. Writes OUT/GAME.npz, "
-                    "per-iteration weights, loss.svg, strength.svg and a checkpoint that "
-                    "--resume continues from, even after the run was killed. Needs PyTorch: "
-                    "pip install 'hexstones[train]'.")
-    p.add_argument("game", choices=GAME_NAMES)
-    p.add_argument("--size", type=int, help="board side (default: the game's)")
+    add_game(p)
     p.add_argument("--sizes", type=_sizes, help="several sides, one network: 5,7")
     p.add_argument("--iterations", type=int,
                    help="iterations in all (default 3; a --resume without it keeps the run's)")

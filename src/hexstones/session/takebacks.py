@@ -26,13 +26,13 @@ class TakebackAsk:
     by: str
     ply: int
 
-    @classmethod
-    def pending(cls, stored: dict[str, Any] | None, session: Session) -> TakebackAsk | None:
-        """The request ``stored`` if it is still for the position now (else None: moves
+    @staticmethod
+    def pending(asked: TakebackAsk | None, session: Session) -> TakebackAsk | None:
+        """The request ``asked`` if it is still for the position now (else None: moves
         were played since)."""
-        if stored is None or stored.get("ply") != len(session.game.moves):
+        if asked is None or asked.ply != len(session.game.moves):
             return None
-        return cls(stored["by"], stored["ply"])
+        return asked
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "ply": self.ply}

@@ -20,6 +20,7 @@ import hashlib
 import secrets
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,8 +103,9 @@ class Throttle:
 
     FORGET_AFTER = 86400  # seconds without a failure
 
-    def __init__(self, db) -> None:
+    def __init__(self, db, clock: Callable[[], float] = time.time) -> None:
         self.db = db
+        self.clock = clock
 
     @staticmethod
     def delay(failures: int) -> float:
@@ -111,7 +113,7 @@ class Throttle:
 
     def reserve(self, keys: list[str]) -> None:
         """Count a try of ``keys`` as failed, or a 429 (counting nothing) if they must wait."""
-        now = time.time()
+        now = self.clock()
         with self.db.transaction() as tx:
             tx.execute("DELETE FROM sign_in_failures WHERE last_failed < :old",
                        {"old": now - self.FORGET_AFTER})
@@ -142,9 +144,9 @@ class Throttle:
 class Accounts:
     """Users and sessions in the games database (``db``: a :class:`~hexstones.web.rows.Rows`)."""
 
-    def __init__(self, db) -> None:
+    def __init__(self, db, clock: Callable[[], float] = time.time) -> None:
         self.db = db
-        self.throttle = Throttle(db)
+        self.throttle = Throttle(db, clock)
 
     # -- sessions ---------------------------------------------------------------------
 

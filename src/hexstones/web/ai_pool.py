@@ -117,10 +117,7 @@ def _load(name: str) -> None:
     with _LOAD_LOCK:
         if name in _LOADED:
             return
-        try:
-            warmup.run_part(name)
-        except Exception as exc:  # noqa: BLE001  (only time is lost: a task compiles what it needs)
-            log.warning("the AI could not load %s: %r", name, exc)
+        warmup.attempt(lambda: warmup.run_part(name), f"the AI's loading of {name}")
         _LOADED.add(name)
     _REPORTS.put(("loaded", os.getpid(), name))
 

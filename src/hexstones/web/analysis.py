@@ -32,7 +32,6 @@ from sqlalchemy import exc as sa_exc
 
 import hexstones
 from hexstones.games import BLACK, WHITE
-from hexstones.web import seats
 from hexstones.web.errors import WebError, shown, whole
 from hexstones.web.store import Store, metadata
 
@@ -474,6 +473,6 @@ def open_to(live) -> None:
     """A 409 while the game is one between two people online and not over: its analysis
     would show the players the AI's moves."""
     with live.lock:
-        if seats.is_friend_game(live.setup) and not live.over:
+        if live.setup.friend_game and not live.over:
             raise WebError(409, "the analysis of a game between two people opens when the game is "
                                 "over: until then it would show the players the AI's moves")

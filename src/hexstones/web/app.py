@@ -17,7 +17,8 @@ on the event loop, so one request cannot stall the others.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -33,7 +34,7 @@ from hexstones.web.errors import WebError
 from hexstones.web.live import LIVE_GAMES, Tables
 from hexstones.web.middleware import AnswerErrors, BodyLimit, NoStore
 from hexstones.web.online import People
-from hexstones.web.pages import STATIC, filled_start_page, refusal
+from hexstones.web.pages import STATIC, refusal, start_page
 from hexstones.web.routes import ROUTERS
 from hexstones.web.security import Guard
 from hexstones.web.settings import AppSettings
@@ -46,7 +47,7 @@ log = logging.getLogger("hexstones.web")
 
 def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                origins: frozenset[str] = frozenset(), games_per_minute: int | None = None,
-               live_games: int = LIVE_GAMES) -> FastAPI:
+               live_games: int = LIVE_GAMES, clock: Callable[[], float] = time.time) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing) or the
     PostgreSQL database it names (``postgresql://...``, shared with other servers);
     the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
@@ -54,13 +55,14 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
     ``origins``: the addresses (``https://example.org``) the app is reached at besides
     its Host header's, behind a proxy that rewrites it; requests from any other site
     that would change something are refused. ``games_per_minute``: the new games one
-    person may start in a minute (None: no limit); ``live_games``: the games kept in memory.
+    person may start in a minute (None: no limit); ``live_games``: the games kept in memory;
+    ``clock``: the time the app's rules read (tests give one they control).
 
     ValueError (one line naming the file) if the database cannot be used: in use by
     another server, empty, damaged. A stored game that cannot be read is logged and skipped.
     """
     return build_app(AppSettings(db_path, ai_processes=ai_processes, warm_ai=warm_ai, origins=origins,
-                              games_per_minute=games_per_minute, live_games=live_games))
+                              games_per_minute=games_per_minute, live_games=live_games, clock=clock))
 
 
 def build_app(settings: AppSettings) -> FastAPI:
@@ -79,7 +81,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     for problem in problems:
         log.warning("%s: %s; this game is skipped", settings.db_path, problem)
     try:
-        people = People(tables, settings.games_per_minute)
+        people = People(tables, settings.games_per_minute, settings.clock)
     except BaseException:
         tables.close()
         store.close()
@@ -105,7 +107,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.add_exception_handler(WebError, web_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
-    app.state.start_page = filled_start_page((STATIC / "index.html").read_text())
+    app.state.start_page = start_page()
     for router in ROUTERS:
         app.include_router(router)
     return app
@@ -117,7 +119,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     get their turn back; at the stop, the analyses, the games and their store close."""
     state = app.state
     for row in state.store.list():
-        if row["setup"].get("opponent") != "ai" or row["finished"]:
+        if not row["setup"].against_ai or row["finished"]:
             continue  # no AI to wake: leave it on disk until someone opens it
         try:
             await run_in_threadpool(state.tables.get, row["id"])

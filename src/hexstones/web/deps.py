@@ -11,7 +11,7 @@ games' and the people's dependencies work for WebSockets too.
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection, Request
@@ -19,6 +19,7 @@ from starlette.requests import HTTPConnection, Request
 from hexstones.web.accounts import Identity
 from hexstones.web.analysis import Analyses
 from hexstones.web.errors import WebError
+from hexstones.web.game_setup import GameSetup
 from hexstones.web.live import Live, Tables
 from hexstones.web.online import People
 from hexstones.web.settings import AppSettings
@@ -73,7 +74,7 @@ def person(request: Request, people: PeopleDep) -> Identity | None:
 Person = Annotated[Identity | None, Depends(person)]
 
 
-def held(people: People, request: Request, live: Live) -> dict[str, Any]:
+def held(people: People, request: Request, live: Live) -> GameSetup:
     """The game's setup once the request's person may be its owner (a game stored before
     seats existed goes to the first person who acts in it)."""
     people.take_unowned(live, people.who(request))
@@ -83,8 +84,8 @@ def held(people: People, request: Request, live: Live) -> dict[str, Any]:
 def invited(tables: Tables, game_id: str, secret: str) -> Live:
     """The game whose invitation has this secret; a 404 for a wrong one."""
     live = tables.get(game_id)
-    real = live.setup.get("invite")
-    if not isinstance(real, str) or not secrets.compare_digest(real.encode(), secret.encode()):
+    real = live.setup.invite
+    if real is None or not secrets.compare_digest(real.encode(), secret.encode()):
         raise WebError(404, "no such invitation: check the link you were sent")
     return live
 

@@ -29,12 +29,13 @@ from hexstones.session import KomiPie, Session, balanced
 from hexstones.web import view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
 from hexstones.web.errors import WebError, refusing, shown, whole
+from hexstones.web.game_setup import GameSetup
 from hexstones.web.limits import TakingTurns
 from hexstones.web.setup import DEFAULT_LEVEL, parse_setup
 from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
 
 log = logging.getLogger("hexstones.web")
-Claim = Callable[[dict[str, Any], "str | None"], dict[str, Any]]  # (setup, host's colour) -> setup
+Claim = Callable[[GameSetup, "str | None"], GameSetup]  # (setup, host's colour) -> setup
 
 MAX_MOVE_TEXT = 16  # characters: longer than any point name or special move
 MAX_NAME = 80  # characters of a game's name in the list
@@ -70,12 +71,12 @@ class Live:
         self.record.moves = []  # replayed into ``game``, the one copy kept
 
     @property
-    def setup(self) -> dict[str, Any]:
+    def setup(self) -> GameSetup:
         return self.record.setup
 
     @property
     def pie(self) -> KomiPie | None:
-        return KomiPie.from_dict(self.setup.get("pie"))
+        return self.setup.pie
 
     @property
     def pie_pending(self) -> bool:
@@ -83,12 +84,12 @@ class Live:
 
     @property
     def against_ai(self) -> bool:
-        return self.setup.get("opponent") == "ai"
+        return self.setup.against_ai
 
     @property
     def session(self) -> Session:
         """The game with its players, as the rules of turns, takebacks and resignation see it."""
-        return Session(self.game, self.setup.get("players"), self.pie, self.record.resigned,
+        return Session(self.game, self.setup.players, self.pie, self.record.resigned,
                        self.against_ai)
 
     @property
@@ -121,10 +122,6 @@ def replay(record: StoredGame, cached: Live | None = None) -> Game:
         except IllegalMove as exc:
             raise DamagedGame(f"{label} cannot be replayed: move {ply + 1} "
                               f"({shown(move)}) is illegal: {exc}") from None
-    try:
-        KomiPie.from_dict(record.setup.get("pie"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DamagedGame(f"{label} has a bad komi pie in its setup: {exc}") from None
     return game
 
 
@@ -165,10 +162,7 @@ class Tables:
         game = next((name for name in hexstones.games.GAME_NAMES if warmup.rules_part(name) == part), None)
         if game is None:
             return
-        try:
-            warmup.exercise_rules(game)
-        except Exception as exc:  # noqa: BLE001  (only time is lost: a page compiles what it needs)
-            log.warning("loading the %s rules failed: %r", game, exc)
+        warmup.attempt(lambda: warmup.exercise_rules(game), f"loading the {game} rules")
         with self._lock:
             self._rules_loaded.add(game)
             settled = len(self._rules_loaded) == len(hexstones.games.GAME_NAMES)
@@ -263,11 +257,9 @@ class Tables:
 
     def create(self, params: dict[str, Any], claim: Claim | None = None) -> dict[str, Any]:
         """A new game from the new-game choices; ``claim(setup, color)`` adds who holds it."""
-        name, options, setup = parse_setup(params)
-        host_color = setup.pop("host_color", None)
-        if claim is not None:
-            setup = claim(setup, host_color)
-        return self._store_new(StoredGame("", name, options, setup, []))
+        new = parse_setup(params)
+        setup = new.setup if claim is None else claim(new.setup, new.host_color)
+        return self._store_new(StoredGame("", new.game, new.options, setup, []))
 
     def create_from_moves(self, name: str, options: dict[str, Any], moves: list[str],
                           params: dict[str, Any], names: dict[str, str] | None = None,
@@ -276,15 +268,13 @@ class Tables:
         ``names``: the record's player names by colour, kept for the list and the download."""
         setup_params = {k: v for k, v in params.items() if k in ("opponent", "level", "color")}
         setup_params["game"] = name
-        _, _, setup = parse_setup(setup_params)
-        if names:
-            setup["names"] = dict(names)  # the record's player names (SGF PB, PW)
-        host_color = setup.pop("host_color", None)
+        new = parse_setup(setup_params)
+        setup = new.setup.replace(names=dict(names)) if names else new.setup  # SGF PB, PW
         if claim is not None:
-            setup = claim(setup, host_color)
+            setup = claim(setup, new.host_color)
         return self._store_new(StoredGame("", name, dict(options), setup, list(moves)))
 
-    def change_setup(self, live: Live, setup: dict[str, Any]) -> None:
+    def change_setup(self, live: Live, setup: GameSetup) -> None:
         """Store ``setup`` as the game's (a seat taken, a takeback asked); the caller holds
         ``live.lock`` and has checked the change."""
         self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves),
@@ -326,11 +316,7 @@ class Tables:
             raise WebError(400, f"a game's name is text of at most {MAX_NAME} characters on one line, "
                                 f"not {shown(name)}")
         with live.lock:
-            setup = dict(live.setup)
-            if name.strip():
-                setup["name"] = name.strip()
-            else:
-                setup.pop("name", None)
+            setup = live.setup.replace(name=name.strip() or None)
             self._stored(live, lambda: self.store.update(live.record.id, None, setup=setup, touch=False))
             live.record.setup = setup
             live.version += 1
@@ -478,7 +464,7 @@ class Tables:
         return answer
 
     def _store_pie(self, live: Live, pie: KomiPie) -> None:
-        setup = dict(live.setup, pie=pie.to_dict())
+        setup = live.setup.replace(pie=pie)
         self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), setup=setup))
         live.record.setup = setup
         live.version += 1
@@ -493,7 +479,7 @@ class Tables:
         """The pie is done (``pie.chooser_color`` chosen): the game starts with its balance."""
         options = balanced(live.record.game, live.record.options, pie.komi)
         game = hexstones.new_game(live.record.game, **options)
-        setup = dict(live.setup, pie=pie.to_dict(), players=pie.players(live.against_ai))
+        setup = live.setup.replace(pie=pie, players=pie.players(live.against_ai))
         trial = Live(StoredGame(live.record.id, live.record.game, options, setup), game)
         self._stored(live, lambda: self.store.update(
             live.record.id, 0, options=options, setup=setup, summary=view.summary(trial),
@@ -513,9 +499,9 @@ class Tables:
             version = live.version
             pie = live.pie
             job = (task, live.record.game, dict(live.record.options), list(live.game.moves),
-                   live.setup.get("level") or DEFAULT_LEVEL, None if pie is None else pie.komi)
+                   live.setup.level or DEFAULT_LEVEL, None if pie is None else pie.komi)
             live.ai_busy = True
-            owner = live.setup.get("owner") or {}
+            owner = live.setup.owner
 
         def start():
             with live.lock:
@@ -535,7 +521,7 @@ class Tables:
         # shows its place while it waits.
         key = live.copy
         live.ai_place = lambda: self._ai_turns.place(key)
-        self._ai_turns.add(owner.get("user") or owner.get("session") or live.record.id, start, key)
+        self._ai_turns.add((owner and (owner.user or owner.session)) or live.record.id, start, key)
 
     def _ai_answer(self, live: Live, task: str, version: int, future) -> None:
         try:

@@ -10,6 +10,8 @@ and live updates are the routes of :mod:`hexstones.web.routes.accounts` and
 from __future__ import annotations
 
 import secrets
+import time
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Request
@@ -25,9 +27,10 @@ from hexstones.web.rows import Rows
 class People:
     """Who is asking, and the sessions the app hands out."""
 
-    def __init__(self, tables: Tables, games_per_minute: int | None = None) -> None:
+    def __init__(self, tables: Tables, games_per_minute: int | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.tables = tables
-        self.accounts = Accounts(Rows(tables.store))
+        self.accounts = Accounts(Rows(tables.store), clock)
         self.epoch = secrets.token_hex(4)
         # New games (and imports) a person may start in a minute; an address, ten people's.
         self.creation = None if games_per_minute is None else RateLimit(games_per_minute, 60, "new games")
@@ -79,11 +82,11 @@ class People:
 
     def take_unowned(self, live: Live, who: Identity | None) -> None:
         """A game stored before seats existed goes to the first person who acts in it."""
-        if "owner" in live.setup or who is None:
+        if live.setup.owner is not None or who is None:
             return
         with live.lock:
-            if "owner" not in live.setup:
-                self.tables.change_setup(live, dict(live.setup, owner=seats.holder(who)))
+            if live.setup.owner is None:
+                self.tables.change_setup(live, live.setup.replace(owner=seats.holder(who)))
 
     def personal(self, request: Request, live: Live, answer: dict[str, Any]) -> dict[str, Any]:
         """The state as the person asking sees it; ``server`` names the counter of its

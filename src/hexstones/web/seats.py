@@ -1,17 +1,17 @@
 """Seats: who may act for which colour of a game, and what each person is shown.
 
-A game's setup names who holds it (stored with the game, so a change of seat is stored
-with the game's row):
+A game's setup (:class:`hexstones.web.game_setup.GameSetup`) names who holds it (stored
+with the game, so a change of seat is stored with the game's row):
 
 * ``owner``: the session (and account) that created it. In a game at one screen or
   against the AI the owner holds every colour the AI does not play; only the owner
   renames or deletes a game.
 * ``seats`` (games against a friend online): one holder per colour (``black``,
   ``white``), or, while a komi pie decides the colours, per role (``proposer``,
-  ``chooser``); a seat not taken yet is ``{"open": true}``. ``invite`` is the secret of
+  ``chooser``); a seat not taken yet is None. ``invite`` is the secret of
   the invitation link that takes an open seat.
 
-A holder is ``{"session", "user", "name"}``: it matches the same account (any of its
+A :class:`~hexstones.web.game_setup.Holder` matches the same account (any of its
 sessions) or, for a guest or a local player, the same session. Everyone else is a
 spectator: they may watch (whoever has a game's address may), and act in nothing.
 
@@ -21,109 +21,108 @@ A game stored before seats existed has no owner: the first person to act in it t
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import secrets
 from typing import Any
 
 from hexstones.games import BLACK, WHITE, other
-from hexstones.session import KomiPie
 from hexstones.web.accounts import Identity
 from hexstones.web.errors import WebError
+from hexstones.web.game_setup import GameSetup, Holder
 
 COLORS = (BLACK, WHITE)
-OPEN: dict[str, Any] = {"open": True}
 
 
-def holder(who: Identity) -> dict[str, Any]:
-    return {"session": who.session, "user": who.user, "name": who.name}
+def holder(who: Identity) -> Holder:
+    return Holder(who.session, who.user, who.name)
 
 
-def holds(seat: dict[str, Any] | None, who: Identity | None) -> bool:
-    if not seat or who is None or seat.get("open"):
+def holds(seat: Holder | None, who: Identity | None) -> bool:
+    if seat is None or who is None:
         return False
-    if seat.get("user"):
-        return seat["user"] == who.user
-    return seat.get("session") == who.session
-
-
-def is_friend_game(setup: dict[str, Any]) -> bool:
-    return "seats" in setup
+    if seat.user:
+        return seat.user == who.user
+    return seat.session == who.session
 
 
 # -- a new game -------------------------------------------------------------------------------
 
 
-def claim(setup: dict[str, Any], who: Identity, host_color: str | None) -> dict[str, Any]:
+def claim(setup: GameSetup, who: Identity, host_color: str | None) -> GameSetup:
     """The setup of a new game created by ``who``; a game against a friend gets its seats
     (``host_color``: the creator's colour, unless a komi pie decides) and an invitation."""
-    setup = dict(setup, owner=holder(who))
-    if setup.get("opponent") == "friend":
-        if setup.get("pie"):
-            setup["seats"] = {"proposer": holder(who), "chooser": dict(OPEN)}
+    setup = setup.replace(owner=holder(who))
+    if setup.opponent == "friend":
+        seats: dict[str, Holder | None]
+        if setup.pie is not None:
+            seats = {"proposer": holder(who), "chooser": None}
         else:
             color = host_color or BLACK
-            setup["seats"] = {color: holder(who), other(color): dict(OPEN)}
-        setup["invite"] = secrets.token_urlsafe(24)
+            seats = {color: holder(who), other(color): None}
+        setup = setup.replace(seats=seats, invite=secrets.token_urlsafe(24))
     return setup
 
 
 # -- who holds what -----------------------------------------------------------------------------
 
 
-def seat_of(setup: dict[str, Any], color: str) -> dict[str, Any] | None:
-    """The holder of ``color`` in a friend game (None before the komi pie decides)."""
-    seats = setup["seats"]
+def seat_of(setup: GameSetup, color: str) -> Holder | None:
+    """The holder of ``color`` in a friend game (None before the komi pie decides or
+    while the seat is open)."""
+    seats = setup.seats or {}
     if color in seats:
         return seats[color]
-    pie = KomiPie.from_dict(setup.get("pie"))
+    pie = setup.pie
     if pie is None or pie.pending:
         return None
     return seats["chooser"] if color == pie.chooser_color else seats["proposer"]
 
 
-def colors_of(setup: dict[str, Any], who: Identity | None) -> list[str]:
+def seat_decided(setup: GameSetup, color: str) -> bool:
+    """Whether ``color`` has a seat yet (open or taken): not while a komi pie decides."""
+    seats = setup.seats or {}
+    return color in seats or (setup.pie is not None and not setup.pie.pending)
+
+
+def colors_of(setup: GameSetup, who: Identity | None) -> list[str]:
     """The colours ``who`` may play for (AI colours are refused by the game itself)."""
-    if is_friend_game(setup):
+    if setup.friend_game:
         return [c for c in COLORS if holds(seat_of(setup, c), who)]
-    return list(COLORS) if holds(setup.get("owner"), who) else []
+    return list(COLORS) if holds(setup.owner, who) else []
 
 
-def pie_roles(setup: dict[str, Any], who: Identity | None) -> list[str]:
+def pie_roles(setup: GameSetup, who: Identity | None) -> list[str]:
     """The steps of the komi pie ``who`` may take: "propose", "choose"."""
-    if is_friend_game(setup):
-        seats = setup["seats"]
+    if setup.seats is not None:
+        seats = setup.seats
         return [step for step, role in (("propose", "proposer"), ("choose", "chooser"))
                 if holds(seats.get(role), who)]
-    return ["propose", "choose"] if holds(setup.get("owner"), who) else []
+    return ["propose", "choose"] if holds(setup.owner, who) else []
 
 
-def open_role(setup: dict[str, Any]) -> str | None:
+def open_role(setup: GameSetup) -> str | None:
     """The seat an invitation takes (a colour or a pie role), None if every seat is taken."""
-    for role, seat in setup.get("seats", {}).items():
-        if seat.get("open"):
+    for role, seat in (setup.seats or {}).items():
+        if seat is None:
             return role
     return None
 
 
-def renamed(setup: dict[str, Any], who: Identity) -> dict[str, Any]:
+def renamed(setup: GameSetup, who: Identity) -> GameSetup:
     """The setup with ``who``'s new guest name on the seats they hold as a guest."""
-    def fresh(holder_: dict[str, Any]) -> dict[str, Any]:
-        if holds(holder_, who) and not holder_.get("user"):
-            return dict(holder_, name=who.name)
+    def fresh(holder_: Holder | None) -> Holder | None:
+        if holder_ is not None and holds(holder_, who) and not holder_.user:
+            return dataclasses.replace(holder_, name=who.name)
         return holder_
 
-    changed = dict(setup)
-    if setup.get("owner"):
-        changed["owner"] = fresh(setup["owner"])
-    if "seats" in setup:
-        changed["seats"] = {role: fresh(seat) for role, seat in setup["seats"].items()}
-    return changed
+    seats = None if setup.seats is None else {role: fresh(seat) for role, seat in setup.seats.items()}
+    return setup.replace(owner=fresh(setup.owner), seats=seats)
 
 
-def is_player(setup: dict[str, Any], who: Identity | None) -> bool:
-    if holds(setup.get("owner"), who):
+def is_player(setup: GameSetup, who: Identity | None) -> bool:
+    if holds(setup.owner, who):
         return True
-    return any(holds(seat, who) for seat in setup.get("seats", {}).values())
+    return any(holds(seat, who) for seat in (setup.seats or {}).values())
 
 
 # -- refusals -----------------------------------------------------------------------------------
@@ -136,7 +135,7 @@ def require_someone(who: Identity | None) -> Identity:
     return who
 
 
-def require_color(setup: dict[str, Any], who: Identity | None, color: str, what: str) -> None:
+def require_color(setup: GameSetup, who: Identity | None, color: str, what: str) -> None:
     """A 401 without a session, a 403 unless ``who`` holds ``color``."""
     require_someone(who)
     mine = colors_of(setup, who)
@@ -145,7 +144,7 @@ def require_color(setup: dict[str, Any], who: Identity | None, color: str, what:
         raise WebError(403, f"only the player of {color} may {what}; you {doing}")
 
 
-def require_player(setup: dict[str, Any], who: Identity | None, what: str) -> list[str]:
+def require_player(setup: GameSetup, who: Identity | None, what: str) -> list[str]:
     """``who``'s colours; a 401/403 unless they play in this game."""
     require_someone(who)
     mine = colors_of(setup, who)
@@ -154,24 +153,26 @@ def require_player(setup: dict[str, Any], who: Identity | None, what: str) -> li
     return mine
 
 
-def require_owner(setup: dict[str, Any], who: Identity | None, what: str) -> None:
+def require_owner(setup: GameSetup, who: Identity | None, what: str) -> None:
     require_someone(who)
-    if not holds(setup.get("owner"), who):
+    if not holds(setup.owner, who):
         raise WebError(403, f"only the player who started this game may {what}")
 
 
 # -- what a person is shown ---------------------------------------------------------------------
 
 
-def public_seat(seat: dict[str, Any] | None, who: Identity | None) -> dict[str, Any] | None:
+def public_seat(seat: Holder | None, who: Identity | None) -> dict[str, Any]:
     if seat is None:
-        return None
-    if seat.get("open"):
         return {"open": True}
-    return {"name": seat.get("name"), "you": holds(seat, who)}
+    return {"name": seat.name, "you": holds(seat, who)}
 
 
-def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None) -> dict[str, Any]:
+def public_seats(setup: GameSetup, who: Identity | None) -> dict[str, Any]:
+    return {role: public_seat(seat, who) for role, seat in (setup.seats or {}).items()}
+
+
+def personal(answer: dict[str, Any], setup: GameSetup, who: Identity | None) -> dict[str, Any]:
     """A game's state as ``who`` sees it: their colours, whose turn, the seats' names, the
     invitation (only to the player who started the game), a pending takeback."""
     mine = colors_of(setup, who)
@@ -184,42 +185,39 @@ def personal(answer: dict[str, Any], setup: dict[str, Any], who: Identity | None
         answer["human_turn"] = False
         answer["legal"] = []
     answer["pie_you"] = pie_roles(setup, who)
-    if is_friend_game(setup):
-        answer["seats"] = {role: public_seat(seat, who) for role, seat in setup["seats"].items()}
+    if setup.friend_game:
+        answer["seats"] = public_seats(setup, who)
         for c in COLORS:
-            if c not in answer["seats"] and seat_of(setup, c) is not None:
+            if c not in answer["seats"] and seat_decided(setup, c):
                 answer["seats"][c] = public_seat(seat_of(setup, c), who)
         role = open_role(setup)
-        answer["invite"] = (f"/invite/{answer['id']}/{setup['invite']}"
-                            if role is not None and holds(setup.get("owner"), who) else None)
+        answer["invite"] = (f"/invite/{answer['id']}/{setup.invite}"
+                            if role is not None and holds(setup.owner, who) else None)
         answer["open_seat"] = role
-        takeback = setup.get("takeback")
-        answer["takeback"] = (copy.deepcopy(takeback)
-                              if takeback and takeback.get("ply") == answer.get("move_count") else None)
-        if to_move and not answer.get("over"):
+        takeback = setup.takeback
+        answer["takeback"] = (takeback.to_dict()
+                              if takeback and takeback.ply == answer.get("move_count") else None)
+        if to_move and not answer.get("over") and seat_decided(setup, to_move):
             seat = seat_of(setup, to_move)
-            if seat is not None and not seat.get("open"):
-                tag = "you" if holds(seat, who) else (seat.get("name") or "a guest")
+            if seat is not None:
+                tag = "you" if holds(seat, who) else (seat.name or "a guest")
                 answer["status"] = f"{answer['status']} ({tag})"
-            elif seat is not None:
+            else:
                 answer["status"] = f"{answer['status']}: waiting for a friend to join"
     return answer
-
-
-PUBLIC_SETUP = ("opponent", "level", "players", "pie", "name", "names", "public")
 
 
 def list_row(row: dict[str, Any], who: Identity | None, to_move: str | None = None) -> dict[str, Any]:
     """A stored game's line in the list, with nothing secret (no invitation, no sessions);
     ``your_turn`` in a game against a friend online (``to_move``: its side to move, None
     when it is over or the komi pie is pending)."""
-    setup = row["setup"]
-    shown = {k: setup[k] for k in PUBLIC_SETUP if k in setup}
+    setup: GameSetup = row["setup"]
+    shown = setup.shown()
     mine = colors_of(setup, who)
     your_turn = None
-    if is_friend_game(setup):
-        shown["seats"] = {role: public_seat(seat, who) for role, seat in setup["seats"].items()}
-        pie = KomiPie.from_dict(setup.get("pie"))
+    if setup.friend_game:
+        shown["seats"] = public_seats(setup, who)
+        pie = setup.pie
         if pie is not None and pie.pending:
             your_turn = ("propose" if pie.stage == "propose" else "choose") in pie_roles(setup, who) \
                 and open_role(setup) is None

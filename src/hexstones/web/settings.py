@@ -6,6 +6,8 @@ It is kept on ``app.state.settings``; the routes reach it through
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hexstones.web.live import LIVE_GAMES
@@ -21,3 +23,5 @@ class AppSettings:
     origins: frozenset[str] = frozenset()  # addresses the app is reached at besides its Host's
     games_per_minute: int | None = None  # new games one person may start a minute (None: any)
     live_games: int = LIVE_GAMES  # games kept in memory
+    # The time every rule of the app reads (seconds since the epoch): tests give their own.
+    clock: Callable[[], float] = time.time

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from hexstones.games import BLACK, GAME_NAMES, WHITE, check_options, other
 from hexstones.session import KomiPie
 from hexstones.web.errors import WebError, choice, only_known, shown, whole
+from hexstones.web.game_setup import GameSetup
 from hexstones.web.spec import balance_of, spec_of
 
 LEVELS = range(1, 11)
@@ -15,8 +17,19 @@ DEFAULT_LEVEL = 3
 CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap", "public")
 
 
-def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """Check the new-game choices; return (game name, new_game options, setup).
+@dataclass(frozen=True)
+class NewGame:
+    """Checked new-game choices: the game, its rules' options, its setup, and (a game
+    against a friend) the creator's colour, for the seats."""
+
+    game: str
+    options: dict[str, Any]
+    setup: GameSetup
+    host_color: str | None = None
+
+
+def parse_setup(params: dict[str, Any]) -> NewGame:
+    """Check the new-game choices.
 
     Choices (all optional but ``game``): ``size``, ``opponent`` ("human", "ai" or "friend"),
     ``level`` (1-10), ``color`` (the person's colour against the AI or a friend: "black",
@@ -78,11 +91,8 @@ def parse_setup(params: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, 
         pie_state = None
     else:
         players = None  # decided by the pie
-        pie_state = KomiPie(proposer="human" if pie == "you" else "ai").to_dict()
-    setup = {"opponent": opponent, "level": level if opponent == "ai" else None,
-             "players": players, "pie": pie_state}
-    if opponent == "friend":
-        setup["host_color"] = color  # the creator's seat (taken out by Tables.create)
-    if choice(params.get("public"), "public", ("yes", "no"), "no") == "yes":
-        setup["public"] = True
-    return name, options, setup
+        pie_state = KomiPie(proposer="human" if pie == "you" else "ai")
+    setup = GameSetup(opponent=opponent, level=level if opponent == "ai" else None, players=players,
+                      pie=pie_state,
+                      public=choice(params.get("public"), "public", ("yes", "no"), "no") == "yes")
+    return NewGame(name, options, setup, color if opponent == "friend" else None)

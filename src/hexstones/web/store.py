@@ -48,6 +48,7 @@ from sqlalchemy.pool import StaticPool
 
 from hexstones.web.broker import LocalBroker, PostgresBroker, game_topic
 from hexstones.web.errors import is_unicode
+from hexstones.web.game_setup import DamagedSetup, GameSetup
 
 try:
     import fcntl
@@ -199,7 +200,7 @@ class StoredGame:
     id: str
     game: str
     options: dict[str, Any]
-    setup: dict[str, Any]
+    setup: GameSetup
     moves: list[str] = field(default_factory=list)
     resigned: str | None = None
     created: float = 0.0
@@ -233,21 +234,13 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
     return data
 
 
-# The setup's fields that hold people (a holder is an object; ``seats`` maps roles to them).
-_HOLDER_FIELDS = ("owner",)
-_MAPPING_FIELDS = ("seats", "players", "names", "pie")
-
-
-def _checked_setup(setup: dict[str, Any]) -> dict[str, Any]:
-    """``setup`` if its fields that the app walks have their shapes; DamagedGame if not (a
-    setup of ``"seats": 5`` once took the whole list of games down with it)."""
-    for key in _HOLDER_FIELDS + _MAPPING_FIELDS:
-        if setup.get(key) is not None and not isinstance(setup[key], dict):
-            raise DamagedGame(f"the setup's {key} is {type(setup[key]).__name__}, not an object")
-    for role, seat in (setup.get("seats") or {}).items():
-        if not isinstance(seat, dict):
-            raise DamagedGame(f"the setup's seat {role!r} is {type(seat).__name__}, not an object")
-    return setup
+def _checked_setup(setup: dict[str, Any]) -> GameSetup:
+    """``setup`` read and checked; DamagedGame if a field has the wrong shape (a setup of
+    ``"seats": 5`` once took the whole list of games down with it)."""
+    try:
+        return GameSetup.from_dict(setup)
+    except DamagedSetup as exc:
+        raise DamagedGame(str(exc)) from None
 
 
 def _game_of(row: sa.RowMapping) -> StoredGame:
@@ -616,13 +609,13 @@ class Store:
             raise
         return raised
 
-    def create(self, game: str, options: dict[str, Any], setup: dict[str, Any],
+    def create(self, game: str, options: dict[str, Any], setup: GameSetup,
                moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
         now = time.time()
         while True:  # ids are random; retry on the (unlikely) clash
             game_id = secrets.token_hex(12)  # 96 random bits: an address no one guesses
             row = {"id": game_id, "game": game, "options": json.dumps(options),
-                   "setup": json.dumps(setup), "resigned": None, "summary": summary,
+                   "setup": json.dumps(setup.to_dict()), "resigned": None, "summary": summary,
                    "created": now, "updated": now, "finished": int(finished), "revision": 0}
             played = [{"game_id": game_id, "ply": ply, "move": move} for ply, move in enumerate(moves)]
             try:
@@ -638,7 +631,7 @@ class Store:
                 raise
             break
         self._seen[game_id] = 0
-        return StoredGame(game_id, game, dict(options), dict(setup), list(moves), None, now, now,
+        return StoredGame(game_id, game, dict(options), setup, list(moves), None, now, now,
                           summary, finished, 0)
 
     def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> int | None:
@@ -654,7 +647,7 @@ class Store:
         return self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), (TOUCH_GAME, touch)], after=keep)
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
-               setup: dict | None = None, resigned: str | None = None, summary: str | None = None,
+               setup: GameSetup | None = None, resigned: str | None = None, summary: str | None = None,
                finished: bool | None = None, touch: bool = True) -> int | None:
         """Change the game's row; with ``moves``, only if it has that many stored moves."""
         changes: dict[str, Any] = {}
@@ -663,7 +656,7 @@ class Store:
         if options is not None:
             changes["options"] = json.dumps(options)
         if setup is not None:
-            changes["setup"] = json.dumps(setup)
+            changes["setup"] = json.dumps(setup.to_dict())
         if resigned is not None:
             changes["resigned"] = resigned
         if finished is not None:

@@ -19,6 +19,7 @@ AI's first reply comes in seconds.
 from __future__ import annotations
 
 import gc
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -88,6 +89,15 @@ def parts() -> list[Part]:
         Part("network search", "the network search", NETWORK_COST, exercise_network,
              search_needs, loaded=True),
     ]
+
+
+def attempt(step: Callable[[], None], what: str) -> None:
+    """Run a step of the compile-ahead; a failure is logged and costs only time (whatever
+    needs the code compiles it then)."""
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001
+        logging.getLogger("hexstones.web").warning("%s failed: %r", what, exc)
 
 
 def run_part(name: str) -> None:

@@ -19,6 +19,7 @@ from hexstones.web.accounts import Identity
 from hexstones.web.answer import StateAnswer
 from hexstones.web.deps import AnalysesDep, LiveGame, PeopleDep, Person, TablesDep, held
 from hexstones.web.errors import WebError, whole
+from hexstones.web.game_setup import GameSetup
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody, Params
 from hexstones.web.live import Live
 from hexstones.web.online import People
@@ -57,11 +58,11 @@ def list_games(person: Person, tables: TablesDep):
     rows, watch = [], []
     for row in tables.list():
         if not seats.is_player(row["setup"], person):
-            if row["setup"].get("public"):
+            if row["setup"].public:
                 watch.append(seats.list_row(row, person))
             continue
         to_move = None
-        if seats.is_friend_game(row["setup"]) and not row["finished"]:
+        if row["setup"].friend_game and not row["finished"]:
             try:
                 live = tables.get(row["id"])
                 to_move = None if live.over or live.pie_pending else live.game.to_move
@@ -84,7 +85,7 @@ def create_game(data: Annotated[dict[str, Any], Depends(JSONBody(any_known=True)
 def remove_empty(who: Person, tables: TablesDep):
     person = seats.require_someone(who)
     mine = [row["id"] for row in tables.list()
-            if row["move_count"] == 0 and seats.holds(row["setup"].get("owner"), person)]
+            if row["move_count"] == 0 and seats.holds(row["setup"].owner, person)]
     for game_id in mine:
         tables.delete(game_id)
     return {"deleted": mine}
@@ -125,7 +126,7 @@ def get_game(game_id: str, params: Annotated[dict[str, str], Depends(Params("at"
 
 
 def acting(data: dict[str, Any], live: Live, request: Request,
-           people: People) -> tuple[view.ViewRequest, dict[str, Any], Identity | None]:
+           people: People) -> tuple[view.ViewRequest, GameSetup, Identity | None]:
     """What a request that acts in a game needs, checked in this order: the view it asks
     for (its overlays), the game's setup once the person may own it (:func:`held`), and
     the person."""
@@ -151,7 +152,7 @@ def undo(data: Annotated[dict[str, Any], Depends(JSONBody("ply", "overlays"))], 
          request: Request, tables: TablesDep, people: PeopleDep):
     show, setup, who = acting(data, live, request, people)
     seats.require_player(setup, who, "take a move back")
-    if seats.is_friend_game(setup):
+    if setup.friend_game:
         raise WebError(409, "between two people a move is taken back when the opponent "
                             "agrees: ask for a takeback")
     seats.require_owner(setup, who, "take a move back")
@@ -165,7 +166,7 @@ def resign(data: Annotated[dict[str, Any], Depends(JSONBody("color", "overlays")
     mine = seats.require_player(setup, person, "resign")
     color = data.get("color")
     with live.lock:
-        if seats.is_friend_game(setup) and color in (None, "") and mine:
+        if setup.friend_game and color in (None, "") and mine:
             color = mine[0]
         if color in ("black", "white"):
             seats.require_color(setup, person, color, "resign")
@@ -199,10 +200,10 @@ def sgf(live: LiveGame, analyses: AnalysesDep):
     from hexstones.records import write_sgf
 
     with live.lock:
-        players = live.setup.get("players") or {}
-        recorded = live.setup.get("names") or {}  # from an imported record
+        players = live.setup.players or {}
+        recorded = live.setup.names or {}  # from an imported record
         names = tuple(
-            f"hexstones AI level {live.setup.get('level')}" if players.get(c) == "ai"
+            f"hexstones AI level {live.setup.level}" if players.get(c) == "ai"
             else recorded.get(c) or "Human"
             for c in ("black", "white")
         )

@@ -26,8 +26,9 @@ def spec():
 
 @router.get("/api/levels")
 def levels(params: Annotated[dict[str, str], Depends(Params("game", "size"))]):
-    name, options, _ = parse_setup(params)
-    return {"game": name, "size": options["size"], "levels": level_guide(name, options["size"])}
+    new = parse_setup(params)
+    size = new.options["size"]
+    return {"game": new.game, "size": size, "levels": level_guide(new.game, size)}
 
 
 @router.get("/api/ai", dependencies=[NO_PARAMS])

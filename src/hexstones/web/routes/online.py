@@ -46,9 +46,8 @@ async def takeback_action(data: Annotated[dict[str, Any], Depends(TAKEBACK_BODY)
 def invitation(live: Invitation, who: Person):
     setup = live.setup
     role = seats.open_role(setup)
-    host = setup.get("owner") or {}
     return {"game": live.record.game, "title": spec_of(live.record.game)["title"],
-            "size": live.game.size, "inviter": host.get("name"), "open": role is not None,
+            "size": live.game.size, "inviter": setup.owner.name if setup.owner else None, "open": role is not None,
             "color": role if role in ("black", "white") else None, "pie": role in ("proposer", "chooser"),
             "you": who.public() if who else None, "playing": seats.is_player(setup, who)}
 
@@ -77,8 +76,8 @@ def join(game_id: str, data: Annotated[dict[str, Any], Depends(JOIN_BODY)],
         role = seats.open_role(setup)
         if role is None:  # taken meanwhile
             raise WebError(409, "both seats of this game are taken: you can watch it")
-        seated = dict(setup["seats"], **{role: seats.holder(who)})
-        tables.change_setup(live, dict(setup, seats=seated))
+        seated = dict(setup.seats or {}, **{role: seats.holder(who)})
+        tables.change_setup(live, setup.replace(seats=seated))
         people.seated(request, game_id)
         return people.personal(request, live, view.state(live))
 
@@ -92,19 +91,18 @@ def takeback(data: Annotated[dict[str, Any], Depends(TAKEBACK_BODY)],
     with live.lock:
         setup = live.setup
         mine = seats.require_player(setup, who, "ask for or answer a takeback")
-        if not seats.is_friend_game(setup):
+        if not setup.friend_game:
             raise WebError(409, "a takeback is asked between two people online: here, use undo")
         session = live.session
-        pending = TakebackAsk.pending(setup.get("takeback"), session)
+        pending = TakebackAsk.pending(setup.takeback, session)
         if action == "request":
             with refusing():
                 asked = takebacks.ask(session, mine, pending)
-            tables.change_setup(live, dict(setup, takeback=asked.to_dict()))
+            tables.change_setup(live, setup.replace(takeback=asked))
             return people.personal(request, live, view.state(live, show))
         with refusing():
             answered = takebacks.answer(session, mine, pending, action)
-        cleared = {k: v for k, v in setup.items() if k != "takeback"}
-        tables.change_setup(live, cleared)
+        tables.change_setup(live, setup.replace(takeback=None))
         if action != "accept":
             return people.personal(request, live, view.state(live, show))
         answer = tables.undo(live, show, until=answered.by)

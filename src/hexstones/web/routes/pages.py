@@ -12,7 +12,7 @@ from hexstones import games
 from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
 from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import NO_PARAMS, Params
-from hexstones.web.pages import ask_to_start_page, static_page
+from hexstones.web.pages import NO_CACHE, ask_to_start_page, page, static_file
 from hexstones.web.security import opened_here
 from hexstones.web.setup import parse_setup
 
@@ -21,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/")
 def index(request: Request):
-    return HTMLResponse(request.app.state.start_page, headers={"Cache-Control": "no-cache"})
+    return HTMLResponse(request.app.state.start_page, headers=NO_CACHE)
 
 
 @router.get("/new")
@@ -38,32 +38,32 @@ def new(params: Annotated[dict[str, str], Depends(Params(any_known=True))], requ
 # The page of an unknown game, or a wrong invitation, is a 404.
 @router.get("/game/{game_id}", dependencies=[Depends(Params("at")), Depends(live_game)])
 def game_page():
-    return static_page("game.html")
+    return page("game.html")
 
 
 @router.get("/rules", dependencies=[NO_PARAMS])
 def rules_index():
-    return static_page("rules.html")
+    return page("rules.html")
 
 
 @router.get("/rules/text", dependencies=[NO_PARAMS])
 def rules_text():
     """The exact rules, every reading of the designers' texts fixed (docs/rules.md)."""
-    return static_page("rules", "rules.md", media_type="text/plain; charset=utf-8")
+    return static_file("rules", "rules.md", media_type="text/plain; charset=utf-8")
 
 
 @router.get("/rules/{name}", dependencies=[NO_PARAMS])
 def rules_page(name: str):
     if name not in games.GAME_NAMES:
         raise WebError(404, f"no rules page for {shown(name)}: the games are {', '.join(games.GAME_NAMES)}")
-    return static_page("rules.html")
+    return page("rules.html")
 
 
 @router.get("/account", dependencies=[NO_PARAMS])
 def account_page():
-    return static_page("account.html")
+    return page("account.html")
 
 
 @router.get("/invite/{game_id}/{secret}", dependencies=[NO_PARAMS, Depends(invitation)])
 def invite_page():
-    return static_page("invite.html")
+    return page("invite.html")

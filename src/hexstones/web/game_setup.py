@@ -1,0 +1,171 @@
+"""A stored game's setup, typed: who plays, against whom, the komi pie, who holds the seats.
+
+The rules' options (size, komi, handicap) are the game's own (``StoredGame.options``);
+the setup is everything around them that the app keeps with the game:
+
+* ``opponent``: "human" (one screen), "ai" or "friend" (online); ``level``: the AI's.
+* ``players``: who plays each colour, "human" or "ai" (None while a komi pie decides).
+* ``pie``: the komi pie's stage (:class:`hexstones.session.KomiPie`), None without one.
+* ``owner``: who created the game (renames and deletes it; holds every colour the AI
+  does not play, except in a friend game); None for games stored before seats existed.
+* ``seats`` (friend games only): the holder of each colour, or of each pie role
+  ("proposer", "chooser") while the pie decides the colours; None for a seat not taken
+  yet. ``invite``: the secret of the invitation link that takes an open seat.
+* ``public``: listed to everyone; ``name``: the game's name in lists; ``names``: the
+  player names of an imported record; ``takeback``: a takeback asked online.
+* ``kept``: stored fields this version does not know (an older or newer app's), written
+  back unchanged.
+
+Stored as JSON (:meth:`GameSetup.to_dict`, :meth:`GameSetup.from_dict`); reading one
+checks every field's shape, so a damaged row is reported, not walked into.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from hexstones.session import KomiPie, TakebackAsk
+
+OPPONENTS = ("human", "ai", "friend")
+
+
+class DamagedSetup(ValueError):
+    """A stored setup that is not one this app writes (says which field and why)."""
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a seat: an account (``user``, any of its sessions) or, for a guest or a
+    local player, one browser ``session``; ``name`` is shown to the others."""
+
+    session: str | None = None
+    user: str | None = None
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session": self.session, "user": self.user, "name": self.name}
+
+    @classmethod
+    def from_dict(cls, data: Any, what: str) -> Holder | None:
+        """A stored holder; None for an open seat (``{"open": true}``)."""
+        data = _mapping(data, what)
+        if data.get("open"):
+            return None
+        values = [data.get(key) for key in ("session", "user", "name")]
+        if not all(v is None or isinstance(v, str) for v in values):
+            raise DamagedSetup(f"the setup's {what} holds something that is not text")
+        return cls(*values)
+
+
+OPEN_SEAT: dict[str, Any] = {"open": True}
+FIELDS = ("opponent", "level", "players", "pie", "owner", "seats", "invite", "public", "name", "names",
+          "takeback")
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    opponent: str = "human"
+    level: int | None = None
+    players: dict[str, str] | None = None
+    pie: KomiPie | None = None
+    owner: Holder | None = None
+    seats: dict[str, Holder | None] | None = None
+    invite: str | None = None
+    public: bool = False
+    name: str | None = None
+    names: dict[str, str] | None = None
+    takeback: TakebackAsk | None = None
+    kept: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def against_ai(self) -> bool:
+        return self.opponent == "ai"
+
+    @property
+    def friend_game(self) -> bool:
+        """A game against a friend online: its colours have seats."""
+        return self.seats is not None
+
+    def replace(self, **changes: Any) -> GameSetup:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: the four fields every game has, the others where set."""
+        data: dict[str, Any] = {
+            **self.kept, "opponent": self.opponent, "level": self.level,
+            "players": None if self.players is None else dict(self.players),
+            "pie": None if self.pie is None else self.pie.to_dict()}
+        if self.owner is not None:
+            data["owner"] = self.owner.to_dict()
+        if self.seats is not None:
+            data["seats"] = {role: OPEN_SEAT.copy() if seat is None else seat.to_dict()
+                             for role, seat in self.seats.items()}
+        if self.invite is not None:
+            data["invite"] = self.invite
+        if self.public:
+            data["public"] = True
+        if self.name is not None:
+            data["name"] = self.name
+        if self.names is not None:
+            data["names"] = dict(self.names)
+        if self.takeback is not None:
+            data["takeback"] = self.takeback.to_dict()
+        return data
+
+    def shown(self) -> dict[str, Any]:
+        """What anyone may see of it (no invitation, no sessions, no accounts)."""
+        data = self.to_dict()
+        return {key: data[key] for key in ("opponent", "level", "players", "pie", "name", "names", "public")
+                if key in data}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameSetup:
+        """A stored setup, checked; DamagedSetup (saying which field) if it is not one."""
+        opponent = data.get("opponent", "human")
+        if opponent not in OPPONENTS:
+            raise DamagedSetup(f"the setup's opponent is {opponent!r}, not one of {', '.join(OPPONENTS)}")
+        level = data.get("level")
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool)):
+            raise DamagedSetup(f"the setup's level is {level!r}, not a whole number")
+        seats = data.get("seats")
+        if seats is not None:
+            seats = {role: Holder.from_dict(seat, f"seat {role!r}")
+                     for role, seat in _mapping(seats, "seats").items()}
+        try:
+            pie = KomiPie.from_dict(_mapping(data.get("pie"), "pie"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DamagedSetup(f"the setup's komi pie is damaged: {exc}") from None
+        takeback = data.get("takeback")
+        if takeback is not None:
+            takeback = _mapping(takeback, "takeback")
+            if (takeback.get("by") not in ("black", "white") or not isinstance(takeback.get("ply"), int)
+                    or isinstance(takeback.get("ply"), bool)):
+                raise DamagedSetup(f"the setup's takeback is {takeback!r}, not a colour and a move number")
+            takeback = TakebackAsk(takeback["by"], takeback["ply"])
+        return cls(
+            opponent=opponent, level=level, players=_texts(data.get("players"), "players"), pie=pie,
+            owner=None if data.get("owner") is None else Holder.from_dict(data["owner"], "owner"),
+            seats=seats, invite=_text(data.get("invite"), "invite"), public=data.get("public") is True,
+            name=_text(data.get("name"), "name"), names=_texts(data.get("names"), "names"),
+            takeback=takeback, kept={key: value for key, value in data.items() if key not in FIELDS})
+
+
+def _mapping(value: Any, what: str) -> Any:
+    if value is not None and not isinstance(value, dict):
+        raise DamagedSetup(f"the setup's {what} is {type(value).__name__}, not an object")
+    return value
+
+
+def _text(value: Any, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise DamagedSetup(f"the setup's {what} is {type(value).__name__}, not text")
+    return value
+
+
+def _texts(value: Any, what: str) -> dict[str, str] | None:
+    value = _mapping(value, what)
+    if value is not None and not all(isinstance(v, str) for v in value.values()):
+        raise DamagedSetup(f"the setup's {what} holds something that is not text")
+    return value
