@@ -8,17 +8,29 @@ tournaments).
 - :mod:`~hexstones.session.pie`: the komi pie's one state machine (:class:`KomiPie`).
 - :mod:`~hexstones.session.giving_up`: resignation by win chance and adjudication
   (:class:`Resign`, :class:`ResignWatch`, :class:`Adjudication`).
+- :mod:`~hexstones.session.clock`: time controls and the game clock (:class:`TimeControl`,
+  :class:`Clock`).
 
 Each rule of play about people and turns lives here once; each front door shows the
 session's refusals (:class:`NotNow`, :class:`BadStep`) its own way.
 """
 
+from hexstones.session.clock import (
+    ByoYomi,
+    Clock,
+    Correspondence,
+    Fischer,
+    TimeControl,
+    TimeLeft,
+    Untimed,
+)
 from hexstones.session.errors import BadStep, NotNow, NotYours, SessionError
 from hexstones.session.giving_up import Adjudication, Resign, ResignWatch
 from hexstones.session.pie import AI, PERSON, KomiPie, balanced
 from hexstones.session.takebacks import TakebackAsk
 from hexstones.session.turns import Session, Takeback, takeback
 
-__all__ = ["AI", "PERSON", "Adjudication", "BadStep", "KomiPie", "NotNow", "NotYours", "Resign",
-           "ResignWatch", "Session", "SessionError", "Takeback", "TakebackAsk", "balanced",
-           "takeback"]
+__all__ = ["AI", "PERSON", "Adjudication", "BadStep", "ByoYomi", "Clock", "Correspondence",
+           "Fischer", "KomiPie", "NotNow", "NotYours", "Resign", "ResignWatch", "Session",
+           "SessionError", "Takeback", "TakebackAsk", "TimeControl", "TimeLeft", "Untimed",
+           "balanced", "takeback"]
