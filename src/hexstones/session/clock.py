@@ -187,16 +187,18 @@ class TimeControl(ABC):
     def start(self) -> TimeLeft:
         """Each side's time as the game begins."""
 
-    @abstractmethod
+    # A bank of seconds (Fischer, correspondence) by default; byo-yomi and no clock say
+    # otherwise.
     def until_flag(self, left: TimeLeft) -> float | None:
         """Seconds from the start of a turn with ``left`` until its flag falls (None:
         never)."""
+        return left.seconds
 
-    @abstractmethod
     def face(self, left: TimeLeft, elapsed: float) -> TimeLeft:
         """What the side's clock shows ``elapsed`` seconds into a turn that began with
         ``left`` (byo-yomi: its main time, then what is left of the current period);
         :data:`SPENT` once its flag fell."""
+        return TimeLeft(max(0.0, left.seconds - elapsed))
 
     @abstractmethod
     def after_move(self, left: TimeLeft, spent: float) -> TimeLeft:
@@ -270,12 +272,6 @@ class Fischer(TimeControl):
 
     def start(self) -> TimeLeft:
         return TimeLeft(float(self.base))
-
-    def until_flag(self, left: TimeLeft) -> float | None:
-        return left.seconds
-
-    def face(self, left: TimeLeft, elapsed: float) -> TimeLeft:
-        return TimeLeft(max(0.0, left.seconds - elapsed))
 
     def after_move(self, left: TimeLeft, spent: float) -> TimeLeft:
         return TimeLeft(max(0.0, left.seconds - spent) + self.increment)
@@ -395,12 +391,6 @@ class Correspondence(TimeControl):
 
     def start(self) -> TimeLeft:
         return TimeLeft(float(self.per_move))
-
-    def until_flag(self, left: TimeLeft) -> float | None:
-        return left.seconds
-
-    def face(self, left: TimeLeft, elapsed: float) -> TimeLeft:
-        return TimeLeft(max(0.0, left.seconds - elapsed))
 
     def after_move(self, left: TimeLeft, spent: float) -> TimeLeft:
         return TimeLeft(min(float(self.cap), max(0.0, left.seconds - spent) + self.per_move))
