@@ -15,13 +15,17 @@ from hexstones.session import (
     PERSON,
     Adjudication,
     BadStep,
+    Clock,
     KomiPie,
     NotNow,
     Resign,
     ResignWatch,
     Session,
+    TakebackAsk,
+    TimeControl,
     balanced,
     takeback,
+    takebacks,
 )
 
 
@@ -111,6 +115,27 @@ def test_moves_resignation_and_the_outcome():
             step()
     between_people = Session.between(played("keil", 3), {BLACK, WHITE})
     assert between_people.resigner(None) == between_people.game.to_move == WHITE
+
+
+
+def test_a_flag_that_fell_ends_the_game_on_time_and_nothing_more_is_played():
+    game = played("dehil", 4)
+    clock = Clock.new(TimeControl.parse("fischer:15:0")).start(0.0)
+    for t, mover in ((1.0, BLACK), (2.0, WHITE), (3.0, BLACK)):  # first moves are free
+        clock = clock.moved(mover, t)
+    fallen = clock.fallen(clock.flag_at())
+    assert fallen == WHITE and clock.fallen(clock.flag_at() - 0.5) is None
+    people = Session.between(game, {BLACK, WHITE})
+    flagged = Session(game, people.players, flagged=fallen)
+    assert flagged.over and flagged.outcome().text() == "Black wins on time"
+    assert flagged.ai_task() is None and not people.over
+    for step in (flagged.check_can_play, lambda: flagged.resigner(None), flagged.takeback,
+                 lambda: takebacks.ask(flagged, [BLACK], None),
+                 lambda: takebacks.answer(flagged, [WHITE], TakebackAsk(BLACK, 4), "accept")):
+        with pytest.raises(NotNow, match="over"):
+            step()
+    against_ai = Session(game, {BLACK: PERSON, WHITE: AI}, against_ai=True, flagged=BLACK)
+    assert against_ai.ai_task() is None and against_ai.outcome().winner == WHITE
 
 
 def test_the_komi_pie_steps_once_each_in_order():

@@ -41,8 +41,8 @@ class TakebackAsk:
 def ask(session: Session, mine: list[str], pending: TakebackAsk | None) -> TakebackAsk:
     """The request of the player holding the colours ``mine`` (NotNow if they have nothing
     to take back, or a request is already waiting)."""
-    if session.resigned is not None:
-        raise NotNow(f"the game is over: {session.resigned} resigned")
+    if session.ended_early is not None:
+        raise NotNow(f"the game is over: {session.ended_early}")
     if not mine:
         raise NotNow("the colours are not decided yet: nothing to take back")
     color, count = mine[0], len(session.game.moves)
@@ -57,8 +57,8 @@ def answer(session: Session, mine: list[str], pending: TakebackAsk | None, actio
     """Check that the player holding ``mine`` may ``action`` ("accept", "decline",
     "cancel") the request ``pending``; returns it. Accepted, the caller takes back moves
     to its asker's last one (:meth:`Session.takeback` with ``until``)."""
-    if session.resigned is not None:
-        raise NotNow(f"the game is over: {session.resigned} resigned")
+    if session.ended_early is not None:
+        raise NotNow(f"the game is over: {session.ended_early}")
     if pending is None:
         raise NotNow("no takeback is asked")
     if action == "cancel":

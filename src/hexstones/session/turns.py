@@ -48,13 +48,16 @@ def takeback(game: Game, is_person: Callable[[str], bool], until: str | None = N
 class Session:
     """``game`` and its players: ``players`` maps each colour to PERSON or AI (None while
     the komi ``pie`` decides them); ``against_ai`` whether the AI holds a seat (known before
-    the pie decides which); ``resigned``, the colour that resigned, if one did."""
+    the pie decides which); ``resigned``, the colour that resigned, if one did;
+    ``flagged``, the colour whose time ran out (:meth:`hexstones.session.Clock.fallen`),
+    if one did."""
 
     game: Game
     players: Mapping[str, str] | None = None
     pie: KomiPie | None = None
     resigned: str | None = None
     against_ai: bool = field(default=False)
+    flagged: str | None = None
 
     @classmethod
     def between(cls, game: Game, persons: set[str] | frozenset[str]) -> Session:
@@ -74,17 +77,30 @@ class Session:
 
     @property
     def over(self) -> bool:
-        return self.resigned is not None or self.game.is_over
+        return self.ended_early is not None or self.game.is_over
+
+    @property
+    def ended_early(self) -> str | None:
+        """Why the game ended before the rules' end, in words ("white resigned", "black ran
+        out of time"), None if it did not."""
+        if self.resigned is not None:
+            return f"{self.resigned} resigned"
+        if self.flagged is not None:
+            return f"{self.flagged} ran out of time"
+        return None
 
     def outcome(self) -> Outcome | None:
-        """How the game ended (a resignation, or the rules' end), or None while it goes on."""
+        """How the game ended (a resignation, a flag, or the rules' end), or None while it
+        goes on."""
         if self.resigned is not None:
             return Outcome.resignation(self.resigned)
+        if self.flagged is not None:
+            return Outcome.on_time(self.flagged)
         return self.game.outcome()
 
     def ai_task(self) -> str | None:
         """What the AI must do now: "propose", "choose", "move" or None."""
-        if not self.against_ai or self.resigned is not None:
+        if not self.against_ai or self.ended_early is not None:
             return None
         if self.pie is not None and self.pie.pending:
             return self.pie.ai_task(against_ai=True)
@@ -96,8 +112,8 @@ class Session:
 
     def check_can_play(self) -> None:
         """A move may be played now (by whoever's turn it is)."""
-        if self.resigned is not None:
-            raise NotNow(f"the game is over: {self.resigned} resigned")
+        if self.ended_early is not None:
+            raise NotNow(f"the game is over: {self.ended_early}")
         if self.game.is_over:
             raise NotNow("the game is over: no more moves can be played (undo to take moves back)")
         if self.pie_pending:
@@ -142,8 +158,8 @@ class Session:
         """The person's last move and the AI's replies taken back (:func:`takeback`); in a
         game between people, the last move (``until``: back to that colour's last one).
         ``ply``: the move count its sender saw (:meth:`check_seen`)."""
-        if self.resigned is not None:
-            raise NotNow(f"the game is over: {self.resigned} resigned; nothing can be taken back")
+        if self.ended_early is not None:
+            raise NotNow(f"the game is over: {self.ended_early}; nothing can be taken back")
         if ply is not None:
             self.check_seen(ply)
         if not self.game.moves:
