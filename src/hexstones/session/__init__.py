@@ -10,6 +10,7 @@ tournaments).
   (:class:`Resign`, :class:`ResignWatch`, :class:`Adjudication`).
 - :mod:`~hexstones.session.clock`: time controls and the game clock (:class:`TimeControl`,
   :class:`Clock`).
+- :mod:`~hexstones.session.rating`: Glicko-2 ratings (:class:`Rating`, :func:`rated`).
 
 Each rule of play about people and turns lives here once; each front door shows the
 session's refusals (:class:`NotNow`, :class:`BadStep`) its own way.
@@ -27,10 +28,11 @@ from hexstones.session.clock import (
 from hexstones.session.errors import BadStep, NotNow, NotYours, SessionError
 from hexstones.session.giving_up import Adjudication, Resign, ResignWatch
 from hexstones.session.pie import AI, PERSON, KomiPie, balanced
+from hexstones.session.rating import Rating, rated
 from hexstones.session.takebacks import TakebackAsk
 from hexstones.session.turns import Session, Takeback, takeback
 
 __all__ = ["AI", "PERSON", "Adjudication", "BadStep", "ByoYomi", "Clock", "Correspondence",
-           "Fischer", "KomiPie", "NotNow", "NotYours", "Resign", "ResignWatch", "Session",
+           "Fischer", "KomiPie", "NotNow", "NotYours", "Rating", "Resign", "ResignWatch", "Session",
            "SessionError", "Takeback", "TakebackAsk", "TimeControl", "TimeLeft", "Untimed",
-           "balanced", "takeback"]
+           "balanced", "rated", "takeback"]
