@@ -687,3 +687,25 @@ def test_my_games_fit_a_wide_screen_with_every_action_in_sight(page, server):
     right = page.evaluate("() => document.querySelector('#games').getBoundingClientRect().right")
     for button in page.locator("#games [data-action]").all():
         assert button.bounding_box()["x"] + button.bounding_box()["width"] <= right + 1
+
+
+def test_chromium_finds_the_app_installable(browser, server, tmp_path):
+    """Chromium's own check (DevTools' installability errors) finds nothing missing: the
+    manifest parses, its icons load, the start page is in its scope. A persistent profile,
+    since a browser installs nothing from a private window."""
+    from serving import CHROMIUM_ARGS
+
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["url"].endswith("/manifest.webmanifest") and manifest["errors"] == []
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while (errors := cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]):
+            assert time.monotonic() < deadline, errors  # the icons may still be loading
+            time.sleep(0.2)
+    finally:
+        context.close()

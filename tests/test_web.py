@@ -86,6 +86,29 @@ def test_link_creates_the_game_and_lands_on_its_address(client):
     assert [g["id"] for g in client.get("/api/games").json()["games"]] == [gid]
 
 
+def test_the_app_can_be_installed_from_every_page(client):
+    """Every page links the web app manifest; it names the app, starts at the start page
+    and gives icons of the sizes it says (a PNG's width and height are bytes 16-24)."""
+    import struct
+
+    game = client.post("/api/games", json={"game": "keil", "size": 3}).json()["id"]
+    for path in ("/", f"/game/{game}", "/rules", "/rules/dehil", "/account", "/no/such/page"):
+        assert '<link rel="manifest" href="/manifest.webmanifest">' in client.get(path).text, path
+    r = client.get("/manifest.webmanifest")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/manifest+json"
+    manifest = r.json()
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone" and manifest["short_name"]
+    sizes = set()
+    for icon in manifest["icons"]:
+        picture = client.get(icon["src"])
+        assert picture.status_code == 200 and picture.headers["content-type"] == icon["type"], icon
+        if icon["type"] == "image/png":
+            width, height = struct.unpack(">II", picture.content[16:24])
+            assert icon["sizes"] == f"{width}x{height}"
+            sizes.add(width)
+    assert {192, 512} <= sizes  # what browsers ask of an installable app
+
+
 def test_every_choice_has_a_parameter(client):
     gid = new(client, "game=droched&size=4&opponent=human&komi=2")
     s = state(client, gid)

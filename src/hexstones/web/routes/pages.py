@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
 from hexstones import games
 from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
@@ -57,6 +57,29 @@ def rules_page(name: str):
     if name not in games.GAME_NAMES:
         raise WebError(404, f"no rules page for {shown(name)}: the games are {', '.join(games.GAME_NAMES)}")
     return page("rules.html")
+
+
+# What a browser needs to install the app (a phone's home screen, a desktop window).
+MANIFEST = {
+    "name": "hexstones: Keil, Dehil and Droched",
+    "short_name": "hexstones",
+    "description": "Play Keil, Dehil and Droched on the hexagonal board, against the AI or people.",
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "background_color": "#f6f1e7",
+    "theme_color": "#2b2116",
+    "icons": [
+        {"src": "/static/icon-192.png", "sizes": "192x192", "type": "image/png"},
+        {"src": "/static/icon-512.png", "sizes": "512x512", "type": "image/png"},
+        {"src": "/static/favicon.svg", "sizes": "any", "type": "image/svg+xml"},
+    ],
+}
+
+
+@router.get("/manifest.webmanifest", dependencies=[NO_PARAMS])
+def manifest():
+    return JSONResponse(MANIFEST, media_type="application/manifest+json")
 
 
 @router.get("/account", dependencies=[NO_PARAMS])
