@@ -23,12 +23,16 @@ STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 # Pages are checked again by the browser each time they are opened.
 NO_CACHE = {"Cache-Control": "no-cache"}
+# The header's colour (app.css), which a browser also paints around an installed app.
+THEME_COLOR = "#2b2116"
 
 
 @cache
 def _templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals["theme_color"] = THEME_COLOR
+    return env
 
 
 def render(name: str, **values: Any) -> str:

@@ -66,22 +66,23 @@ def claim(setup: GameSetup, who: Identity, host_color: str | None) -> GameSetup:
 # -- who holds what -----------------------------------------------------------------------------
 
 
+def role_of(setup: GameSetup, color: str) -> str | None:
+    """The seat that plays ``color`` in a friend game: the colour's own, or the komi pie
+    role that chose or was left it; None while the pie decides (or in another game)."""
+    seats = setup.seats or {}
+    if color in seats:
+        return color
+    pie = setup.pie
+    if not seats or pie is None or pie.pending:
+        return None
+    return "chooser" if color == pie.chooser_color else "proposer"
+
+
 def seat_of(setup: GameSetup, color: str) -> Holder | None:
     """The holder of ``color`` in a friend game (None before the komi pie decides or
     while the seat is open)."""
-    seats = setup.seats or {}
-    if color in seats:
-        return seats[color]
-    pie = setup.pie
-    if pie is None or pie.pending:
-        return None
-    return seats["chooser"] if color == pie.chooser_color else seats["proposer"]
-
-
-def seat_decided(setup: GameSetup, color: str) -> bool:
-    """Whether ``color`` has a seat yet (open or taken): not while a komi pie decides."""
-    seats = setup.seats or {}
-    return color in seats or (setup.pie is not None and not setup.pie.pending)
+    role = role_of(setup, color)
+    return None if role is None else (setup.seats or {})[role]
 
 
 def colors_of(setup: GameSetup, who: Identity | None) -> list[str]:
@@ -186,10 +187,11 @@ def personal(answer: dict[str, Any], setup: GameSetup, who: Identity | None) -> 
         answer["legal"] = []
     answer["pie_you"] = pie_roles(setup, who)
     if setup.friend_game:
-        answer["seats"] = public_seats(setup, who)
-        for c in COLORS:
-            if c not in answer["seats"] and seat_decided(setup, c):
-                answer["seats"][c] = public_seat(seat_of(setup, c), who)
+        shown = answer["seats"] = public_seats(setup, who)
+        for c in COLORS:  # a colour the komi pie gave to a role's seat
+            role = role_of(setup, c)
+            if c not in shown and role is not None:
+                shown[c] = dict(shown[role])
         role = open_role(setup)
         answer["invite"] = (f"/invite/{answer['id']}/{setup.invite}"
                             if role is not None and holds(setup.owner, who) else None)
@@ -197,9 +199,9 @@ def personal(answer: dict[str, Any], setup: GameSetup, who: Identity | None) -> 
         takeback = setup.takeback
         answer["takeback"] = (takeback.to_dict()
                               if takeback and takeback.ply == answer.get("move_count") else None)
-        if to_move and not answer.get("over") and seat_decided(setup, to_move):
+        if to_move and not answer.get("over") and role_of(setup, to_move) is not None:
             seat = seat_of(setup, to_move)
-            if seat is not None:
+            if seat is not None:  # taken; else open
                 tag = "you" if holds(seat, who) else (seat.name or "a guest")
                 answer["status"] = f"{answer['status']} ({tag})"
             else:

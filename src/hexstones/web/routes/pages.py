@@ -12,7 +12,7 @@ from hexstones import games
 from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
 from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import NO_PARAMS, Params
-from hexstones.web.pages import NO_CACHE, ask_to_start_page, page, static_file
+from hexstones.web.pages import NO_CACHE, THEME_COLOR, ask_to_start_page, page, static_file
 from hexstones.web.security import opened_here
 from hexstones.web.setup import parse_setup
 
@@ -68,7 +68,7 @@ MANIFEST = {
     "scope": "/",
     "display": "standalone",
     "background_color": "#f6f1e7",
-    "theme_color": "#2b2116",
+    "theme_color": THEME_COLOR,
     "icons": [
         {"src": "/static/icon-192.png", "sizes": "192x192", "type": "image/png"},
         {"src": "/static/icon-512.png", "sizes": "512x512", "type": "image/png"},
