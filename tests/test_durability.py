@@ -297,7 +297,9 @@ def test_a_database_of_the_first_schema_is_upgraded_in_place_keeping_every_game(
         for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                     "AND name NOT IN ('games', 'moves')").fetchall():
             con.execute(f"DROP TABLE {table}")  # alembic_version and the tables of later revisions
-        con.execute("ALTER TABLE games DROP COLUMN revision")
+        con.execute("DROP INDEX games_deadline")
+        for column in ("deadline", "clock", "revision"):  # added by later revisions
+            con.execute(f"ALTER TABLE games DROP COLUMN {column}")
         con.execute("ALTER TABLE games DROP COLUMN finished")
         con.execute("UPDATE games SET resigned = 'white' WHERE id = ?", (ids[0],))
         con.execute("PRAGMA user_version = 0")

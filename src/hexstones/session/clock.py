@@ -51,6 +51,10 @@ bounds are the classes' attributes.
 - :meth:`Clock.pause` and :meth:`Clock.resume` stop and restart all time (a vacation in
   a correspondence game): paused time counts for nobody, not even against the first-move
   deadline. Nobody moves while the clock is paused.
+- :meth:`Clock.handed` passes the turn without a move (moves taken back by agreement):
+  the running side is charged its turn's time, earning nothing; no time is given back.
+- :meth:`Clock.deadline` is the next instant the game ends by the clock if nobody moves
+  (a flag, or an abort), for a server to wake at.
 - :meth:`Clock.stop` when the game ends otherwise (resignation, the rules' end): each side
   keeps what it has left, and no time runs any more.
 - Stored as :meth:`Clock.to_dict` (JSON); :meth:`Clock.from_dict` refuses damaged data
@@ -526,6 +530,24 @@ class Clock:
         return replace(self, left=left, running=other(color), running_since=now,
                        moves=self.moves + 1)
 
+    def handed(self, color: str, now: float) -> Clock:
+        """The clock when the turn passes to ``color`` at ``now`` without a move (moves
+        were taken back): the running side is charged what its turn used, earning
+        nothing, and ``color``'s time runs from ``now``. NotNow as :meth:`moved`, if the
+        running side's time is already up."""
+        now, color = self._now(now), _color(color)
+        running = self._refuse_unless_running("take moves back")
+        if self.paused:
+            raise NotNow("the clock is paused: resume it first")
+        if self.fallen(now) is not None or self.aborted(now):
+            raise NotNow("too late: the time is already up")
+        if color == running:
+            return self
+        left = dict(self.left)
+        if not self.opening:
+            left[running] = self.control.after_stop(left[running], self._elapsed(now))
+        return replace(self, left=left, running=color, running_since=now)
+
     def pause(self, now: float) -> Clock:
         """The clock paused at ``now``: no time counts until :meth:`resume`. NotNow if it
         does not run, is paused already, or a flag fell (or the abort deadline passed)."""
@@ -571,6 +593,15 @@ class Clock:
         under other controls)."""
         return self._face(color, now).periods
 
+    def in_periods(self, color: str, now: float) -> bool:
+        """Whether ``color``'s main time is spent by ``now`` and its clock shows a byo-yomi
+        period (False under other controls)."""
+        now, color = self._now(now), _color(color)
+        if self.periods_left(color, now) == 0:
+            return False
+        elapsed = self._elapsed(now) if color == self.running else 0.0
+        return elapsed >= self.left[color].seconds
+
     def _face(self, color: str, now: float) -> TimeLeft:
         now, color = self._now(now), _color(color)
         if self.fallen(now) == color:
@@ -604,6 +635,12 @@ class Clock:
                 or self.first_move_deadline is None):
             return None
         return self.running_since + self.first_move_deadline
+
+    def deadline(self) -> float | None:
+        """The next instant the game ends by the clock if nobody moves: a flag falls
+        (:meth:`flag_at`) or a missed first move aborts it (:meth:`abort_at`); None while
+        no time runs."""
+        return self.flag_at() if self.abort_at() is None else self.abort_at()
 
     def aborted(self, now: float) -> bool:
         """Whether the first-move deadline passed by ``now``: the game is aborted, not lost."""

@@ -50,7 +50,8 @@ class Session:
     the komi ``pie`` decides them); ``against_ai`` whether the AI holds a seat (known before
     the pie decides which); ``resigned``, the colour that resigned, if one did;
     ``flagged``, the colour whose time ran out (:meth:`hexstones.session.Clock.fallen`),
-    if one did."""
+    if one did; ``aborted``: whether the game was called off because a first move was not
+    made in time (:meth:`hexstones.session.Clock.aborted`): over, with no winner."""
 
     game: Game
     players: Mapping[str, str] | None = None
@@ -58,6 +59,7 @@ class Session:
     resigned: str | None = None
     against_ai: bool = field(default=False)
     flagged: str | None = None
+    aborted: bool = False
 
     @classmethod
     def between(cls, game: Game, persons: set[str] | frozenset[str]) -> Session:
@@ -87,15 +89,19 @@ class Session:
             return f"{self.resigned} resigned"
         if self.flagged is not None:
             return f"{self.flagged} ran out of time"
+        if self.aborted:
+            return "aborted: a first move was not made in time"
         return None
 
     def outcome(self) -> Outcome | None:
         """How the game ended (a resignation, a flag, or the rules' end), or None while it
-        goes on."""
+        goes on or when it was aborted (nobody won)."""
         if self.resigned is not None:
             return Outcome.resignation(self.resigned)
         if self.flagged is not None:
             return Outcome.on_time(self.flagged)
+        if self.aborted:
+            return None
         return self.game.outcome()
 
     def ai_task(self) -> str | None:
@@ -146,6 +152,8 @@ class Session:
         """The pie, when a person's step of it is due (else NotNow: none is pending, or it is
         the AI's step)."""
         pie = self.pie
+        if self.ended_early is not None:
+            raise NotNow(f"the game is over: {self.ended_early}")
         if pie is None or not pie.pending:
             raise NotNow("this game has no komi pie pending")
         if pie.stage == PROPOSE and pie.proposer != PERSON:

@@ -70,7 +70,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     ``app.state``, its middleware, its answers to refusals and its routes."""
     store = Store(settings.db_path)
     tables = Tables(store, ai_processes=settings.ai_processes, warm_ai=settings.warm_ai,
-                    live_games=settings.live_games)
+                    live_games=settings.live_games, clock=settings.clock)
     try:
         problems = tables.fill_in_finished()
     except BaseException:
@@ -116,8 +116,10 @@ def build_app(settings: AppSettings) -> FastAPI:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """The app's start and stop: games that were waiting for the AI when the server stopped
-    get their turn back; at the stop, the analyses, the games and their store close."""
+    get their turn back, and the games' clocks are watched (a game ends on time with no page
+    open); at the stop, the analyses, the games and their store close."""
     state = app.state
+    state.tables.keep_time()
     for row in state.store.list():
         if not row["setup"].against_ai or row["finished"]:
             continue  # no AI to wake: leave it on disk until someone opens it

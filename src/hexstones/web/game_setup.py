@@ -13,6 +13,11 @@ the setup is everything around them that the app keeps with the game:
   yet. ``invite``: the secret of the invitation link that takes an open seat.
 * ``public``: listed to everyone; ``name``: the game's name in lists; ``names``: the
   player names of an imported record; ``takeback``: a takeback asked online.
+* ``time_control``: the game's time control (:class:`hexstones.session.TimeControl`),
+  None for a game without a clock (the clock itself is the game's ``clock``, stored
+  beside the setup: it changes with every move); ``rated``: whether the game counts for
+  the players' ratings; ``flagged``: the colour whose time ran out, ``aborted``: the game
+  was called off because a first move was not made in time.
 * ``kept``: stored fields this version does not know (an older or newer app's), written
   back unchanged.
 
@@ -26,7 +31,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from hexstones.session import KomiPie, TakebackAsk
+from hexstones.session import BadStep, KomiPie, TakebackAsk, TimeControl
 
 OPPONENTS = ("human", "ai", "friend")
 
@@ -61,7 +66,7 @@ class Holder:
 
 OPEN_SEAT: dict[str, Any] = {"open": True}
 FIELDS = ("opponent", "level", "players", "pie", "owner", "seats", "invite", "public", "name", "names",
-          "takeback")
+          "takeback", "time_control", "rated", "flagged", "aborted")
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,10 @@ class GameSetup:
     name: str | None = None
     names: dict[str, str] | None = None
     takeback: TakebackAsk | None = None
+    time_control: TimeControl | None = None
+    rated: bool = False
+    flagged: str | None = None
+    aborted: bool = False
     kept: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -112,12 +121,21 @@ class GameSetup:
             data["names"] = dict(self.names)
         if self.takeback is not None:
             data["takeback"] = self.takeback.to_dict()
+        if self.time_control is not None:
+            data["time_control"] = self.time_control.text
+        if self.rated:
+            data["rated"] = True
+        if self.flagged is not None:
+            data["flagged"] = self.flagged
+        if self.aborted:
+            data["aborted"] = True
         return data
 
     def shown(self) -> dict[str, Any]:
         """What anyone may see of it (no invitation, no sessions, no accounts)."""
         data = self.to_dict()
-        return {key: data[key] for key in ("opponent", "level", "players", "pie", "name", "names", "public")
+        return {key: data[key] for key in ("opponent", "level", "players", "pie", "name", "names", "public",
+                                           "time_control", "rated")
                 if key in data}
 
     @classmethod
@@ -144,12 +162,22 @@ class GameSetup:
                     or isinstance(takeback.get("ply"), bool)):
                 raise DamagedSetup(f"the setup's takeback is {takeback!r}, not a colour and a move number")
             takeback = TakebackAsk(takeback["by"], takeback["ply"])
+        time_control = data.get("time_control")
+        if time_control is not None:
+            try:
+                time_control = TimeControl.parse(time_control)
+            except BadStep as exc:
+                raise DamagedSetup(f"the setup's time control is damaged: {exc.message}") from None
+        flagged = data.get("flagged")
+        if flagged not in (None, "black", "white"):
+            raise DamagedSetup(f"the setup's flagged is {flagged!r}, not a colour")
         return cls(
             opponent=opponent, level=level, players=_texts(data.get("players"), "players"), pie=pie,
             owner=None if data.get("owner") is None else Holder.from_dict(data["owner"], "owner"),
             seats=seats, invite=_text(data.get("invite"), "invite"), public=data.get("public") is True,
             name=_text(data.get("name"), "name"), names=_texts(data.get("names"), "names"),
-            takeback=takeback, kept={key: value for key, value in data.items() if key not in FIELDS})
+            takeback=takeback, time_control=time_control, rated=data.get("rated") is True,
+            flagged=flagged, aborted=data.get("aborted") is True, kept={key: value for key, value in data.items() if key not in FIELDS})
 
 
 def _mapping(value: Any, what: str) -> Any:

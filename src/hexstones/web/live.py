@@ -17,6 +17,7 @@ import builtins
 import itertools
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
@@ -24,15 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hexstones
-from hexstones.games import Game, IllegalMove
-from hexstones.session import KomiPie, Session, balanced
+from hexstones.games import BLACK, WHITE, Game, IllegalMove
+from hexstones.session import Clock, KomiPie, NotNow, Session, balanced
 from hexstones.web import view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
 from hexstones.web.errors import WebError, refusing, shown, whole
 from hexstones.web.game_setup import GameSetup
 from hexstones.web.limits import TakingTurns
 from hexstones.web.setup import DEFAULT_LEVEL, parse_setup
-from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame
+from hexstones.web.store import DamagedGame, Store, StoreConflict, StoredGame, Timed
 
 log = logging.getLogger("hexstones.web")
 Claim = Callable[[GameSetup, "str | None"], GameSetup]  # (setup, host's colour) -> setup
@@ -66,6 +67,8 @@ class Live:
     ai_readiness: Callable[[], dict[str, Any] | None] = lambda: None
     # The AI's task's place in line for its processes (0: running or none); set with the task.
     ai_place: Callable[[], int] = lambda: 0
+    # The time the game's clock reads (the app's); set by the Tables that hold the game.
+    now: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
         self.record.moves = []  # replayed into ``game``, the one copy kept
@@ -87,10 +90,23 @@ class Live:
         return self.setup.against_ai
 
     @property
+    def clock(self) -> Clock | None:
+        """The game's clock (None: a game without one)."""
+        return self.record.clock
+
+    @property
     def session(self) -> Session:
         """The game with its players, as the rules of turns, takebacks and resignation see it."""
-        return Session(self.game, self.setup.players, self.pie, self.record.resigned,
-                       self.against_ai)
+        setup = self.setup
+        return Session(self.game, setup.players, self.pie, self.record.resigned, self.against_ai,
+                       flagged=setup.flagged, aborted=setup.aborted)
+
+    def time_up(self, now: float) -> bool:
+        """Whether the game's clock ended it by ``now`` (a flag fell, or a first move was
+        missed) and that is not stored yet."""
+        clock = self.clock
+        return (clock is not None and clock.running is not None
+                and (clock.fallen(now) is not None or clock.aborted(now)))
 
     @property
     def over(self) -> bool:
@@ -140,8 +156,9 @@ class Tables:
     """Every live game, the store behind them, and the AI's worker pool."""
 
     def __init__(self, store: Store, ai_processes: int = 2, *, warm_ai: bool = False,
-                 live_games: int = LIVE_GAMES):
+                 live_games: int = LIVE_GAMES, clock: Callable[[], float] = time.time):
         self.store = store
+        self.now = clock  # the time the games' clocks read
         self._games: OrderedDict[str, Live] = OrderedDict()  # least recently used first
         self._live_games = live_games
         self._lock = threading.Lock()
@@ -150,6 +167,7 @@ class Tables:
         self._ai = AIPool(ai_processes, warm=warm_ai, on_compiled=self._compiled if warm_ai else None)
         self._ai_turns = TakingTurns(max(1, ai_processes))
         self._rules_loaded: set[str] = set()
+        self._keeping_time: threading.Event | None = None
 
     def ai_readiness(self) -> dict[str, Any] | None:
         """How far the AI's compile-ahead is (:meth:`AIPool.readiness`), None once ready."""
@@ -179,6 +197,8 @@ class Tables:
         self._ai.wait_compiled(warmup.rules_part(name), RULES_WAIT_S)
 
     def close(self) -> None:
+        if self._keeping_time is not None:
+            self._keeping_time.set()
         self._ai.close()
 
     def ai_call(self, fn: Callable[..., Any], *args: Any):
@@ -238,7 +258,7 @@ class Tables:
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
                 self._rules_for(record.game)
-                fresh = Live(record, replay(record, cached), ai_readiness=self.ai_readiness)
+                fresh = Live(record, replay(record, cached), ai_readiness=self.ai_readiness, now=self.now)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
             with self._lock:
@@ -276,11 +296,104 @@ class Tables:
 
     def change_setup(self, live: Live, setup: GameSetup) -> None:
         """Store ``setup`` as the game's (a seat taken, a takeback asked); the caller holds
-        ``live.lock`` and has checked the change."""
+        ``live.lock`` and has checked the change. The seat that fills the last open one
+        starts the game's clock."""
+        clock = live.clock
+        timed = None
+        if clock is not None and not clock.started and _seated(setup):
+            timed = Timed(clock.start(self.now(), _first_on_clock(live.game, setup)), live.record.revision)
         self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves),
-                                                     setup=setup, touch=False))
+                                                     setup=setup, touch=False, timed=timed))
         live.record.setup = setup
+        if timed is not None:
+            live.record.clock = timed.clock
         live.version += 1
+
+    def _new_clock(self, setup: GameSetup, game: Game) -> Clock | None:
+        """The clock of a new game with ``setup``: started now if every seat is taken."""
+        if setup.time_control is None:
+            return None
+        clock = Clock.new(setup.time_control)
+        return clock.start(self.now(), _first_on_clock(game, setup)) if _seated(setup) else clock
+
+    # -- the clock ----------------------------------------------------------------------
+
+    def _timed(self, live: Live, step: Callable[[Clock, float], Clock]) -> Timed | None:
+        """A timed game's clock after ``step(clock, now)`` (a 409 if the clock refuses it:
+        the time is up), with the revision it applies to; None if no clock runs."""
+        clock = live.clock
+        if clock is None or clock.running is None:
+            return None
+        try:
+            return Timed(step(clock, self.now()), live.record.revision)
+        except NotNow as exc:
+            raise WebError(409, exc.message) from None
+
+    def _check_time(self, live: Live) -> None:
+        """Before a step in a timed game (the caller holds ``live.lock``): if its time ran
+        out, the game ends on time (or is aborted) and the step is refused with a 409."""
+        if not live.time_up(self.now()):
+            return
+        self._end_by_clock(live)
+        if live.setup.aborted:
+            raise WebError(409, "too late: the game was aborted, a first move was not made in time")
+        raise WebError(409, f"too late: {live.setup.flagged} ran out of time ({view.summary(live)})")
+
+    def _end_by_clock(self, live: Live) -> None:
+        """End the game whose time ran out (``live.time_up``): on time, or aborted if a
+        first move was missed. Stored only if the game is still at the revision this copy
+        holds: of several server processes noticing, one ends it (a 409 for the others)."""
+        now = self.now()
+        clock = live.clock
+        assert clock is not None
+        aborted = clock.aborted(now)
+        setup = live.setup.replace(aborted=True) if aborted else live.setup.replace(flagged=clock.fallen(now))
+        stopped = Timed(clock.stop(now), live.record.revision)
+        before = live.record.setup
+        live.record.setup = setup
+        try:
+            summary = view.summary(live)
+            self._stored(live, lambda: self.store.update(
+                live.record.id, len(live.game.moves), setup=setup, summary=summary, finished=True,
+                timed=stopped, change="time"))
+        except BaseException:
+            live.record.setup = before
+            raise
+        live.record.clock = stopped.clock
+        live.version += 1
+
+    def settle_time(self) -> builtins.list[str]:
+        """End every game whose time ran out (stored deadlines past); the ids of those this
+        process ended."""
+        ended = []
+        for game_id in self.store.due(self.now()):
+            try:
+                live = self.get(game_id)
+                with live.lock:
+                    if live.time_up(self.now()):
+                        self._end_by_clock(live)
+                        ended.append(game_id)
+            except WebError as exc:
+                if exc.status != 409:  # 409: another process ended it, or a move came first
+                    log.warning("cannot end game %s on time: %s", game_id, exc.message)
+        return ended
+
+    def keep_time(self, every: float = 0.2) -> None:
+        """Look for games whose time ran out every ``every`` seconds (real time), in a thread
+        of its own, until :meth:`close`: a game ends on time with nobody's page open, and
+        after a restart."""
+        if self._keeping_time is not None:
+            return
+        stop = self._keeping_time = threading.Event()
+
+        def keep() -> None:
+            while not stop.wait(every):
+                try:
+                    self.settle_time()
+                except Exception as exc:  # a database that went away: tried again next time
+                    log.warning("looking for games out of time failed: %s", exc)
+
+        threading.Thread(target=keep, name="hexstones-clocks", daemon=True).start()
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
         self._rules_for(draft.game)
@@ -290,8 +403,8 @@ class Tables:
             raise WebError(400, str(exc)) from None
         live = Live(draft, game)
         record = self.store.create(draft.game, draft.options, draft.setup, list(game.moves),
-                                   view.summary(live), live.over)
-        live = Live(record, game, ai_readiness=self.ai_readiness)
+                                   view.summary(live), live.over, self._new_clock(draft.setup, game))
+        live = Live(record, game, ai_readiness=self.ai_readiness, now=self.now)
         with self._lock:
             self._games[record.id] = live
             self._forget_old()
@@ -383,6 +496,7 @@ class Tables:
                 # Moves counted as the page counts them: "move N" is the position after N moves.
                 raise WebError(409, f"this move was meant for the position at move {ply}, but the "
                                     f"game is at move {len(live.game.moves)} now")
+            self._check_time(live)
             with refusing():
                 live.session.check_person_moves()
             self._apply(live, move)
@@ -393,16 +507,22 @@ class Tables:
     def _apply(self, live: Live, move: str) -> None:
         """Play ``move`` (IllegalMove: 400 with the engine's reason) and store it."""
         game = live.game
+        mover = game.to_move
         try:
             game.play(move)
         except IllegalMove as exc:
             raise WebError(400, str(exc)) from None
         try:
+            ended = game.is_over
+            timed = self._timed(live, lambda clock, now: (clock.moved(mover, now).stop(now) if ended
+                                                          else clock.moved(mover, now)))
             self._stored(live, lambda: self.store.add_move(
-                live.record.id, len(game.moves) - 1, game.moves[-1], view.summary(live), live.over))
+                live.record.id, len(game.moves) - 1, game.moves[-1], view.summary(live), live.over, timed))
         except BaseException:
             game.undo()  # unstored means unplayed
             raise
+        if timed is not None:
+            live.record.clock = timed.clock
         live.version += 1
 
     def undo(self, live: Live, show: view.ViewRequest, until: str | None = None,
@@ -415,17 +535,23 @@ class Tables:
         if ply is not None:
             ply = whole(ply, "ply")
         with live.lock:
+            self._check_time(live)
             with refusing():
                 back = live.session.takeback(until, ply)
             trial = back.game
             had = len(live.game.moves)
+            # No time is given back: the turn passes, the running side charged its time.
+            timed = self._timed(live, lambda clock, now: (clock.handed(trial.to_move, now) if not trial.is_over
+                                                          else clock))
             live_game, live.game = live.game, trial
             try:
                 self._stored(live, lambda: self.store.truncate(
-                    live.record.id, had, len(trial.moves), view.summary(live), live.over))
+                    live.record.id, had, len(trial.moves), view.summary(live), live.over, timed))
             except BaseException:
                 live.game = live_game
                 raise
+            if timed is not None:
+                live.record.clock = timed.clock
             live.version += 1  # an AI answer being computed is now stale and will be dropped
             live.ai_error = None
             answer = dict(view.state(live, show), undone=list(reversed(back.taken)))
@@ -434,22 +560,28 @@ class Tables:
 
     def resign(self, live: Live, color: Any, show: view.ViewRequest) -> dict[str, Any]:
         """``color`` (default: the person against the AI, else the side to move) resigns."""
-        with live.lock, refusing():
-            color = live.session.resigner(None if color == "" else color)
+        with live.lock:
+            self._check_time(live)
+            with refusing():
+                color = live.session.resigner(None if color == "" else color)
+            timed = self._timed(live, lambda clock, now: clock.stop(now))
             live.record.resigned = color
             try:
                 self._stored(live, lambda: self.store.update(
                     live.record.id, len(live.game.moves), resigned=color,
-                    summary=view.summary(live), finished=True))
+                    summary=view.summary(live), finished=True, timed=timed))
             except BaseException:
                 live.record.resigned = None
                 raise
+            if timed is not None:
+                live.record.clock = timed.clock
             live.version += 1
             return view.state(live, show)
 
     def pie(self, live: Live, komi: Any, color: Any, show: view.ViewRequest) -> dict[str, Any]:
         """A person's step of the komi pie: propose ``komi``, or choose ``color``."""
         with live.lock, refusing():
+            self._check_time(live)
             pie = live.session.pie_for_person()
             if pie.stage == "propose":
                 if komi is None:
@@ -464,9 +596,15 @@ class Tables:
         return answer
 
     def _store_pie(self, live: Live, pie: KomiPie) -> None:
+        """The balance proposed: the proposer's move on the clock (black's, there: the
+        pie's two steps are each side's first move)."""
         setup = live.setup.replace(pie=pie)
-        self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), setup=setup))
+        timed = self._timed(live, lambda clock, now: clock.moved(BLACK, now))
+        self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), setup=setup,
+                                                     timed=timed))
         live.record.setup = setup
+        if timed is not None:
+            live.record.clock = timed.clock
         live.version += 1
 
     def _check_balance(self, live: Live, value: Any) -> None:
@@ -481,10 +619,14 @@ class Tables:
         game = hexstones.new_game(live.record.game, **options)
         setup = live.setup.replace(pie=pie, players=pie.players(live.against_ai))
         trial = Live(StoredGame(live.record.id, live.record.game, options, setup), game)
+        # The chooser's move on the clock (white's): black, whoever it is now, moves next.
+        timed = self._timed(live, lambda clock, now: clock.moved(WHITE, now))
         self._stored(live, lambda: self.store.update(
             live.record.id, 0, options=options, setup=setup, summary=view.summary(trial),
-            finished=False))
+            finished=False, timed=timed))
         live.record.options, live.record.setup, live.game = options, setup, game
+        if timed is not None:
+            live.record.clock = timed.clock
         live.version += 1
 
     # -- the AI -----------------------------------------------------------------------
@@ -553,3 +695,15 @@ class Tables:
                 live.ai_error = f"the AI's answer {shown(answer)} was refused: {message}"
                 live.version += 1
         self._schedule_ai(live)
+
+
+def _seated(setup: GameSetup) -> bool:
+    """Whether every seat of the game is taken (a game at one screen has none to take)."""
+    return all(seat is not None for seat in (setup.seats or {}).values())
+
+
+def _first_on_clock(game: Game, setup: GameSetup) -> str:
+    """The colour whose time runs first: black's, for the komi pie's proposer (the pie's
+    steps are each side's first move: the proposer's on black's clock, the chooser's on
+    white's, after which black moves); else the side to move."""
+    return BLACK if setup.pie is not None and setup.pie.pending else game.to_move

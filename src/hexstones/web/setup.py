@@ -7,14 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from hexstones.games import BLACK, GAME_NAMES, WHITE, check_options, other
-from hexstones.session import KomiPie
+from hexstones.session import BadStep, KomiPie, TimeControl
 from hexstones.web.errors import WebError, choice, only_known, shown, whole
 from hexstones.web.game_setup import GameSetup
 from hexstones.web.spec import balance_of, spec_of
 
 LEVELS = range(1, 11)
 DEFAULT_LEVEL = 3
-CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap", "public")
+CHOICES = ("game", "size", "opponent", "level", "color", "komi", "pie", "handicap", "public", "clock",
+           "rated")
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,11 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
     "white" or "random"), ``komi`` (the game's balance: Droched's is black stones in the prison),
     ``pie`` ("off", "you": the person proposes the balance, "ai": the AI proposes),
     ``handicap`` (the points of handicap stones, comma separated, where the game has
-    them), ``public`` ("yes": listed to everyone; games are private by default). Every
-    problem is a WebError 400 saying what and why.
+    them), ``public`` ("yes": listed to everyone; games are private by default),
+    ``clock`` (the time control, :meth:`hexstones.session.TimeControl.parse`: "none", the
+    default, "fischer:BASE:INC", "byoyomi:MAIN:PERIODS:SECONDS" or "days:N"; a game
+    against the AI has none), ``rated`` ("yes": the game counts for the players'
+    ratings; "no", the default). Every problem is a WebError 400 saying what and why.
     """
     only_known(params, CHOICES, "new-game choice")
     name = params.get("game")
@@ -92,7 +96,26 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
     else:
         players = None  # decided by the pie
         pie_state = KomiPie(proposer="human" if pie == "you" else "ai")
+    control = _time_control(params.get("clock"))
+    if control is not None and opponent == "ai":
+        raise WebError(400, "a game against the AI has no clock: leave out clock (or give clock=none)")
+    rated = choice(params.get("rated"), "rated", ("yes", "no"), "no") == "yes"
+    if rated and opponent != "friend":
+        raise WebError(400, "only a game between two people online is rated: rated=yes needs "
+                            "opponent=friend (or a seek in the lobby)")
     setup = GameSetup(opponent=opponent, level=level if opponent == "ai" else None, players=players,
                       pie=pie_state,
-                      public=choice(params.get("public"), "public", ("yes", "no"), "no") == "yes")
+                      public=choice(params.get("public"), "public", ("yes", "no"), "no") == "yes",
+                      time_control=control, rated=rated)
     return NewGame(name, options, setup, color if opponent == "friend" else None)
+
+
+def _time_control(text: Any) -> TimeControl | None:
+    """The ``clock`` choice read (None: no clock); a 400 saying what is wrong."""
+    if text in (None, ""):
+        return None
+    try:
+        control = TimeControl.parse(text.strip().lower() if isinstance(text, str) else text)
+    except BadStep as exc:
+        raise WebError(400, f"bad clock: {exc.message}") from None
+    return control if control.TIMED else None

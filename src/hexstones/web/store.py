@@ -46,6 +46,7 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event, exc as sa_exc
 from sqlalchemy.pool import StaticPool
 
+from hexstones.session import Clock
 from hexstones.web.broker import LocalBroker, PostgresBroker, game_topic
 from hexstones.web.errors import is_unicode
 from hexstones.web.game_setup import DamagedSetup, GameSetup
@@ -74,6 +75,8 @@ games_table = sa.Table(
     sa.Column("updated", sa.Float, nullable=False),
     sa.Column("finished", sa.Integer),  # 1 over, 0 not; NULL: not known yet (stored before it was)
     sa.Column("revision", sa.Integer, nullable=False),  # raised by every stored change
+    sa.Column("clock", sa.Text),  # JSON: hexstones.session.Clock.to_dict; NULL: no clock
+    sa.Column("deadline", sa.Float),  # when the clock ends the game if nobody moves; NULL: never
 )
 moves_table = sa.Table(
     "moves", metadata,
@@ -83,7 +86,7 @@ moves_table = sa.Table(
 )
 GAME_COLUMNS = [games_table.c[name] for name in
                 ("id", "game", "options", "setup", "resigned", "created", "updated", "summary",
-                 "finished", "revision")]
+                 "finished", "revision", "clock")]
 
 # The statements of every move and every read, built once: SQLAlchemy then reuses their
 # compiled form (a statement built per call costs more than the database's work).
@@ -103,6 +106,10 @@ DELETE_MOVES_FROM = moves_table.delete().where(moves_table.c.game_id == _game_id
 TOUCH_GAME = games_table.update().where(games_table.c.id == _game_id).values(
     updated=sa.bindparam("updated_"), summary=sa.bindparam("summary_"), finished=sa.bindparam("finished_"),
     revision=games_table.c.revision + 1)
+TOUCH_TIMED_GAME = TOUCH_GAME.values(clock=sa.bindparam("clock_"), deadline=sa.bindparam("deadline_"))
+SELECT_DUE = (sa.select(games_table.c.id).where(games_table.c.deadline <= sa.bindparam("now_"),
+                                                  games_table.c.finished == 0)
+              .order_by(games_table.c.deadline).limit(100))
 
 DB_NAME = "games.db"
 ASYNC_COMMIT = "-c synchronous_commit=off"  # PostgreSQL: see Store._open_postgres
@@ -208,6 +215,7 @@ class StoredGame:
     summary: str = ""
     finished: bool | None = None
     revision: int = 0
+    clock: Clock | None = None
 
 
 def _text(value: Any, what: str) -> str:
@@ -258,10 +266,16 @@ def _game_of(row: sa.RowMapping) -> StoredGame:
         if not isinstance(revision, int) or isinstance(revision, bool):
             raise DamagedGame(f"its revision is {revision!r}, not a whole number")
         finished = row["finished"]
+        clock = None
+        if row["clock"] is not None:
+            try:
+                clock = Clock.from_dict(_json_object(row["clock"], "its clock"))
+            except ValueError as exc:
+                raise DamagedGame(f"its {exc}") from None
         return StoredGame(game_id, _text(row["game"], "the game"), _json_object(row["options"], "options"),
                           _checked_setup(_json_object(row["setup"], "setup")), [], resigned,
                           float(row["created"]), float(row["updated"]), _text(row["summary"], "summary"),
-                          None if finished is None else bool(finished), revision)
+                          None if finished is None else bool(finished), revision, clock)
     except DamagedGame as exc:
         raise DamagedGame(f"game {game_id}: {exc}") from None
 
@@ -566,9 +580,11 @@ class Store:
 
     def _write(self, game_id: str, stored_moves: int | None, change: str,
                statements: Sequence[tuple[sa.Executable, dict[str, Any]]], raises_revision: bool = True,
-               after: int | None = None) -> int | None:
+               after: int | None = None, revision: int | None = None) -> int | None:
         """In one transaction: if ``stored_moves`` is given, check that the game exists and
-        has that many stored moves (StoreConflict if not); then run ``statements`` (each with
+        has that many stored moves (StoreConflict if not), and if ``revision`` is, that the
+        game is still at that revision (a timed game: another process may have ended it on
+        time without a move); then run ``statements`` (each with
         its parameters, and ``game_id_``), of which one raises the game's revision if
         ``raises_revision``. Announces ``change`` with ``after`` moves (or as many as there were).
         Returns the game's new revision (None if it was not raised)."""
@@ -577,22 +593,26 @@ class Store:
             with self.transaction() as tx:
                 connection = tx.connection
                 # The row lock orders the writes of several server processes to one game.
-                revision = connection.execute(LOCK_GAME, {"game_id_": game_id}).scalar()
-                count = 0 if revision is None else connection.execute(COUNT_MOVES, {"game_id_": game_id}).scalar()
+                stored_revision = connection.execute(LOCK_GAME, {"game_id_": game_id}).scalar()
+                count = (0 if stored_revision is None
+                         else connection.execute(COUNT_MOVES, {"game_id_": game_id}).scalar())
                 if stored_moves is not None:
-                    if revision is None:
+                    if stored_revision is None:
                         raise StoreConflict(f"game {game_id} is no longer in {self.path!r}")
                     if count != stored_moves:
                         raise StoreConflict(
                             f"game {game_id} has {count} stored moves, not the {stored_moves} this "
                             f"server holds: the database was changed by another program or server")
+                if revision is not None and stored_revision is not None and stored_revision != revision:
+                    raise StoreConflict(f"game {game_id} was changed by another server meanwhile "
+                                        f"(revision {stored_revision}, not {revision})")
                 for statement, params in statements:
                     connection.execute(statement, {"game_id_": game_id, **params})
-                raised = revision + 1 if revision is not None and raises_revision else None
+                raised = stored_revision + 1 if stored_revision is not None and raises_revision else None
                 if raised is not None:
                     self._seen[game_id] = raised  # before the commit: not stale to itself
                 tx.announce(game_topic(game_id), {"game": game_id, "change": change,
-                                                  "revision": (revision or 0) + 1,
+                                                  "revision": (stored_revision or 0) + 1,
                                                   "moves": count if after is None else after})
         except sa_exc.IntegrityError as exc:  # a move stored meanwhile, or the game deleted
             self._seen.pop(game_id, None)
@@ -610,13 +630,15 @@ class Store:
         return raised
 
     def create(self, game: str, options: dict[str, Any], setup: GameSetup,
-               moves: Sequence[str] = (), summary: str = "", finished: bool = False) -> StoredGame:
+               moves: Sequence[str] = (), summary: str = "", finished: bool = False,
+               clock: Clock | None = None) -> StoredGame:
         now = time.time()
         while True:  # ids are random; retry on the (unlikely) clash
             game_id = secrets.token_hex(12)  # 96 random bits: an address no one guesses
             row = {"id": game_id, "game": game, "options": json.dumps(options),
                    "setup": json.dumps(setup.to_dict()), "resigned": None, "summary": summary,
-                   "created": now, "updated": now, "finished": int(finished), "revision": 0}
+                   "created": now, "updated": now, "finished": int(finished), "revision": 0,
+                   **_clock_columns(clock)}
             played = [{"game_id": game_id, "ply": ply, "move": move} for ply, move in enumerate(moves)]
             try:
                 with self.transaction() as tx:
@@ -632,25 +654,41 @@ class Store:
             break
         self._seen[game_id] = 0
         return StoredGame(game_id, game, dict(options), setup, list(moves), None, now, now,
-                          summary, finished, 0)
+                          summary, finished, 0, clock)
 
-    def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool) -> int | None:
+    def add_move(self, game_id: str, ply: int, move: str, summary: str, finished: bool,
+                 timed: Timed | None = None) -> int | None:
         """Store ``move`` as move ``ply`` (0 for the first): it must follow the stored moves.
-        Returns the game's new revision (as every write below does)."""
-        touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
-        return self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), (TOUCH_GAME, touch)],
-                           after=ply + 1)
+        ``timed``: a timed game's clock after the move, stored only if the game is still at
+        the revision the move was played on. Returns the game's new revision (as every
+        write below does)."""
+        touch, check = _touch(summary, finished, timed)
+        return self._write(game_id, ply, "move", [(INSERT_MOVE, {"ply_": ply, "move_": move}), touch],
+                           after=ply + 1, revision=check)
 
-    def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool) -> int | None:
-        """Undo: of the ``had`` stored moves, keep the first ``keep``."""
-        touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
-        return self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), (TOUCH_GAME, touch)], after=keep)
+    def truncate(self, game_id: str, had: int, keep: int, summary: str, finished: bool,
+                 timed: Timed | None = None) -> int | None:
+        """Undo: of the ``had`` stored moves, keep the first ``keep`` (``timed``: as
+        :meth:`add_move`)."""
+        touch, check = _touch(summary, finished, timed)
+        return self._write(game_id, had, "undo", [(DELETE_MOVES_FROM, {"ply_": keep}), touch], after=keep,
+                           revision=check)
+
+    def due(self, now: float) -> builtins.list[str]:
+        """The unfinished games whose clock ends them by ``now`` (a flag fell, a first move
+        was missed), earliest first, at most 100 at a time."""
+        with self.reading() as connection:
+            return [_text(game_id, "an id") for (game_id,) in connection.execute(SELECT_DUE, {"now_": now}).all()]
 
     def update(self, game_id: str, moves: int | None, *, options: dict | None = None,
                setup: GameSetup | None = None, resigned: str | None = None, summary: str | None = None,
-               finished: bool | None = None, touch: bool = True) -> int | None:
-        """Change the game's row; with ``moves``, only if it has that many stored moves."""
+               finished: bool | None = None, touch: bool = True, timed: Timed | None = None,
+               change: str = "update") -> int | None:
+        """Change the game's row; with ``moves``, only if it has that many stored moves;
+        with ``timed``, store its clock, only if the game is still at its revision."""
         changes: dict[str, Any] = {}
+        if timed is not None:
+            changes.update(_clock_columns(timed.clock))
         if summary is not None:
             changes["summary"] = summary
         if options is not None:
@@ -665,15 +703,42 @@ class Store:
             changes["updated"] = time.time()
         if not changes:
             return None
-        return self._write(game_id, moves, "update", [(
+        return self._write(game_id, moves, change, [(
             games_table.update().where(games_table.c.id == _game_id)
-            .values({**changes, "revision": games_table.c.revision + 1}), {})])
+            .values({**changes, "revision": games_table.c.revision + 1}), {})],
+            revision=None if timed is None else timed.revision)
 
     def delete(self, game_id: str) -> None:
         self._write(game_id, None, "delete", [(moves_table.delete().where(moves_table.c.game_id == _game_id), {}),
                                               (games_table.delete().where(games_table.c.id == _game_id), {})],
                     raises_revision=False)
         self._seen.pop(game_id, None)
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A timed game's write: its ``clock`` after the change, and the ``revision`` the
+    change was made on (the write is refused if the game has moved on: another server
+    process may have ended it on time, which adds no move)."""
+
+    clock: Clock
+    revision: int
+
+
+def _clock_columns(clock: Clock | None) -> dict[str, Any]:
+    """The ``clock`` and ``deadline`` columns of a game with ``clock``."""
+    if clock is None:
+        return {"clock": None, "deadline": None}
+    return {"clock": json.dumps(clock.to_dict()), "deadline": clock.deadline()}
+
+
+def _touch(summary: str, finished: bool, timed: Timed | None) -> tuple[tuple[sa.Executable, dict[str, Any]], int | None]:
+    """The statement that marks a game played (and stores its clock) and the revision to check."""
+    touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
+    if timed is None:
+        return (TOUCH_GAME, touch), None
+    columns = _clock_columns(timed.clock)
+    return (TOUCH_TIMED_GAME, {**touch, "clock_": columns["clock"], "deadline_": columns["deadline"]}), timed.revision
 
 
 def _first_line(error: BaseException | None) -> str:

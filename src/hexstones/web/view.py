@@ -70,6 +70,9 @@ def summary(live: Live) -> str:
     result = outcome(live)
     if result is not None:
         return result.text()
+    ended = live.session.ended_early
+    if ended is not None:  # over without a winner: aborted
+        return ended[0].upper() + ended[1:]
     return f"{live.game.to_move.capitalize()} to move"
 
 
@@ -92,7 +95,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
     name = live.record.game
     spec = spec_of(name)
     result = outcome(live)
-    over = result is not None
+    over = live.over
     to_move = None if over else game.to_move
     pie = live.pie
     pie_pending = pie is not None and pie.pending
@@ -127,6 +130,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "overlays_available": [o["name"] for o in spec["overlays"]],
         "svg": drawn(game, at, view.overlays),
         "special_moves": list(spec["special_moves"]),
+        "clock": clock_view(live),
     }
     # The score and the prison of the position shown (reviewing move 40 shows move 40's).
     answer.update(_score_facts(game if at == total else _position_at(game, at)))
@@ -174,10 +178,45 @@ def _score_facts(game: Game) -> dict[str, Any]:
     return facts
 
 
+def clock_view(live: Live) -> dict[str, Any] | None:
+    """The game's clock as the page shows it, read now (None: no clock). Each colour's
+    ``seconds`` (under byo-yomi: of main time, or of the current period once ``in_periods``)
+    and ``periods``; ``running``: the colour whose time runs (None: stopped, or not started
+    while a seat is open); ``first_move``: its move is free but must come within
+    ``abort_in`` seconds; ``flag_in``: seconds until its flag falls. The page counts down
+    from these, the server deciding."""
+    clock = live.clock
+    if clock is None:
+        return None
+    now = live.now()
+    control = clock.control
+    sides = {}
+    for color in ("black", "white"):
+        seconds = clock.remaining(color, now) or 0.0
+        sides[color] = {"seconds": round(seconds, 3), "periods": clock.periods_left(color, now),
+                        "in_periods": clock.in_periods(color, now)}
+    flag_at, abort_at = clock.flag_at(), clock.abort_at()
+    return {
+        "control": control.text,
+        "describe": control.describe(),
+        "period_seconds": getattr(control, "period_seconds", None),
+        "running": clock.running,
+        "paused": clock.paused,
+        "started": clock.started,
+        "first_move": clock.opening and clock.running is not None,
+        "flag_in": None if flag_at is None else round(max(0.0, flag_at - now), 3),
+        "abort_in": None if abort_at is None else round(max(0.0, abort_at - now), 3),
+        **sides,
+    }
+
+
 def status_text(live: Live, state: dict[str, Any], result) -> str:
     """One line: whose turn it is, or the result."""
     if result is not None:
         return result.text()
+    ended = live.session.ended_early
+    if ended is not None:  # over without a winner: aborted
+        return ended[0].upper() + ended[1:]
     pie = live.pie
     if pie is not None and pie.pending:
         balance = spec_of(state["game"])["balance"]["short"]
