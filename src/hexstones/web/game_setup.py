@@ -177,7 +177,8 @@ class GameSetup:
             seats=seats, invite=_text(data.get("invite"), "invite"), public=data.get("public") is True,
             name=_text(data.get("name"), "name"), names=_texts(data.get("names"), "names"),
             takeback=takeback, time_control=time_control, rated=data.get("rated") is True,
-            flagged=flagged, aborted=data.get("aborted") is True, kept={key: value for key, value in data.items() if key not in FIELDS})
+            flagged=flagged, aborted=data.get("aborted") is True,
+            kept={key: value for key, value in data.items() if key not in FIELDS})
 
 
 def _mapping(value: Any, what: str) -> Any:

@@ -732,7 +732,10 @@ def _clock_columns(clock: Clock | None) -> dict[str, Any]:
     return {"clock": json.dumps(clock.to_dict()), "deadline": clock.deadline()}
 
 
-def _touch(summary: str, finished: bool, timed: Timed | None) -> tuple[tuple[sa.Executable, dict[str, Any]], int | None]:
+Statement = tuple[sa.Executable, dict[str, Any]]  # a statement with its parameters
+
+
+def _touch(summary: str, finished: bool, timed: Timed | None) -> tuple[Statement, int | None]:
     """The statement that marks a game played (and stores its clock) and the revision to check."""
     touch = {"updated_": time.time(), "summary_": summary, "finished_": int(finished)}
     if timed is None:

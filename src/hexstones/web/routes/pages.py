@@ -12,6 +12,7 @@ from hexstones import games
 from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
 from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import NO_PARAMS, Params
+from hexstones.web.lobby import lobby_of, seek_choices
 from hexstones.web.pages import NO_CACHE, THEME_COLOR, ask_to_start_page, page, static_file
 from hexstones.web.security import opened_here
 from hexstones.web.setup import parse_setup
@@ -27,6 +28,14 @@ def index(request: Request):
 @router.get("/new")
 def new(params: Annotated[dict[str, str], Depends(Params(any_known=True))], request: Request,
         tables: TablesDep, people: PeopleDep):
+    if isinstance(params.get("opponent"), str) and params["opponent"].strip().lower() == "seek":
+        # A seek, not a game: the lobby checks and keeps it.
+        choices = {key: value for key, value in params.items() if key != "opponent"}
+        if not opened_here(request.headers):
+            seek_choices(choices)  # a bad link says what is wrong here too
+            return ask_to_start_page(params)  # another site's link, image or frame offers nothing
+        seek = lobby_of(request.app).make(people.session(request), choices)
+        return RedirectResponse(f"/seek/{seek.id}", status_code=303)
     if not opened_here(request.headers):
         parse_setup(params)  # a bad link says what is wrong here too
         return ask_to_start_page(params)  # another site's link, image or frame creates nothing

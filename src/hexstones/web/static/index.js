@@ -31,6 +31,7 @@ function newGameLink() {
   } else {
     params.set("pie", ai ? value("pie") : "you");
   }
+  if (!ai && $("#clock").value !== "none") params.set("clock", $("#clock").value);
   return "/new?" + params.toString();
 }
 
@@ -78,7 +79,7 @@ function refreshForm(gameChanged) {
   if (!ai) { const you = $("[name=pie][value=you]"); you.checked = true; }
   for (const row of $$("[data-for]", form)) {
     const needs = row.dataset.for.split(" ");
-    const ok = needs.every((n) => (n === "ai" ? ai : n === "you" ? ai || friend : n === "fixed" ? fixed : n === "pie" ? !fixed : true));
+    const ok = needs.every((n) => (n === "ai" ? ai : n === "you" ? ai || friend : n === "fixed" ? fixed : n === "pie" ? !fixed : n === "people" ? !ai : true));
     row.hidden = !ok;
   }
   $("#level-out").textContent = $("#level").value;

@@ -1,0 +1,70 @@
+// A seek's waiting page: what is sought, and "withdraw" for its maker; it goes to the game by
+// itself when someone accepts the seek. A WebSocket tells of each change (the page then
+// fetches the seek); while it is open on the maker's browser, it keeps a live seek open.
+import { api } from "./api.js";
+
+const seekId = decodeURIComponent(location.pathname.split("/")[2]);
+const $ = (sel) => document.querySelector(sel);
+
+function say(text, kind = "error") { $("#message").textContent = text; $("#message").className = `message ${kind}`; }
+
+let asked = 0; // the latest state asked for: an older answer arriving late is not drawn
+async function show() {
+  const mine = ++asked;
+  const r = await api(`/api/seeks/${encodeURIComponent(seekId)}`);
+  if (mine !== asked) return;
+  if (!r.ok) { say(r.data.detail); return; }
+  const seek = r.data;
+  if (seek.status === "taken" && seek.game_id) { // accepted: the game starts at once
+    location.replace(`/game/${encodeURIComponent(seek.game_id)}`);
+    return;
+  }
+  $("#seek-title").textContent = `${seek.title}, board side ${seek.size}`;
+  $("#seek-text").textContent = (seek.yours ? "You seek an opponent: " : `${seek.maker || "A guest"} seeks an opponent: `) + seek.text + ".";
+  const open = seek.status === "open";
+  $("#seek-status").textContent = open
+    ? (seek.yours ? "Waiting for someone to accept it in the lobby…" : "Open: accept it to play.")
+    : seek.status === "taken" ? "Someone accepted this seek." : "This seek was withdrawn.";
+  $("#withdraw").hidden = !(open && seek.yours);
+  $("#accept").hidden = !(open && !seek.yours);
+}
+
+$("#withdraw").addEventListener("click", async () => {
+  $("#withdraw").disabled = true;
+  const r = await api(`/api/seeks/${encodeURIComponent(seekId)}`, undefined, "DELETE");
+  $("#withdraw").disabled = false;
+  if (!r.ok) say(r.data.detail); else say("");
+  show();
+});
+
+$("#accept").addEventListener("click", async () => {
+  if ($("#accept").disabled) return; // a double click accepts once
+  $("#accept").disabled = true;
+  const r = await api(`/api/seeks/${encodeURIComponent(seekId)}/accept`, {});
+  if (r.ok) { location.href = `/game/${encodeURIComponent(r.data.game)}`; return; }
+  $("#accept").disabled = false;
+  say(r.data.detail);
+  show();
+});
+
+let retry = 500; // ms before the next try; doubles up to 4 s while the server is away
+function connectLive() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(`${scheme}${location.host}/api/seeks/${encodeURIComponent(seekId)}/live`);
+  ws.onopen = () => { retry = 500; $("#connection").hidden = true; document.body.dataset.live = "yes"; };
+  ws.onmessage = (e) => {
+    let m;
+    try { m = JSON.parse(e.data); } catch (_) { return; }
+    if (!m.ping) show(); // a change, or the first message since (re)connecting: catch up
+  };
+  ws.onclose = (e) => {
+    delete document.body.dataset.live;
+    if (e.code === 4404) { say("This seek is no longer on the server."); return; }
+    $("#connection").textContent = "Connection lost: reconnecting…";
+    $("#connection").hidden = false;
+    setTimeout(connectLive, retry);
+    retry = Math.min(retry * 2, 4000);
+  };
+}
+
+connectLive();

@@ -1,0 +1,84 @@
+"""The lobby end to end: separate browser contexts are separate people, on real servers.
+
+B's lobby is open when A seeks an opponent from a link; the seek appears on B's page by
+itself, B accepts it, and both pages land on the same game (A's by itself, from its
+waiting page); a seek A withdraws leaves B's lobby by itself. The servers come from the
+``game_servers`` fixture (conftest.py): on PostgreSQL, A and B use different processes.
+
+Nothing waits for a time: every wait is for a condition on a page, with a generous bound.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from serving import CHROMIUM
+
+WAIT_MS = 300_000
+
+pytestmark = pytest.mark.slow
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"no chromium at {CHROMIUM}", allow_module_level=True)
+
+from playwright.sync_api import expect  # noqa: E402
+
+expect.set_options(timeout=WAIT_MS)
+
+
+@pytest.fixture
+def person(browser):
+    """A factory of people: each a browser context of its own (own cookies), one page."""
+    contexts, errors = [], []
+
+    def make():
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        return page
+
+    yield make
+    for c in contexts:
+        c.close()
+    assert errors == [], f"JavaScript errors on the pages: {errors}"
+
+
+def open_lobby(page, url: str) -> None:
+    """``page`` shows the lobby, listening for changes, with no seek in it."""
+    page.goto(url + "/lobby")
+    expect(page.locator("body[data-live]")).to_have_count(1)  # its WebSocket is open
+    expect(page.get_by_test_id("seeks")).to_contain_text("No open seeks")
+    page.evaluate("window.neverReloaded = true")
+
+
+def test_a_seek_appears_in_the_lobby_is_accepted_and_both_play_and_a_withdrawn_one_goes(game_servers, person):
+    a, b = person(), person()
+    open_lobby(b, game_servers.url(1))
+    a.goto(f"{game_servers.url(0)}/new?game=keil&size=5&opponent=seek&clock=fischer:15:0")
+    a.wait_for_url(re.compile(r"/seek/[0-9a-f]+$"))
+    expect(a.get_by_test_id("seek-text")).to_contain_text("You seek an opponent: Keil, board side 5")
+    expect(a.get_by_test_id("withdraw")).to_be_visible()
+    seek = b.get_by_test_id("seek")
+    expect(seek).to_have_count(1)  # without a reload
+    expect(seek).to_contain_text("Keil, board side 5, komi 6, 0:15+0, casual, private")
+    assert b.evaluate("window.neverReloaded") is True
+    seek.get_by_test_id("accept").dblclick()  # a double click accepts once, with no error
+    b.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    a.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))  # by itself, from the waiting page
+    assert a.url.rsplit("/", 1)[1] == b.url.rsplit("/", 1)[1]
+    expect(a.locator("#seats")).to_contain_text("(you)")
+    expect(b.locator("#seats")).to_contain_text("(you)")
+
+    open_lobby(b, game_servers.url(1))
+    a.goto(f"{game_servers.url(0)}/new?game=keil&size=5&opponent=seek&clock=days:3")
+    a.wait_for_url(re.compile(r"/seek/"))
+    expect(b.get_by_test_id("seek")).to_contain_text("3 days a move")
+    a.get_by_test_id("withdraw").click()
+    expect(a.get_by_test_id("seek-status")).to_have_text("This seek was withdrawn.")
+    expect(b.get_by_test_id("seek")).to_have_count(0)
+    assert b.evaluate("window.neverReloaded") is True
