@@ -26,6 +26,8 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import expect  # noqa: E402
 
+import hexstones  # noqa: E402
+from test_browser import GAME_JS  # noqa: E402
 from test_online_browser import WAIT_MS, invite_and_join, person, same_moves  # noqa: E402,F401
 from test_web_clock import HandClock  # noqa: E402
 
@@ -143,7 +145,22 @@ def test_a_correspondence_day_runs_out(hand_server, person):  # noqa: F811
     expect(a.get_by_test_id("clock-black")).to_have_text("1 day")
     play_in_turn(a, b, c, 3)  # each side's first move is free; black's second earns a day
     expect(b.get_by_test_id("clock-black")).to_have_text("2 days")
-    clock.advance(20 * 3600)
+    # While white thinks, black leaves a conditional answer; white plays into it.
+    game = hexstones.new_game("dehil", size=3)
+    for m in a.evaluate(f"{GAME_JS}.then((game) => game.currentState().moves)"):
+        game.play(m)
+    expected = game.legal_moves()[0]
+    game.play(expected)
+    answer = next(m for m in game.legal_moves() if m not in ("pass", "button"))
+    a.get_by_test_id("conditional").locator("summary").click()
+    a.get_by_test_id("conditional-lines").fill(f"{expected} {answer}")
+    a.get_by_test_id("conditional-save").click()
+    expect(a.get_by_test_id("conditional-note")).to_have_text("1 line waiting")
+    b.locator(f'[data-point="{expected}"]').click() if expected not in ("pass", "button") else b.click(f"#{expected}")
+    same_moves((a, b, c), 5)  # the answer came at once, on every page
+    assert c.evaluate(f"{GAME_JS}.then((game) => game.currentState().moves)")[-1] == answer
+    # White's second move earned a day: two days in the bank, of which 44 hours pass.
+    clock.advance(44 * 3600)
     b.reload()
     expect(b.get_by_test_id("clock-white")).to_have_text("4:00:00")
     expect(b.locator("#clock-white")).to_have_class(re.compile(r"\blow\b"))  # under a day left

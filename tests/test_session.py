@@ -193,3 +193,40 @@ def test_adjudication_needs_both_engines_to_agree():
     # black moved and judged white (to move) at 5%; white moved and judged black at 95%
     assert rule.loser([(BLACK, 0.05), (WHITE, 0.95)]) == WHITE
     assert rule.loser([(BLACK, 0.05), (WHITE, 0.5)]) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 3))
+def test_conditional_lines_answer_exactly_the_moves_they_expect(seed, count, pairs):
+    """Random legal lines, checked: following any one of them move by move gives its
+    answers, and a move no line expects cancels them all."""
+    from hexstones.session import Conditional
+    from hexstones.session.conditional import checked
+
+    rng = random.Random(seed)
+    game = hexstones.new_game("keil", size=5)
+    game.play("a1")  # white is to move; black leaves its lines
+    lines, answers = [], {}
+    for _ in range(count):
+        trial, line = game.copy(), []
+        for _ in range(2 * pairs):
+            if trial.is_over:
+                break
+            move = rng.choice(trial.legal_moves())
+            if len(line) % 2 == 1:  # black answers as an earlier line did, where it has one
+                move = answers.get(tuple(line), move)
+                answers[tuple(line)] = move
+            trial.play(move)
+            line.append(trial.moves[-1])
+        if len(line) % 2:
+            line.pop()
+        if line:
+            lines.append(line)
+    found = checked(game, BLACK, lines)
+    for line in found.lines:
+        left = found
+        for ply in range(0, len(line), 2):
+            answer, left = left.after(line[ply])
+            assert answer == line[ply + 1]
+    unexpected = next(m for m in game.legal_moves() if all(line[0] != m for line in found.lines))
+    assert found.after(unexpected) == (None, Conditional())

@@ -292,3 +292,56 @@ def test_several_servers_on_one_database_end_a_game_on_time_once(postgres_url, c
         assert s["revision"] == before + 1  # one stored decision, whoever made it
         assert sum(len(e) for e in ended) <= 1
         assert state(a, gid)["status"] == "White wins on time"
+
+
+# -- conditional moves --------------------------------------------------------------------
+
+
+def conditional(client, gid: str, lines):
+    return client.put(f"/api/games/{gid}/conditional", json={"lines": lines})
+
+
+def test_conditional_moves_answer_at_once_and_are_cancelled_when_the_game_leaves_the_line(pair, clock, db):
+    a, b = pair
+    gid = timed_game(a, b, "days:3")
+    played(a, gid, "a1")
+    # Black waits for white: if e5 then b1, and if then d5, c1; if e4 then a2.
+    r = conditional(a, gid, [["e5", "b1", "d5", "c1"], ["e4", "a2"]])
+    assert r.status_code == 200, r.text
+    assert r.json()["conditional"] == {"black": [["e5", "b1", "d5", "c1"], ["e4", "a2"]]}
+    assert state(b, gid)["conditional"] == {}  # secret from the opponent
+    clock.advance(DAY)
+    s = played(b, gid, "e5")  # answered at once, on black's clock
+    assert s["moves"] == ["a1", "e5", "b1"] and s["to_move"] == "white"
+    assert state(a, gid)["conditional"] == {"black": [["d5", "c1"]]}
+    s = played(b, gid, "c5")  # not in the line: it is cancelled, nothing is answered
+    assert s["moves"] == ["a1", "e5", "b1", "c5"] and s["to_move"] == "black"
+    assert state(a, gid)["conditional"] == {}
+
+
+@pytest.mark.parametrize("lines, status, words", [
+    ([["e5", "a1"]], 400, "is illegal there"),  # a1 is taken
+    ([["e5"]], 400, "pairs of moves"),
+    ([["e5", "b1"], ["e5", "c1"]], 400, "one answer to each move"),
+    ("e5 b1", 400, "a list of at most"),
+    ([["e5", 3]], 400, "list of move names"),
+])
+def test_a_bad_conditional_line_is_refused_and_nothing_changes(pair, db, lines, status, words):
+    a, b = pair
+    gid = timed_game(a, b, "days:3")
+    played(a, gid, "a1")
+    before = stored_row(db, gid)
+    r = conditional(a, gid, lines)
+    assert r.status_code == status and words in r.json()["detail"], r.text
+    assert stored_row(db, gid) == before
+
+
+def test_conditional_moves_are_left_by_the_player_waiting_and_by_no_one_else(pair):
+    a, b = pair
+    client = TestClient(a.app)  # a spectator
+    gid = timed_game(a, b, "days:3")
+    r = conditional(a, gid, [["e5", "b1"]])  # black is to move: nothing to answer yet
+    assert r.status_code == 409 and "your turn" in r.json()["detail"]
+    assert conditional(client, gid, [["e5", "b1"]]).status_code in (401, 403)  # a spectator
+    played(a, gid, "a1")
+    assert conditional(a, gid, []).status_code == 200

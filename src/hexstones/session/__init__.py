@@ -11,6 +11,8 @@ tournaments).
 - :mod:`~hexstones.session.clock`: time controls and the game clock (:class:`TimeControl`,
   :class:`Clock`).
 - :mod:`~hexstones.session.rating`: Glicko-2 ratings (:class:`Rating`, :func:`rated`).
+- :mod:`~hexstones.session.conditional`: conditional moves, a correspondence player's
+  answers left in advance (:class:`Conditional`).
 
 Each rule of play about people and turns lives here once; each front door shows the
 session's refusals (:class:`NotNow`, :class:`BadStep`) its own way.
@@ -25,6 +27,7 @@ from hexstones.session.clock import (
     TimeLeft,
     Untimed,
 )
+from hexstones.session.conditional import Conditional
 from hexstones.session.errors import BadStep, NotNow, NotYours, SessionError
 from hexstones.session.giving_up import Adjudication, Resign, ResignWatch
 from hexstones.session.pie import AI, PERSON, KomiPie, balanced
@@ -33,6 +36,6 @@ from hexstones.session.takebacks import TakebackAsk
 from hexstones.session.turns import Session, Takeback, takeback
 
 __all__ = ["AI", "PERSON", "Adjudication", "BadStep", "ByoYomi", "Clock", "Correspondence",
-           "Fischer", "KomiPie", "NotNow", "NotYours", "Rating", "Resign", "ResignWatch", "Session",
+           "Conditional", "Fischer", "KomiPie", "NotNow", "NotYours", "Rating", "Resign", "ResignWatch", "Session",
            "SessionError", "Takeback", "TakebackAsk", "TimeControl", "TimeLeft", "Untimed",
            "balanced", "rated", "takeback"]

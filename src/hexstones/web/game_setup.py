@@ -17,7 +17,9 @@ the setup is everything around them that the app keeps with the game:
   None for a game without a clock (the clock itself is the game's ``clock``, stored
   beside the setup: it changes with every move); ``rated``: whether the game counts for
   the players' ratings; ``flagged``: the colour whose time ran out, ``aborted``: the game
-  was called off because a first move was not made in time.
+  was called off because a first move was not made in time; ``conditional``: each
+  colour's conditional moves (:class:`hexstones.session.Conditional`), secret from the
+  opponent.
 * ``kept``: stored fields this version does not know (an older or newer app's), written
   back unchanged.
 
@@ -31,7 +33,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from hexstones.session import BadStep, KomiPie, TakebackAsk, TimeControl
+from hexstones.session import BadStep, Conditional, KomiPie, TakebackAsk, TimeControl
 
 OPPONENTS = ("human", "ai", "friend")
 
@@ -66,7 +68,8 @@ class Holder:
 
 OPEN_SEAT: dict[str, Any] = {"open": True}
 FIELDS = ("opponent", "level", "players", "pie", "owner", "seats", "invite", "public", "name", "names",
-          "takeback", "time_control", "rated", "flagged", "aborted")
+          "takeback", "time_control", "rated", "flagged", "aborted",
+          "conditional")
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class GameSetup:
     rated: bool = False
     flagged: str | None = None
     aborted: bool = False
+    conditional: dict[str, Conditional] | None = None
     kept: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -129,6 +133,8 @@ class GameSetup:
             data["flagged"] = self.flagged
         if self.aborted:
             data["aborted"] = True
+        if self.conditional:
+            data["conditional"] = {color: lines.to_list() for color, lines in self.conditional.items()}
         return data
 
     def shown(self) -> dict[str, Any]:
@@ -171,13 +177,21 @@ class GameSetup:
         flagged = data.get("flagged")
         if flagged not in (None, "black", "white"):
             raise DamagedSetup(f"the setup's flagged is {flagged!r}, not a colour")
+        conditional = _mapping(data.get("conditional"), "conditional moves")
+        if conditional is not None:
+            if not all(color in ("black", "white") and isinstance(lines, list)
+                       and all(isinstance(line, list) and all(isinstance(m, str) for m in line) for line in lines)
+                       for color, lines in conditional.items()):
+                raise DamagedSetup("the setup's conditional moves are not lines of moves by colour")
+            conditional = {color: Conditional(tuple(tuple(line) for line in lines))
+                           for color, lines in conditional.items()}
         return cls(
             opponent=opponent, level=level, players=_texts(data.get("players"), "players"), pie=pie,
             owner=None if data.get("owner") is None else Holder.from_dict(data["owner"], "owner"),
             seats=seats, invite=_text(data.get("invite"), "invite"), public=data.get("public") is True,
             name=_text(data.get("name"), "name"), names=_texts(data.get("names"), "names"),
             takeback=takeback, time_control=time_control, rated=data.get("rated") is True,
-            flagged=flagged, aborted=data.get("aborted") is True,
+            flagged=flagged, aborted=data.get("aborted") is True, conditional=conditional,
             kept={key: value for key, value in data.items() if key not in FIELDS})
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import hexstones
 from hexstones.games import BLACK, WHITE, Game, IllegalMove
-from hexstones.session import Clock, KomiPie, NotNow, Session, balanced
+from hexstones.session import Clock, KomiPie, NotNow, Session, balanced, conditional
 from hexstones.web import view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
 from hexstones.web.errors import WebError, refusing, shown, whole
@@ -500,9 +500,51 @@ class Tables:
             with refusing():
                 live.session.check_person_moves()
             self._apply(live, move)
+            self._answer_conditionally(live)
             answer = view.state(live, show)
         self._schedule_ai(live)
         return answer
+
+    def set_conditional(self, live: Live, color: str, lines: Any, show: view.ViewRequest) -> dict[str, Any]:
+        """``color``'s conditional moves (:mod:`hexstones.session.conditional`): ``lines``
+        replace the ones it had (an empty list takes them away), each checked on a copy of
+        the game."""
+        with live.lock:
+            self._check_time(live)
+            with refusing():
+                live.session.check_can_play()
+                found = conditional.checked(live.game, color, conditional.read_lines(lines))
+            kept = dict(live.setup.conditional or {})
+            if found.lines:
+                kept[color] = found
+            else:
+                kept.pop(color, None)
+            self.change_setup(live, live.setup.replace(conditional=kept or None))
+            return view.state(live, show)
+
+    def _answer_conditionally(self, live: Live) -> None:
+        """After a move: the side now to move answers it at once if one of its conditional
+        lines expected it (and the opponent's lines may answer that in turn); lines the game
+        left are cancelled. An answer refused (its time ran out meanwhile) cancels the rest."""
+        for _ in range(2 * conditional.MAX_PLIES):
+            lines = (live.setup.conditional or {}).get(live.game.to_move)
+            if lines is None or live.over or not live.game.moves:
+                return
+            color = live.game.to_move
+            answer, rest = lines.after(live.game.moves[-1])
+            kept = {c: v for c, v in (live.setup.conditional or {}).items() if c != color}
+            if rest.lines:
+                kept[color] = rest
+            self.change_setup(live, live.setup.replace(conditional=kept or None))
+            if answer is None:
+                return
+            try:
+                self._apply(live, answer)
+            except WebError as exc:
+                log.warning("game %s: %s's conditional answer %s was refused: %s", live.record.id, color,
+                            answer, exc.message)
+                self.change_setup(live, live.setup.replace(conditional=None))
+                return
 
     def _apply(self, live: Live, move: str) -> None:
         """Play ``move`` (IllegalMove: 400 with the engine's reason) and store it."""
@@ -553,6 +595,8 @@ class Tables:
             if timed is not None:
                 live.record.clock = timed.clock
             live.version += 1  # an AI answer being computed is now stale and will be dropped
+            if live.setup.conditional:  # planned for a position that is gone
+                self.change_setup(live, live.setup.replace(conditional=None))
             live.ai_error = None
             answer = dict(view.state(live, show), undone=list(reversed(back.taken)))
         self._schedule_ai(live)

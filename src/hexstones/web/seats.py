@@ -196,6 +196,9 @@ def personal(answer: dict[str, Any], setup: GameSetup, who: Identity | None) -> 
         answer["invite"] = (f"/invite/{answer['id']}/{setup.invite}"
                             if role is not None and holds(setup.owner, who) else None)
         answer["open_seat"] = role
+        # One's own conditional moves, never the opponent's.
+        answer["conditional"] = {c: lines.to_list() for c, lines in (setup.conditional or {}).items()
+                                 if c in mine}
         takeback = setup.takeback
         answer["takeback"] = (takeback.to_dict()
                               if takeback and takeback.ply == answer.get("move_count") else None)

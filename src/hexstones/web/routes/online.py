@@ -109,6 +109,29 @@ def takeback(data: Annotated[dict[str, Any], Depends(TAKEBACK_BODY)],
         return people.personal(request, live, answer)
 
 
+CONDITIONAL_BODY = JSONBody("lines", "overlays")
+
+
+@router.put("/api/games/{game_id}/conditional")
+def set_conditional(data: Annotated[dict[str, Any], Depends(CONDITIONAL_BODY)], live: LiveGame, request: Request,
+                    tables: TablesDep, people: PeopleDep):
+    """The asker's conditional moves in a game between two people: ``lines``, each the
+    opponent's move, the answer, and so on; ``[]`` takes them away."""
+    if "lines" not in data:
+        raise WebError(400, 'give the lines: {"lines": [["e5", "d4"], ...]} (the opponent\'s move, '
+                            'then your answer, and so on; [] takes them away)')
+    show = view.view_request(live.record.game, None, data.get("overlays"))
+    who = people.who(request)
+    with live.lock:
+        setup = live.setup
+        mine = seats.require_player(setup, who, "leave conditional moves")
+        if not setup.friend_game or not mine:
+            raise WebError(409, "conditional moves are for a game between two people online")
+        if setup.pie is not None and setup.pie.pending:
+            raise WebError(409, "the komi pie comes first: conditional moves answer moves on the board")
+        return people.personal(request, live, tables.set_conditional(live, mine[0], data["lines"], show))
+
+
 @router.websocket("/api/games/{game_id}/live")
 async def live_updates(websocket: WebSocket, game_id: str, tables: TablesDep):
     try:
