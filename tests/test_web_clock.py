@@ -345,3 +345,69 @@ def test_conditional_moves_are_left_by_the_player_waiting_and_by_no_one_else(pai
     assert conditional(client, gid, [["e5", "b1"]]).status_code in (401, 403)  # a spectator
     played(a, gid, "a1")
     assert conditional(a, gid, []).status_code == 200
+
+
+# -- vacations --------------------------------------------------------------------------------
+
+
+def signed_up(client, name: str) -> None:
+    r = client.post("/api/account/signup", json={"name": name, "password": "correct horse battery"})
+    assert r.status_code == 201, r.text
+
+
+def test_a_vacation_stops_a_correspondence_clock_on_its_player_s_turns_only(pair, clock):
+    a, b = pair
+    signed_up(a, "Ann")
+    signed_up(b, "Bea")
+    gid = timed_game(a, b, "days:2")
+    for mover, point in ((a, "a1"), (b, "e5"), (a, "b1")):
+        played(mover, gid, point)
+    r = b.post("/api/account/vacation", json={"days": 3})
+    assert r.status_code == 200, r.text
+    assert r.json()["away"] and r.json()["days_left"] == 30
+    s = state(a, gid)["clock"]
+    assert s["paused"] and s["running"] == "white" and s["flag_in"] is None
+    clock.advance(2.5 * DAY)  # more than white's bank: no flag while away
+    assert not state(a, gid)["over"]
+    r = move(b, gid, "d5")
+    assert r.status_code == 409 and "away" in r.json()["detail"]
+    r = b.delete("/api/account/vacation")
+    assert r.status_code == 200 and r.json() == {"away": False, "until": None, "days_left": 27, "days_a_year": 30}
+    s = state(a, gid)["clock"]
+    assert not s["paused"] and s["white"]["seconds"] == 2 * DAY  # the pause counted for nobody
+    # Ann goes away while it is Bea's turn: Bea's time runs; Ann's clock stops once Bea moves.
+    assert a.post("/api/account/vacation", json={"days": 1}).status_code == 200
+    assert not state(a, gid)["clock"]["paused"]
+    clock.advance(DAY / 2)
+    s = played(b, gid, "d5")["clock"]
+    assert s["paused"] and s["running"] == "black"
+    clock.advance(DAY)  # the day is over: the time keeper ends the vacation, the clock runs again
+    s = wait_until(lambda: not (c := state(b, gid)["clock"])["paused"] and c, "the vacation to end")
+    assert s["running"] == "black"
+    assert a.get("/api/account/vacation").json()["days_left"] == 29
+
+
+@pytest.mark.parametrize("days, status, words", [
+    (0, 400, "a vacation is 1 to 30 days"), (31, 400, "a vacation is 1 to 30 days"),
+    ("a week", 400, "days"), (None, 400, "days"),
+])
+def test_a_bad_vacation_is_refused(pair, days, status, words):
+    a, _ = pair
+    signed_up(a, "Ann")
+    r = a.post("/api/account/vacation", json={"days": days})
+    assert r.status_code == status and words in r.json()["detail"], r.text
+    assert a.get("/api/account/vacation").json()["away"] is False
+
+
+def test_a_vacation_belongs_to_an_account(pair):
+    a, b = pair
+    assert a.post("/api/account/vacation", json={"days": 2}).status_code == 401  # no session
+    assert a.post("/api/account/guest", json={"name": "Gus"}).status_code == 200
+    r = a.post("/api/account/vacation", json={"days": 2})
+    assert r.status_code == 403 and "account" in r.json()["detail"]
+    signed_up(b, "Bea")
+    assert b.post("/api/account/vacation", json={"days": 2}).status_code == 200
+    r = b.post("/api/account/vacation", json={"days": 2})
+    assert r.status_code == 409 and "already" in r.json()["detail"]
+    assert b.delete("/api/account/vacation").status_code == 200
+    assert b.delete("/api/account/vacation").status_code == 409

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hexstones.web.mail import MailSettings
 
 KEEP_ALIVE_S = 120  # seconds an idle HTTP connection is kept open (nginx: 75, Chrome: 300)
 GAMES_PER_MINUTE = 30  # far above what a person plays; a script making thousands is slowed
@@ -41,6 +45,46 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "address or network such as 10.0.0.0/8): only its X-Forwarded-For and "
                         "X-Forwarded-Proto are believed, so that the sign-in throttle counts the "
                         "real client's address; by default no forwarded header is believed")
+    mail = p.add_argument_group("email notices of correspondence games (opt-in, per account)")
+    mail.add_argument("--smtp", default=None, metavar="HOST:PORT",
+                      help="the SMTP server that sends them (default: no email)")
+    mail.add_argument("--mail-from", default=None, metavar="ADDRESS",
+                      help="their sender address (needed with --smtp)")
+    mail.add_argument("--public-url", default=None, metavar="URL",
+                      help="the app's address in their links (default: the first --origin, else "
+                           "http://HOST:PORT/ as served)")
+    mail.add_argument("--smtp-user", default=None, help="the SMTP server's user name, if it asks for one")
+    mail.add_argument("--smtp-password-file", default=None, metavar="FILE",
+                      help="a file holding that user's password (not on the command line, where "
+                           "every user of the machine could read it)")
+    mail.add_argument("--smtp-starttls", action="store_true",
+                      help="encrypt the connection to the SMTP server (STARTTLS)")
+
+
+def mail_settings(args: argparse.Namespace) -> MailSettings | None:
+    """The email settings the options give (None without --smtp); ValueError saying what
+    is wrong."""
+    from hexstones.web.mail import MailSettings
+
+    if args.smtp is None:
+        return None
+    host, _, port = args.smtp.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--smtp is HOST:PORT, such as mail.example.org:587, not {args.smtp!r}")
+    if not args.mail_from:
+        raise ValueError("--smtp needs --mail-from, the notices' sender address")
+    password = None
+    if args.smtp_password_file:
+        try:
+            with open(args.smtp_password_file) as handle:
+                password = handle.read().strip()
+        except OSError as exc:
+            raise ValueError(f"cannot read --smtp-password-file {args.smtp_password_file!r}: "
+                             f"{exc.strerror}") from None
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    public = args.public_url or (args.origin[0] if args.origin else f"http://{shown_host}:{args.port}/")
+    return MailSettings(host.strip("[]"), int(port), args.mail_from, public, args.smtp_user, password,
+                        args.smtp_starttls)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -74,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             args.db = default_path()
         # Takes the database (one server per file); the AI's workers start compiling.
         app = create_app(args.db, warm_ai=True, origins=frozenset(args.origin),
-                         games_per_minute=args.games_per_minute or None)
+                         games_per_minute=args.games_per_minute or None, mail=mail_settings(args))
     except (ValueError, OSError) as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)
         return 2

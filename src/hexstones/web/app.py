@@ -32,6 +32,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from hexstones.web.analysis import Analyses, AnalysisStore
 from hexstones.web.errors import WebError
 from hexstones.web.live import LIVE_GAMES, Tables
+from hexstones.web.mail import Mailer, MailSettings, Notices
 from hexstones.web.middleware import AnswerErrors, BodyLimit, NoStore
 from hexstones.web.online import People
 from hexstones.web.pages import STATIC, refusal, start_page
@@ -39,6 +40,7 @@ from hexstones.web.routes import ROUTERS
 from hexstones.web.security import Guard
 from hexstones.web.settings import AppSettings
 from hexstones.web.store import Store
+from hexstones.web.vacations import Vacations
 
 GZIP_FROM = 1400  # bytes: smaller answers fit one packet as they are
 MAX_BODY = 1024 * 1024  # bytes: an SGF record of a game far longer than any played in the app
@@ -47,7 +49,8 @@ log = logging.getLogger("hexstones.web")
 
 def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
                origins: frozenset[str] = frozenset(), games_per_minute: int | None = None,
-               live_games: int = LIVE_GAMES, clock: Callable[[], float] = time.time) -> FastAPI:
+               live_games: int = LIVE_GAMES, clock: Callable[[], float] = time.time,
+               mail: MailSettings | None = None) -> FastAPI:
     """The app, storing its games in the SQLite file ``db_path`` (created if missing) or the
     PostgreSQL database it names (``postgresql://...``, shared with other servers);
     the AI thinks in up to ``ai_processes`` other processes, which with ``warm_ai`` start
@@ -56,13 +59,15 @@ def create_app(db_path: str, *, ai_processes: int = 2, warm_ai: bool = False,
     its Host header's, behind a proxy that rewrites it; requests from any other site
     that would change something are refused. ``games_per_minute``: the new games one
     person may start in a minute (None: no limit); ``live_games``: the games kept in memory;
-    ``clock``: the time the app's rules read (tests give one they control).
+    ``clock``: the time the app's rules read (tests give one they control); ``mail``: the
+    SMTP server that sends the email notices of correspondence games (None: no email).
 
     ValueError (one line naming the file) if the database cannot be used: in use by
     another server, empty, damaged. A stored game that cannot be read is logged and skipped.
     """
     return build_app(AppSettings(db_path, ai_processes=ai_processes, warm_ai=warm_ai, origins=origins,
-                              games_per_minute=games_per_minute, live_games=live_games, clock=clock))
+                              games_per_minute=games_per_minute, live_games=live_games, clock=clock,
+                              mail=mail))
 
 
 def build_app(settings: AppSettings) -> FastAPI:
@@ -94,6 +99,8 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.state.problems = problems
     app.state.analyses = analyses
     app.state.people = people
+    app.state.vacations = Vacations(tables, settings.clock)
+    app.state.notices = Notices(tables, None if settings.mail is None else Mailer(settings.mail), settings.clock)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # A state answer is ~50 KB (the board's SVG), ~6 KB compressed at level 1 in 0.1 ms: a
     # remote player's page gets it 8x sooner. No secret shares an answer with input an
@@ -128,6 +135,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         except WebError as exc:
             log.warning("%s", exc.message)
     yield
+    if state.notices.mailer is not None:
+        state.notices.mailer.close()
     state.analyses.close()
     state.tables.close()
     state.store.close()

@@ -21,9 +21,11 @@ from hexstones.web.analysis import Analyses
 from hexstones.web.errors import WebError
 from hexstones.web.game_setup import GameSetup
 from hexstones.web.live import Live, Tables
+from hexstones.web.mail import Notices
 from hexstones.web.online import People
 from hexstones.web.settings import AppSettings
 from hexstones.web.store import Store
+from hexstones.web.vacations import Vacations
 
 
 async def get_settings(conn: HTTPConnection) -> AppSettings:
@@ -51,11 +53,23 @@ async def get_analyses(conn: HTTPConnection) -> Analyses:
     return conn.app.state.analyses
 
 
+async def get_vacations(conn: HTTPConnection) -> Vacations:
+    """The accounts' vacations from correspondence play."""
+    return conn.app.state.vacations
+
+
+async def get_notices(conn: HTTPConnection) -> Notices:
+    """The email notices of correspondence play."""
+    return conn.app.state.notices
+
+
 SettingsDep = Annotated[AppSettings, Depends(get_settings)]
 TablesDep = Annotated[Tables, Depends(get_tables)]
 StoreDep = Annotated[Store, Depends(get_store)]
 PeopleDep = Annotated[People, Depends(get_people)]
 AnalysesDep = Annotated[Analyses, Depends(get_analyses)]
+VacationsDep = Annotated[Vacations, Depends(get_vacations)]
+NoticesDep = Annotated[Notices, Depends(get_notices)]
 
 
 def live_game(game_id: str, tables: TablesDep) -> Live:

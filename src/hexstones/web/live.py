@@ -26,7 +26,7 @@ from typing import Any
 
 import hexstones
 from hexstones.games import BLACK, WHITE, Game, IllegalMove
-from hexstones.session import Clock, KomiPie, NotNow, Session, balanced, conditional
+from hexstones.session import Clock, Correspondence, KomiPie, NotNow, Session, balanced, conditional
 from hexstones.web import view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
 from hexstones.web.errors import WebError, refusing, shown, whole
@@ -168,6 +168,14 @@ class Tables:
         self._ai_turns = TakingTurns(max(1, ai_processes))
         self._rules_loaded: set[str] = set()
         self._keeping_time: threading.Event | None = None
+        # Whether the player of a colour is away (a vacation): their correspondence clock
+        # then stands still on their turn. Set by the app; nobody is away by default.
+        self.away: Callable[[GameSetup, str], bool] = lambda setup, color: False
+        # Told of every stored move (the caller holds the game's lock): notices by email.
+        self.after_move: list[Callable[[Live], None]] = []
+        # Run by the time keeper's thread each round, after the clocks (vacations ending,
+        # low-time notices); each decides how often it does anything.
+        self.watchers: list[Callable[[], None]] = []
 
     def ai_readiness(self) -> dict[str, Any] | None:
         """How far the AI's compile-ahead is (:meth:`AIPool.readiness`), None once ready."""
@@ -324,6 +332,9 @@ class Tables:
         clock = live.clock
         if clock is None or clock.running is None:
             return None
+        if clock.paused:
+            raise WebError(409, f"this game's clock stands still while {clock.running}'s player is away "
+                                f"(a vacation): that player ends it to move on")
         try:
             return Timed(step(clock, self.now()), live.record.revision)
         except NotNow as exc:
@@ -378,6 +389,22 @@ class Tables:
                     log.warning("cannot end game %s on time: %s", game_id, exc.message)
         return ended
 
+    def hold_clock(self, game_id: str, color: str, away: bool) -> bool:
+        """Stop (``away``) or restart the correspondence clock of ``game_id`` if it runs
+        for ``color``: a player going on vacation, or back. Whether it changed."""
+        live = self.get(game_id)
+        with live.lock:
+            clock = live.clock
+            if (clock is None or clock.running != color or clock.paused == away or live.over
+                    or not isinstance(clock.control, Correspondence) or live.time_up(self.now())):
+                return False
+            timed = Timed(clock.pause(self.now()) if away else clock.resume(self.now()), live.record.revision)
+            self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), touch=False,
+                                                         timed=timed))
+            live.record.clock = timed.clock
+            live.version += 1
+            return True
+
     def keep_time(self, every: float = 0.2) -> None:
         """Look for games whose time ran out every ``every`` seconds (real time), in a thread
         of its own, until :meth:`close`: a game ends on time with nobody's page open, and
@@ -388,10 +415,11 @@ class Tables:
 
         def keep() -> None:
             while not stop.wait(every):
-                try:
-                    self.settle_time()
-                except Exception as exc:  # a database that went away: tried again next time
-                    log.warning("looking for games out of time failed: %s", exc)
+                for watch in (self.settle_time, *self.watchers):
+                    try:
+                        watch()
+                    except Exception as exc:  # a database that went away: tried again next time
+                        log.warning("the time keeper's %s failed: %s", getattr(watch, "__name__", watch), exc)
 
         threading.Thread(target=keep, name="hexstones-clocks", daemon=True).start()
 
@@ -556,8 +584,16 @@ class Tables:
             raise WebError(400, str(exc)) from None
         try:
             ended = game.is_over
-            timed = self._timed(live, lambda clock, now: (clock.moved(mover, now).stop(now) if ended
-                                                          else clock.moved(mover, now)))
+
+            def step(clock: Clock, now: float) -> Clock:
+                after = clock.moved(mover, now)
+                if ended:
+                    return after.stop(now)
+                if isinstance(clock.control, Correspondence) and self.away(live.setup, game.to_move):
+                    return after.pause(now)  # their turn waits for them to come back
+                return after
+
+            timed = self._timed(live, step)
             self._stored(live, lambda: self.store.add_move(
                 live.record.id, len(game.moves) - 1, game.moves[-1], view.summary(live), live.over, timed))
         except BaseException:
@@ -566,6 +602,11 @@ class Tables:
         if timed is not None:
             live.record.clock = timed.clock
         live.version += 1
+        for told in self.after_move:
+            try:
+                told(live)
+            except Exception as exc:  # a notice is never worth a move
+                log.warning("after a move in game %s: %r", live.record.id, exc)
 
     def undo(self, live: Live, show: view.ViewRequest, until: str | None = None,
              ply: Any = None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hexstones.web.live import LIVE_GAMES
+from hexstones.web.mail import MailSettings
 
 
 @dataclass(frozen=True)
@@ -25,3 +26,4 @@ class AppSettings:
     live_games: int = LIVE_GAMES  # games kept in memory
     # The time every rule of the app reads (seconds since the epoch): tests give their own.
     clock: Callable[[], float] = time.time
+    mail: MailSettings | None = None  # the SMTP server of the email notices (None: no email)

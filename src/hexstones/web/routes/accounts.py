@@ -8,7 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from hexstones.web import seats
-from hexstones.web.deps import PeopleDep, Person, TablesDep
+from hexstones.web.accounts import Identity
+from hexstones.web.deps import NoticesDep, PeopleDep, Person, TablesDep, VacationsDep
+from hexstones.web.errors import WebError
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody
 
 router = APIRouter()
@@ -74,3 +76,52 @@ def guest(data: Annotated[dict[str, Any], Depends(JSONBody("name"))], request: R
                 if setup != live.setup:
                     tables.change_setup(live, setup)
     return who.public()
+
+
+def account_holder(who: Identity | None) -> str:
+    """The account of the person asking (a 401 without a session, a 403 for a guest)."""
+    seats.require_someone(who)
+    if who is None or not who.user:
+        raise WebError(403, "vacations and email notices belong to an account: sign up or sign in first")
+    return who.user
+
+
+@router.get("/api/account/vacation", dependencies=[NO_PARAMS])
+def vacation(who: Person, vacations: VacationsDep):
+    """Whether the account is away, until when, and the days left this year."""
+    return vacations.status(account_holder(who))
+
+
+@router.post("/api/account/vacation")
+def start_vacation(data: Annotated[dict[str, Any], Depends(JSONBody("days"))], who: Person,
+                   vacations: VacationsDep):
+    """Go away for ``days`` days: correspondence clocks stand still on this player's turns."""
+    return vacations.start(account_holder(who), data.get("days"))
+
+
+@router.delete("/api/account/vacation", dependencies=[EMPTY_BODY])
+def end_vacation(who: Person, vacations: VacationsDep):
+    """Come back before the days are over (each day begun counts)."""
+    return vacations.end(account_holder(who))
+
+
+@router.get("/api/account/mail", dependencies=[NO_PARAMS])
+def mail(who: Person, notices: NoticesDep):
+    """The account's email notices (``available``: whether this server sends email)."""
+    return notices.preferences(account_holder(who))
+
+
+@router.put("/api/account/mail")
+def choose_mail(data: Annotated[dict[str, Any], Depends(JSONBody("address", "your_turn", "low_time"))],
+                who: Person, notices: NoticesDep):
+    """The address, and which notices: ``your_turn`` (a move of a correspondence game made it
+    yours), ``low_time`` (less than a third of a move's days left)."""
+    return notices.choose(account_holder(who), data)
+
+
+@router.post("/api/unsubscribe/{token}", dependencies=[EMPTY_BODY])
+def unsubscribe(token: str, notices: NoticesDep):
+    """The link in every notice: no more notices to that account (no sign-in needed)."""
+    if not notices.unsubscribe(token):
+        raise WebError(404, "this unsubscribe link is unknown (its account may be gone)")
+    return {"unsubscribed": True}
