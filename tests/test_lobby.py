@@ -1,6 +1,8 @@
 """The lobby through the HTTP API: seeks made, listed, withdrawn and accepted into games,
 refusals that change nothing, the limit of open seeks, live seeks that go when their maker
-leaves, and one accept between two servers on one PostgreSQL database.
+leaves, and one accept between two servers on one PostgreSQL database; challenges to a
+named player (accepted, declined, withdrawn, expired, heard of live) and the list of
+public games to watch.
 
 Each person is a TestClient of their own (its own cookie jar) on one app and one real
 SQLite file (or PostgreSQL database); the app's clock is one the test moves, so nothing
@@ -19,9 +21,10 @@ import pytest
 warnings.filterwarnings("ignore", message=".*httpx.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
+from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
-from hexstones.web.lobby import GRACE_SECONDS, MAX_OPEN, STALE_SECONDS  # noqa: E402
+from hexstones.web.lobby import CHALLENGE_SECONDS, GRACE_SECONDS, MAX_OPEN, STALE_SECONDS  # noqa: E402
 
 WAIT_SECONDS = 120  # bound of a wait for a condition: generous on purpose
 LIVE = {"game": "keil", "size": 5, "clock": "fischer:15:0"}
@@ -85,19 +88,7 @@ def listed(who) -> list[str]:
 def posted_at_once(clients: list, path: str) -> list:
     """What each client answers to a POST of ``path``, all sent from threads that start
     together."""
-    start = threading.Barrier(len(clients))
-    answers: list = [None] * len(clients)
-
-    def post(i: int) -> None:
-        start.wait()
-        answers[i] = clients[i].post(path)
-
-    threads = [threading.Thread(target=post, args=(i,)) for i in range(len(clients))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return answers
+    return sent_at_once([(client, path) for client in clients])
 
 
 def wait_for(condition, what: str) -> None:
@@ -109,6 +100,11 @@ def wait_for(condition, what: str) -> None:
 
 def test_a_seek_is_listed_to_everyone_and_accepting_it_starts_a_game_with_both_seats(people, db):
     a, b, c = people
+    sign_up(a, "Ann")
+    sign_up(b, "Bea")  # a rated game is between two accounts; Cy stays a guest
+    r = c.post("/api/seeks", json={**LIVE, "rated": "yes"})
+    assert r.status_code == 403 and "sign in (or sign up) to make a rated seek" in r.json()["detail"]
+    assert seeks(db) == []
     seek = make(a, game="keil", size=5, komi=4, color="white", clock="fischer:600:5", rated="yes")
     assert (seek["game"], seek["size"], seek["balance"], seek["color"]) == ("keil", 5, "komi 4", "white")
     assert (seek["clock"], seek["clock_text"], seek["rated"], seek["public"]) == ("fischer:600:5", "10+5", True, False)
@@ -117,6 +113,9 @@ def test_a_seek_is_listed_to_everyone_and_accepting_it_starts_a_game_with_both_s
     assert [(s["id"], s["yours"], s["maker"], s["text"]) for s in seen_by_b] == [
         (seek["id"], False, "Ann", "Keil, board side 5, komi 4, 10+5, rated, private, the maker plays white")]
     assert listed(a) == [seek["id"]] and a.get("/api/seeks").json()["seeks"][0]["yours"]
+    r = c.post(f"/api/seeks/{seek['id']}/accept")
+    assert r.status_code == 403 and "sign in (or sign up) to accept this seek" in r.json()["detail"]
+    assert seeks(db) == [(seek["id"], "open", None)] and games(db) == []
 
     r = b.post(f"/api/seeks/{seek['id']}/accept")  # no body at all
     assert r.status_code == 200, r.text
@@ -325,8 +324,6 @@ def test_the_lobby_and_the_waiting_page_hear_of_each_change(people):
         assert lobby.receive_json() == {"change": "withdrawn", "seek": other}
     with a.websocket_connect("/api/my-games/live") as my_games:  # the maker's games list the new game
         assert my_games.receive_json()["games"] == 1
-    from starlette.websockets import WebSocketDisconnect
-
     with pytest.raises(WebSocketDisconnect) as unknown:
         with a.websocket_connect("/api/seeks/nosuchseek/live") as ws:
             ws.receive_json()
@@ -363,3 +360,270 @@ def test_one_accept_wins_between_two_servers_on_one_postgresql_database(postgres
         # Every seek made one game, the winner's: the losers' games were deleted.
         assert len(a.get("/api/games").json()["games"]) == 4
         assert len(b.get("/api/games").json()["games"]) + len(c.get("/api/games").json()["games"]) == 4
+
+
+# -- challenges ---------------------------------------------------------------------------------
+
+PASSWORD = "correct horse battery"
+
+
+def sign_up(who, name: str) -> None:
+    r = who.post("/api/account/signup", json={"name": name, "password": PASSWORD})
+    assert r.status_code == 201, r.text
+
+
+def challenge(who, to: str, **choices) -> dict:
+    r = who.post("/api/challenges", json={"to": to, **(choices or LIVE)})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def challenges(who) -> tuple[list[str], list[str]]:
+    """The ids of the open challenges to ``who`` and made by them."""
+    r = who.get("/api/challenges")
+    assert r.status_code == 200, r.text
+    return [c["id"] for c in r.json()["to_you"]], [c["id"] for c in r.json()["from_you"]]
+
+
+def test_a_challenge_goes_to_the_named_player_alone_who_accepts_it_into_a_game(people, db):
+    a, b, c = people
+    sign_up(a, "Ann")  # rated: both are accounts
+    sign_up(b, "Bea")
+    made = challenge(a, "bea", game="keil", size=5, komi=4, color="white", clock="fischer:600:5", rated="yes")
+    assert (made["challenge"], made["to"], made["maker"], made["yours"], made["to_you"], made["status"]) == (
+        True, "Bea", "Ann", True, False, "open")
+    assert made["text"] == "Keil, board side 5, komi 4, 10+5, rated, private, the maker plays white"
+    assert made["expires"] == made["created"] + CHALLENGE_SECONDS
+    # Not in the public lobby: only its two people see it.
+    assert listed(a) == listed(b) == listed(c) == []
+    assert challenges(b) == ([made["id"]], []) and challenges(a) == ([], [made["id"]])
+    assert challenges(c) == ([], [])
+    assert b.get("/api/challenges").json()["to_you"][0]["maker"] == "Ann"
+    # Only Bea answers it: not its maker, not a third person, not a browser without a session.
+    before = seeks(db)
+    stranger = TestClient(a.app)  # not entered: the app is already running
+    for who in (a, c):
+        for action in ("accept", "decline"):
+            r = who.post(f"/api/challenges/{made['id']}/{action}")
+            assert r.status_code == 403 and f"only Bea, the player challenged, may {action}" in r.json()["detail"]
+    assert c.post(f"/api/seeks/{made['id']}/accept").status_code == 403  # the seeks' accept refuses it too
+    for action in ("accept", "decline"):
+        r = stranger.post(f"/api/challenges/{made['id']}/{action}")
+        assert r.status_code == 401 and "set-cookie" not in r.headers
+    assert seeks(db) == before and games(db) == []
+
+    r = b.post(f"/api/challenges/{made['id']}/accept")
+    assert r.status_code == 200, r.text
+    gid = r.json()["game"]
+    assert r.json()["url"] == f"/game/{gid}" and r.json()["seek"]["status"] == "taken"
+    state_a, state_b = (who.get(f"/api/games/{gid}").json() for who in (a, b))
+    assert state_a["you"] == ["white"] and state_b["you"] == ["black"] and state_a["options"]["komi"] == 4
+    assert state_a["seats"] == {"white": {"name": "Ann", "you": True}, "black": {"name": "Bea", "you": False}}
+    assert (state_a["clock"]["control"], state_a["clock"]["running"]) == ("fischer:600:5", "black")
+    assert b.post(f"/api/games/{gid}/moves", json={"move": "e5"}).status_code == 200
+    assert a.get(f"/api/seeks/{made['id']}").json()["game_id"] == gid  # the maker's waiting page goes there
+    assert challenges(a) == challenges(b) == ([], [])
+    r = b.post(f"/api/challenges/{made['id']}/accept")
+    assert r.status_code == 409 and "already accepted" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"to": "Nobody", **LIVE}, 404, "no player named 'Nobody'"),
+    ({"to": "Cy", **LIVE}, 404, "no player named 'Cy'"),  # a guest's name is no account's
+    ({"to": "ann", **LIVE}, 400, "you cannot challenge yourself"),
+    ({**LIVE}, 400, "give the name of the player to challenge"),
+    ({"to": 7, **LIVE}, 400, "give the name of the player to challenge"),
+    ({"to": "Bea", "game": "keil", "clock": "fischer:1:0"}, 400, "bad clock"),
+    ({"to": "Bea", "game": "keil", "opponent": "friend"}, 400, "a challenge's opponent is the player named"),
+    ({"to": "Bea", "game": "keil", "level": 3}, 400, "unknown challenge choice 'level'"),
+])
+def test_bad_challenges_are_refused_and_store_nothing(people, db, body, status, words):
+    a, b, _ = people
+    sign_up(a, "Ann")
+    sign_up(b, "Bea")
+    r = a.post("/api/challenges", json=body)
+    assert r.status_code == status and words in r.json()["detail"], r.text
+    assert seeks(db) == [] and challenges(b) == ([], [])
+
+
+def test_a_declined_or_withdrawn_challenge_closes_and_its_waiting_page_hears_of_it(people, db):
+    a, b, c = people
+    sign_up(b, "Bea")
+    first = challenge(a, "Bea")["id"]
+    with a.websocket_connect(f"/api/seeks/{first}/live") as waiting:
+        assert waiting.receive_json() == {"seek": first, "status": "open"}
+        r = b.post(f"/api/challenges/{first}/decline")
+        assert r.status_code == 200 and r.json()["status"] == "declined"
+        assert waiting.receive_json() == {"change": "declined", "seek": first}
+    assert a.get(f"/api/challenges/{first}").json()["status"] == "declined"
+    assert challenges(a) == challenges(b) == ([], [])
+    for request in (lambda: b.post(f"/api/challenges/{first}/accept"), lambda: a.delete(f"/api/challenges/{first}"),
+                    lambda: b.post(f"/api/challenges/{first}/decline")):
+        r = request()
+        assert r.status_code == 409 and "declined" in r.json()["detail"]
+    second = challenge(a, "Bea", **CORRESPONDENCE)["id"]
+    r = b.delete(f"/api/challenges/{second}")
+    assert r.status_code == 403 and "only the person who made a challenge" in r.json()["detail"]
+    r = a.delete(f"/api/challenges/{second}")
+    assert r.status_code == 200 and r.json()["status"] == "withdrawn"
+    r = b.post(f"/api/challenges/{second}/accept")
+    assert r.status_code == 409 and "withdrawn" in r.json()["detail"]
+    # A seek is not a challenge, nor the reverse of a page's address.
+    seek_id = make(c)["id"]
+    for request in (lambda: b.post(f"/api/challenges/{seek_id}/accept"), lambda: c.delete(f"/api/challenges/{seek_id}"),
+                    lambda: b.post(f"/api/challenges/{seek_id}/decline"), lambda: b.get(f"/api/challenges/{seek_id}")):
+        r = request()
+        assert r.status_code == 404 and "is a seek, not a challenge" in r.json()["detail"]
+    assert b.post("/api/challenges/nosuch/decline").status_code == 404
+    assert seek_id in listed(b) and games(db) == []
+
+
+def test_a_challenge_waits_when_its_maker_leaves_and_expires_after_a_day(people, clock, db):
+    a, b, _ = people
+    sign_up(b, "Bea")
+    made = challenge(a, "Bea")["id"]  # a clock: a seek of it would go when its page closes
+    with a.websocket_connect(f"/api/seeks/{made}/live") as waiting:
+        waiting.receive_json()
+    clock.advance(GRACE_SECONDS + STALE_SECONDS + 1)
+    assert challenges(b) == ([made], [])
+    clock.advance(CHALLENGE_SECONDS - GRACE_SECONDS - STALE_SECONDS - 2)
+    assert challenges(b) == ([made], [])
+    clock.advance(2)
+    assert challenges(b) == ([], []) and challenges(a) == ([], [])
+    assert a.get(f"/api/seeks/{made}").json()["status"] == "expired"
+    r = b.post(f"/api/challenges/{made}/accept")
+    assert r.status_code == 409 and "expired" in r.json()["detail"]
+    assert games(db) == []
+
+
+def test_the_player_challenged_hears_of_it_live_and_its_maker_of_the_answer(people):
+    a, b, _ = people
+    sign_up(b, "Bea")
+    with b.websocket_connect("/api/my-games/live") as start_page, b.websocket_connect("/api/lobby/live") as lobby, \
+            a.websocket_connect("/api/lobby/live") as makers_lobby:
+        assert start_page.receive_json() == {"games": 0}
+        assert lobby.receive_json() == makers_lobby.receive_json() == {"lobby": True}
+        made = challenge(a, "Bea")["id"]
+        assert start_page.receive_json() == {"change": "challenge", "seek": made}
+        assert lobby.receive_json() == {"change": "challenge", "seek": made}
+        assert makers_lobby.receive_json() == {"change": "challenge", "seek": made}
+        b.post(f"/api/challenges/{made}/decline")
+        assert makers_lobby.receive_json() == {"change": "declined", "seek": made}
+        assert lobby.receive_json() == {"change": "declined", "seek": made}
+        other = challenge(a, "Bea")["id"]
+        assert start_page.receive_json() == {"change": "declined", "seek": made}
+        assert start_page.receive_json() == {"change": "challenge", "seek": other}
+        gid = b.post(f"/api/challenges/{other}/accept").json()["game"]
+        # The maker's lobby hears it as the lobby (a game started) and as its maker, with the game.
+        assert [makers_lobby.receive_json() for _ in range(4)] == [
+            {"change": "challenge", "seek": other}, {"change": "taken", "seek": other},
+            {"change": "taken", "seek": other}, {"game": gid, "change": "seated"}]
+    assert a.get(f"/api/seeks/{other}").json()["game_id"] == gid
+
+
+def test_a_challenge_link_makes_a_challenge_and_leads_to_its_waiting_page(people, db):
+    a, b, _ = people
+    sign_up(b, "Bea")
+    link = "/new?game=keil&size=5&opponent=challenge&to=Bea&clock=fischer:15:0"
+    r = a.get(link, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/seek/")
+    made = r.headers["location"].rsplit("/", 1)[1]
+    page = a.get(r.headers["location"])
+    assert page.status_code == 200 and 'data-testid="decline"' in page.text
+    assert challenges(b) == ([made], []) and listed(b) == []
+    before = seeks(db)
+    r = a.get(link, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "document"}, follow_redirects=False)
+    assert r.status_code == 200 and "Start a new game?" in r.text and "opponent=challenge" in r.text
+    r = a.get("/new?game=keil&opponent=challenge&to=Nobody")
+    assert r.status_code == 404 and "no player named" in r.text
+    r = a.get("/new?game=keil&opponent=challenge")
+    assert r.status_code == 400 and "give the name of the player" in r.text
+    r = a.get("/new?game=keil&opponent=seek&to=Bea")
+    assert r.status_code == 400 and "unknown seek choice" in r.text and "to" in r.text
+    assert seeks(db) == before
+
+
+def test_the_lobby_offers_the_ai_one_click_away_and_links_to_the_watch_page(people, db):
+    a, _, _ = people
+    page = a.get("/lobby").text
+    assert 'data-testid="play-ai"' in page and 'data-testid="challenge-to"' in page and 'href="/watch"' in page
+    r = a.get("/new?game=keil&size=5&opponent=ai", follow_redirects=False)  # the link's address
+    assert r.status_code == 303 and r.headers["location"].startswith("/game/")
+    assert a.get(r.headers["location"]).status_code == 200
+    assert 'href="/watch"' in a.get("/").text
+    assert a.get("/watch").status_code == 200 and 'data-testid="watch-games"' in a.get("/watch").text
+
+
+# -- watching -------------------------------------------------------------------------------------
+
+def test_the_watch_list_shows_the_live_public_games_with_their_clocks(people, clock):
+    a, b, c = people
+
+    def started(game: str = "keil", **choices) -> str:
+        return b.post(f"/api/seeks/{make(a, game=game, size=5, **choices)['id']}/accept").json()["game"]
+
+    public = started(color="black", clock="fischer:600:5", public="yes")
+    private = started(clock="fischer:600:5")
+    untimed = started(game="dehil", color="white", clock="none", public="yes")
+    ended = started(clock="none", public="yes")
+    assert b.post(f"/api/games/{ended}/resign", json={}).status_code == 200
+    assert a.post(f"/api/games/{public}/moves", json={"move": "e5"}).status_code == 200
+    reply = b.get(f"/api/games/{public}").json()["legal"][0]
+    assert b.post(f"/api/games/{public}/moves", json={"move": reply}).status_code == 200
+    clock.advance(30)  # the first moves were free; now Black's time runs
+    r = c.get("/api/watch")  # anyone may look, with or without a seat
+    assert r.status_code == 200
+    listed_ = {g["id"]: g for g in r.json()["games"]}
+    assert set(listed_) == {public, untimed}, (private, ended)
+    shown = listed_[public]
+    assert (shown["game"], shown["title"], shown["size"], shown["url"]) == ("keil", "Keil", 5, f"/game/{public}")
+    assert (shown["players"], shown["moves"], shown["to_move"]) == ({"black": "Ann", "white": "Bea"}, 2, "black")
+    assert shown["clock"]["running"] == "black" and shown["clock"]["black"]["seconds"] == 570, shown["clock"]
+    assert shown["clock_text"] == {"black": "9:30", "white": "10:00"}, shown["clock"]
+    other = listed_[untimed]
+    assert (other["players"], other["moves"], other["to_move"]) == ({"black": "Bea", "white": "Ann"}, 0, "black")
+    assert other["clock"] is None and other["clock_text"] is None
+    assert a.post(f"/api/games/{public}/resign", json={}).status_code == 200
+    assert [g["id"] for g in c.get("/api/watch").json()["games"]] == [untimed]
+
+
+
+def test_one_answer_to_a_challenge_wins_between_two_servers_on_one_postgresql_database(postgres_url):
+    """Bea, signed in on two servers of one database, accepts a challenge on one and
+    declines it (or accepts it again) on the other at the same moment: one answer wins,
+    and the challenge started a game only if an accept won."""
+    first, second = create_app(postgres_url), create_app(postgres_url)
+    with TestClient(first) as a, TestClient(first) as b1, TestClient(second) as b2:
+        assert a.post("/api/account/guest", json={"name": "Ann"}).status_code == 200
+        sign_up(b1, "Bea")
+        assert b2.post("/api/account/signin", json={"name": "Bea", "password": PASSWORD}).status_code == 200
+        started = 0
+        for answer in ("decline", "accept", "decline", "accept"):
+            made = challenge(a, "Bea", **CORRESPONDENCE)["id"]
+            assert challenges(b2) == ([made], [])  # the other server sees it
+            accept, other = sent_at_once([(b1, f"/api/challenges/{made}/accept"),
+                                          (b2, f"/api/challenges/{made}/{answer}")])
+            assert sorted((accept.status_code, other.status_code)) == [200, 409], (accept.text, other.text)
+            status = a.get(f"/api/challenges/{made}").json()["status"]
+            accepted = answer == "accept" or accept.status_code == 200
+            assert status == ("taken" if accepted else "declined")
+            started += accepted
+            assert len(a.get("/api/games").json()["games"]) == started  # a lost accept's game is gone
+
+
+def sent_at_once(requests: list) -> list:
+    """The answers to POSTs of (client, path), all sent from threads that start together."""
+    start = threading.Barrier(len(requests))
+    answers: list = [None] * len(requests)
+
+    def post(i: int) -> None:
+        start.wait()
+        client, path = requests[i]
+        answers[i] = client.post(path)
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(len(requests))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answers

@@ -79,7 +79,8 @@ def check_name(name: Any) -> str:
     raise WebError(400, f"a name is 1 to {MAX_NAME} printable characters on one line")
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
+    """A name as names are compared (one account per key): case and compatibility forms folded."""
     return unicodedata.normalize("NFKC", name).casefold()
 
 
@@ -208,11 +209,19 @@ class Accounts:
 
     # -- accounts ---------------------------------------------------------------------
 
+    def named(self, name: Any) -> tuple[str, str] | None:
+        """The account called ``name`` (however it is cased or spaced): its id and its name
+        as written; None if there is none."""
+        if not isinstance(name, str) or len(name) > MAX_NAME * 4:
+            return None
+        rows = self.db.query("SELECT id, name FROM users WHERE name_key = :key", {"key": name_key(name.strip())})
+        return (_text(rows[0]["id"]), _text(rows[0]["name"])) if rows else None
+
     def sign_up(self, who: Identity | None, name: Any, password: Any) -> tuple[Identity, str]:
         name = check_name(name)
         digest = _hasher.hash(check_password(password))
         user = secrets.token_hex(16)
-        key = _name_key(name)
+        key = name_key(name)
         if self.db.query("SELECT 1 FROM users WHERE name_key = :key", {"key": key}):
             raise WebError(409, "that name is taken: choose another, or sign in")
         try:
@@ -226,7 +235,7 @@ class Accounts:
     def sign_in(self, who: Identity | None, name: Any, password: Any, address: str) -> tuple[Identity, str]:
         if not isinstance(name, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
             raise WebError(400, "give your name and password: {\"name\": ..., \"password\": ...}")
-        key = _name_key(name.strip())[:MAX_NAME * 4]
+        key = name_key(name.strip())[:MAX_NAME * 4]
         keys = ["name:" + key, "address:" + address]
         self.throttle.reserve(keys)
         rows = self.db.query("SELECT id, name, password FROM users WHERE name_key = :key", {"key": key})

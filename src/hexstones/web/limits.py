@@ -42,7 +42,8 @@ class RateLimit:
                     times.popleft()
                 if len(times) >= self.limit:
                     wait = times[0] + self.window - now
-                    raise WebError(429, f"too many {self.what}: at most {self.limit} a minute; "
+                    per = "a minute" if self.window == 60 else f"every {self.window:g} s"
+                    raise WebError(429, f"too many {self.what}: at most {self.limit} {per}; "
                                         f"try again in {max(1, math.ceil(wait))} s")
             for key in keys:
                 self._seen.setdefault(key, deque()).append(now)

@@ -25,6 +25,19 @@ Each change is announced when it commits: on :data:`LOBBY_TOPIC` (the lobby page
 the list) and on the seek's :func:`seek_topic` (its waiting pages). The events name the seek
 only; a seek's game is told to its maker alone (:meth:`Seek.public`), so a private game's
 address does not reach the lobby. Times are the app's clock (``AppSettings.clock``).
+
+A **challenge** is a seek addressed to one account (``to_user``, found by its name): it is
+not listed in the lobby, only to the person challenged (who alone may accept or decline
+it: 403 for anyone else) and to its maker (who may withdraw it). Accepting it is a seek's
+accept (one conditional update decides). It does not go when its maker leaves (``live`` is
+0, as for a correspondence seek) but expires :data:`CHALLENGE_SECONDS` after it was made
+(a sweep closes it). Its changes are announced on :data:`LOBBY_TOPIC` only when taken (a
+game started: the watch pages refetch), and always on its :func:`seek_topic` and on the
+:func:`~hexstones.web.broker.user_topic` of both people, whose lobby and start pages hear
+``{"change": "challenge", "seek": id}`` when one arrives.
+
+:func:`watch_list` is the live public games, for the watch page.
+
 The table is made by the migration r0007_seeks.
 """
 
@@ -34,6 +47,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import random
 import secrets
 import threading
@@ -49,13 +63,15 @@ from starlette.concurrency import run_in_threadpool
 from hexstones.games import BLACK, WHITE, other
 from hexstones.session import Correspondence
 from hexstones.web import seats
-from hexstones.web.accounts import Identity
+from hexstones.web.accounts import Identity, name_key
+from hexstones.web.broker import user_topic
 from hexstones.web.errors import WebError, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.online import People
 from hexstones.web.setup import CHOICES, NewGame, parse_setup
 from hexstones.web.spec import balance_of, spec_of
+from hexstones.web.view import clock_view
 
 log = logging.getLogger("hexstones.web")
 
@@ -65,9 +81,10 @@ GRACE_SECONDS = 10.0  # after the maker's last waiting page closed: a reload kee
 HEARTBEAT_SECONDS = 3.0  # between beats of an open waiting page: well within the grace
 SWEEP_SECONDS = 10.0  # between sweeps while a lobby or waiting page is open in a process
 FORGET_AFTER = 7 * 86400  # a seek taken or withdrawn is deleted this long after it was made
+CHALLENGE_SECONDS = 86400.0  # an open challenge expires this long after it was made
 LOBBY_TOPIC = "lobby"
 SEEK_CHOICES = tuple(c for c in CHOICES if c not in ("opponent", "level"))
-OPEN, TAKEN, WITHDRAWN = "open", "taken", "withdrawn"
+OPEN, TAKEN, WITHDRAWN, DECLINED, EXPIRED = "open", "taken", "withdrawn", "declined", "expired"
 
 seeks_table = sa.Table(
     "seeks", sa.MetaData(),
@@ -82,6 +99,8 @@ seeks_table = sa.Table(
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("seen", sa.Float, nullable=False),
     sa.Column("left", sa.Float),
+    sa.Column("to_user", sa.Text),  # a challenge: the id of the account challenged; NULL: a seek
+    sa.Column("to_name", sa.Text),  # a challenge: that account's name
 )
 _c = seeks_table.c
 
@@ -95,13 +114,21 @@ def maker_key(holder: Holder) -> str:
     return f"user:{holder.user}" if holder.user else f"session:{holder.session}"
 
 
-def seek_choices(data: dict[str, Any]) -> tuple[dict[str, Any], NewGame]:
-    """A seek's choices, checked as its game's would be, and the game they make; a 400 saying
-    what is wrong (an opponent, an unknown choice, a choice the game refuses)."""
+def seek_choices(data: dict[str, Any], kind: str = "seek") -> tuple[dict[str, Any], NewGame]:
+    """A seek's (or a challenge's: ``kind``) choices, checked as its game's would be, and the
+    game they make; a 400 saying what is wrong (an opponent, an unknown choice, a choice the
+    game refuses)."""
     if "opponent" in data:
-        raise WebError(400, "a seek's opponent is whoever accepts it: leave out opponent")
-    only_known(data, SEEK_CHOICES, "seek choice")
+        whom = "whoever accepts it" if kind == "seek" else "the player named in 'to'"
+        raise WebError(400, f"a {kind}'s opponent is {whom}: leave out opponent")
+    only_known(data, SEEK_CHOICES, f"{kind} choice")
     return dict(data), parse_setup({**data, "opponent": "friend"})
+
+
+def person_topic(holder: Holder) -> str:
+    """Where a person's open pages hear of their seeks and games: their account's topic,
+    or their session's (:meth:`People.topics`)."""
+    return People.topics(Identity(holder.session or "", holder.user, holder.name))[0]
 
 
 def _text(value: Any) -> Any:
@@ -120,21 +147,39 @@ class Seek:
     game_id: str | None
     live: bool
     created: float
+    to_user: str | None = None  # a challenge: the account challenged
+    to_name: str | None = None
+
+    @property
+    def challenge(self) -> bool:
+        return self.to_user is not None
+
+    @property
+    def kind(self) -> str:
+        return "challenge" if self.challenge else "seek"
 
     @classmethod
     def of_row(cls, row: Any) -> Seek:
         maker = Holder.from_dict(json.loads(_text(row["maker"])), "maker") or Holder()
         return cls(_text(row["id"]), maker, _text(row["game"]), json.loads(_text(row["choices"])),
-                   _text(row["status"]), _text(row["game_id"]), bool(row["live"]), float(row["created"]))
+                   _text(row["status"]), _text(row["game_id"]), bool(row["live"]), float(row["created"]),
+                   _text(row["to_user"]), _text(row["to_name"]))
+
+    def topics(self) -> list[str]:
+        """Where its changes are told: its waiting pages; a challenge's two people's pages."""
+        if not self.challenge:
+            return [seek_topic(self.id)]
+        return [seek_topic(self.id), person_topic(self.maker), user_topic(self.to_user or "")]
 
     def public(self, who: Identity | None) -> dict[str, Any]:
         """What anyone may see of it (``text``: all it offers, in words); ``game_id`` (the
-        game it started) only to its maker."""
-        _, new = seek_choices(self.choices)
+        game it started) only to its maker (and to a challenge's player challenged)."""
+        _, new = seek_choices(self.choices, self.kind)
         options, setup = new.options, new.setup
         balance = balance_of(new.game)
         control = setup.time_control
         mine = seats.holds(self.maker, who)
+        to_you = self.challenge and who is not None and who.user == self.to_user
         balance_text = ("komi pie" if setup.pie is not None
                         else f"{balance['short']} {options[balance['option']]}")
         color = None if setup.pie is not None else str(self.choices.get("color") or "random").strip().lower()
@@ -148,9 +193,11 @@ class Seek:
             "options": options, "pie": setup.pie is not None,
             "balance": balance_text, "color": color,
             "clock": control.text if control is not None else "none", "clock_text": clock_text,
-            "correspondence": not self.live, "rated": setup.rated, "public": setup.public,
-            "maker": self.maker.name, "yours": mine, "status": self.status,
-            "game_id": self.game_id if mine else None, "created": self.created, "text": ", ".join(words),
+            "correspondence": isinstance(control, Correspondence), "rated": setup.rated,
+            "public": setup.public, "maker": self.maker.name, "yours": mine, "status": self.status,
+            "game_id": self.game_id if mine or to_you else None, "created": self.created,
+            "text": ", ".join(words), "challenge": self.challenge, "to": self.to_name, "to_you": to_you,
+            "expires": self.created + CHALLENGE_SECONDS if self.challenge else None,
         }
 
 
@@ -171,15 +218,22 @@ class Lobby:
         with self.store.reading() as connection:
             row = connection.execute(sa.select(seeks_table).where(_c.id == seek_id)).first()
         if row is None:
-            raise WebError(404, f"no seek with id {shown(seek_id)}: check the link (a seek taken or "
-                                f"withdrawn is forgotten after a week)")
+            raise WebError(404, f"no seek or challenge with id {shown(seek_id)}: check the link (one "
+                                f"closed is forgotten after a week)")
         return Seek.of_row(row._mapping)
+
+    def get_challenge(self, seek_id: str) -> Seek:
+        """The challenge ``seek_id`` (a 404 naming an unknown one, or a seek)."""
+        seek = self.get(seek_id)
+        if not seek.challenge:
+            raise WebError(404, f"{shown(seek_id)} is a seek, not a challenge: use /api/seeks/{seek_id}")
+        return seek
 
     def open_seeks(self) -> list[Seek]:
         """The open seeks, newest first, after a sweep (none its maker left is listed)."""
         self.sweep()
         with self.store.reading() as connection:
-            rows = connection.execute(sa.select(seeks_table).where(_c.status == OPEN)
+            rows = connection.execute(sa.select(seeks_table).where(_c.status == OPEN, _c.to_user.is_(None))
                                       .order_by(_c.created.desc(), _c.id)).all()
         return [Seek.of_row(row._mapping) for row in rows]
 
@@ -194,51 +248,132 @@ class Lobby:
                 log.warning("seek %s is not listed: %s", seek.id, exc.message)
         return shown_
 
+    def challenges(self, who: Identity | None) -> dict[str, list[dict[str, Any]]]:
+        """The open challenges to ``who`` (``to_you``) and made by them (``from_you``),
+        newest first, after a sweep (none expired is listed)."""
+        self.sweep()
+        found: dict[str, list[dict[str, Any]]] = {"to_you": [], "from_you": []}
+        if who is None:
+            return found
+        mine = sa.or_(_c.maker_key == maker_key(seats.holder(who)),
+                      _c.to_user == who.user if who.user else sa.false())
+        with self.store.reading() as connection:
+            rows = connection.execute(sa.select(seeks_table).where(_c.status == OPEN, _c.to_user.is_not(None), mine)
+                                      .order_by(_c.created.desc(), _c.id)).all()
+        for row in rows:
+            seek = Seek.of_row(row._mapping)
+            try:
+                shown_ = seek.public(who)
+            except WebError as exc:
+                log.warning("challenge %s is not listed: %s", seek.id, exc.message)
+                continue
+            found["to_you" if shown_["to_you"] else "from_you"].append(shown_)
+        return found
+
     # -- changing -----------------------------------------------------------------------
 
     def make(self, who: Identity, data: dict[str, Any]) -> Seek:
         """A new open seek of ``who`` (a 400 for a bad choice, a 409 beyond MAX_OPEN)."""
         choices, new = seek_choices(data)
-        maker = seats.holder(who)
         live = not isinstance(new.setup.time_control, Correspondence)
-        self.sweep()  # a seek its maker left counts no more
+        return self._insert(who, choices, new, live, None, None)
+
+    def challenge(self, who: Identity, to: Any, data: dict[str, Any]) -> Seek:
+        """A new open challenge of ``who`` to the account named ``to``: a 400 for a bad
+        choice, no name or one's own, a 404 for an unknown name, a 409 beyond MAX_OPEN."""
+        if not isinstance(to, str) or not to.strip():
+            raise WebError(400, "give the name of the player to challenge: {\"to\": \"their name\", ...}")
+        choices, new = seek_choices(data, "challenge")
+        with self.store.reading() as connection:
+            row = connection.execute(sa.text("SELECT id, name FROM users WHERE name_key = :key"),
+                                     {"key": name_key(to.strip())[:400]}).first()
+        if row is None:
+            raise WebError(404, f"no player named {shown(to.strip())}: a challenge goes to the name of "
+                                f"an account, check its spelling")
+        user, name = _text(row[0]), _text(row[1])
+        if user == who.user:
+            raise WebError(400, "you cannot challenge yourself: name another player")
+        return self._insert(who, choices, new, live=False, to_user=user, to_name=name)
+
+    def _insert(self, who: Identity, choices: dict[str, Any], new: NewGame, live: bool,
+                to_user: str | None, to_name: str | None) -> Seek:
+        """Store a new open seek (or challenge, to ``to_user``) and announce it; a 403 for
+        a rated one without an account (its game would refuse the maker's seat)."""
+        kind = "challenge" if to_user is not None else "seek"
+        if new.setup.rated and not who.user:
+            raise WebError(403, f"a rated game is between two accounts: sign in (or sign up) to make a rated "
+                                f"{kind}, or make it casual")
+        game = new.game
+        maker = seats.holder(who)
+        self.sweep()  # a seek its maker left, or an expired challenge, counts no more
         now = self.clock()
-        seek_id = secrets.token_hex(12)
+        seek = Seek(secrets.token_hex(12), maker, game, choices, OPEN, None, live, now, to_user, to_name)
         with self.store.transaction() as tx:
             tx.connection.execute(seeks_table.delete().where(_c.status != OPEN,
                                                              _c.created < now - FORGET_AFTER))
+            # Seeks and challenges count apart: many challenges do not stop a seek.
+            of_kind = _c.to_user.is_not(None) if seek.challenge else _c.to_user.is_(None)
             held = tx.connection.execute(sa.select(sa.func.count()).select_from(seeks_table).where(
-                _c.maker_key == maker_key(maker), _c.status == OPEN)).scalar() or 0
+                _c.maker_key == maker_key(maker), _c.status == OPEN, of_kind)).scalar() or 0
             if held >= MAX_OPEN:
-                raise WebError(409, f"you have {held} open seeks, the most one person may hold at once: "
-                                    f"withdraw one before making another")
+                raise WebError(409, f"you have {held} open {seek.kind}s, the most one person may hold at "
+                                    f"once: withdraw one before making another")
             tx.connection.execute(seeks_table.insert().values(
-                id=seek_id, maker=json.dumps(maker.to_dict()), maker_key=maker_key(maker), game=new.game,
+                id=seek.id, maker=json.dumps(maker.to_dict()), maker_key=maker_key(maker), game=game,
                 choices=json.dumps(choices), status=OPEN, game_id=None, live=int(live), created=now,
-                seen=now, left=None))
-            tx.announce(LOBBY_TOPIC, {"change": "open", "seek": seek_id})
-            tx.announce(seek_topic(seek_id), {"change": "open", "seek": seek_id})
-        return Seek(seek_id, maker, new.game, choices, OPEN, None, live, now)
+                seen=now, left=None, to_user=to_user, to_name=to_name))
+            event = {"change": "challenge" if seek.challenge else "open", "seek": seek.id}
+            for topic in seek.topics() if seek.challenge else [LOBBY_TOPIC, seek_topic(seek.id)]:
+                tx.announce(topic, event)
+        return seek
 
     def withdraw(self, seek_id: str, who: Identity | None) -> Seek:
-        """Withdraw an open seek: its maker only (403), a 409 once taken or withdrawn."""
+        """Withdraw an open seek: its maker only (403), a 409 once closed."""
+        self.sweep()  # an expired challenge is told as such
         seek = self.get(seek_id)
         seats.require_someone(who)
         if not seats.holds(seek.maker, who):
-            raise WebError(403, "only the person who made a seek may withdraw it")
-        if not self._close(seek_id, WITHDRAWN, sa.true()):
+            raise WebError(403, f"only the person who made a {seek.kind} may withdraw it")
+        if not self._close(seek, WITHDRAWN, sa.true()):
             raise self._closed(seek_id)
         return self.get(seek_id)
 
+    def decline(self, seek_id: str, who: Identity | None) -> Seek:
+        """The challenged person declines the challenge (401 without a session, 403 for
+        anyone else, 409 once it is closed)."""
+        self.sweep()
+        seek = self.get_challenge(seek_id)
+        seats.require_someone(who)
+        self._require_challenged(seek, who, "decline")
+        if not self._close(seek, DECLINED, self._unexpired(seek)):
+            raise self._closed(seek_id)
+        return self.get(seek_id)
+
+    @staticmethod
+    def _require_challenged(seek: Seek, who: Identity | None, what: str) -> None:
+        """A 403 unless ``who`` is signed in to the account the challenge goes to."""
+        if who is None or not who.user or who.user != seek.to_user:
+            raise WebError(403, f"only {seek.to_name}, the player challenged, may {what} this challenge")
+
+    def _unexpired(self, seek: Seek) -> Any:
+        """The condition under which the seek may close now: a challenge not yet expired."""
+        return _c.created >= self.clock() - CHALLENGE_SECONDS if seek.challenge else sa.true()
+
     def acceptable(self, seek_id: str, who: Identity | None) -> Seek:
         """The seek, if ``who`` may accept it now: a 404 for an unknown one, a 409 for one's
-        own, or one taken or withdrawn (checked before the accepter is given a session)."""
+        own, or one closed; a 403 for a rated one without an account; a challenge only by
+        its player challenged (401, 403). Checked before the accepter is given a session."""
         self.sweep()
         seek = self.get(seek_id)
+        if seek.challenge:
+            self._require_challenged(seek, seats.require_someone(who), "accept")
         if seats.holds(seek.maker, who):
             raise WebError(409, "this is your own seek: wait for someone to accept it, or withdraw it")
         if seek.status != OPEN:
             raise self._closed(seek_id)
+        if (who is None or not who.user) and seek_choices(seek.choices, seek.kind)[1].setup.rated:
+            raise WebError(403, "a rated game is between two accounts: sign in (or sign up) to accept this "
+                                "seek, or accept a casual one")
         return seek
 
     def accept(self, seek_id: str, who: Identity) -> str:
@@ -261,47 +396,61 @@ class Lobby:
             return setup.replace(owner=maker, seats=held, invite=None)
 
         game_id = self.tables.create(choices, claim=claim)["id"]
-        if not self._close(seek_id, TAKEN, sa.true(), game_id):
+        if not self._close(seek, TAKEN, self._unexpired(seek), game_id):
             try:
                 self.tables.delete(game_id)  # the game of an accept that lost
             except WebError as exc:
                 log.warning("the game %s of a lost accept stays: %s", game_id, exc.message)
             raise self._closed(seek_id)
         # The maker's open lists of games hear of it as if they had started it themselves.
-        topic = People.topics(Identity(maker.session or "", maker.user, maker.name))[0]
-        self.store.broker.publish(topic, {"game": game_id, "change": "seated"})
+        self.store.broker.publish(person_topic(maker), {"game": game_id, "change": "seated"})
         return game_id
 
-    def _close(self, seek_id: str, status: str, condition: Any, game_id: str | None = None) -> bool:
+    def _close(self, seek: Seek, status: str, condition: Any, game_id: str | None = None) -> bool:
         """Move an open seek to ``status`` if ``condition`` holds, announcing it; whether
         this call did (False: it was no longer open, or the condition failed)."""
         with self.store.transaction() as tx:
             changed = tx.connection.execute(
-                seeks_table.update().where(_c.id == seek_id, _c.status == OPEN, condition)
+                seeks_table.update().where(_c.id == seek.id, _c.status == OPEN, condition)
                 .values(status=status, game_id=game_id)).rowcount
             if changed:
-                for topic in (LOBBY_TOPIC, seek_topic(seek_id)):
-                    tx.announce(topic, {"change": status, "seek": seek_id})
+                # The lobby hears of every seek, and of a challenge only once it starts a game.
+                lobby = [LOBBY_TOPIC] if not seek.challenge or status == TAKEN else []
+                for topic in lobby + seek.topics():
+                    tx.announce(topic, {"change": status, "seek": seek.id})
         return bool(changed)
 
     def _closed(self, seek_id: str) -> WebError:
         """The 409 for a seek that is no longer open, saying why."""
-        status = self.get(seek_id).status
-        if status == TAKEN:
+        seek = self.get(seek_id)
+        if seek.status == TAKEN:
+            if seek.challenge:
+                return WebError(409, "this challenge is already accepted: its game has started")
             return WebError(409, "this seek is already taken: someone accepted it first")
-        return WebError(409, "this seek was withdrawn: it is no longer open")
+        if seek.status == DECLINED:
+            return WebError(409, "this challenge was declined: it is no longer open")
+        if seek.status == EXPIRED:
+            return WebError(409, "this challenge expired a day after it was made: it is no longer open")
+        return WebError(409, f"this {seek.kind} was withdrawn: it is no longer open")
 
     # -- the maker's presence ---------------------------------------------------------------
 
     def sweep(self) -> list[str]:
         """Withdraw the live seeks whose maker left: the last waiting page closed more than
-        GRACE_SECONDS ago, or none beat for STALE_SECONDS. The ids withdrawn (here)."""
+        GRACE_SECONDS ago, or none beat for STALE_SECONDS; and expire the challenges made
+        more than CHALLENGE_SECONDS ago. The ids closed (here)."""
         now = self.clock()
         gone = sa.and_(_c.live == 1, sa.or_(_c.seen < now - STALE_SECONDS,
                                             sa.and_(_c.left.is_not(None), _c.left < now - GRACE_SECONDS)))
+        expired = sa.and_(_c.to_user.is_not(None), _c.created < now - CHALLENGE_SECONDS)
         with self.store.reading() as connection:  # most sweeps find none: no write lock taken
-            ids = [_text(i) for i in connection.execute(sa.select(_c.id).where(_c.status == OPEN, gone)).scalars()]
-        return [seek_id for seek_id in ids if self._close(seek_id, WITHDRAWN, gone)]
+            rows = connection.execute(sa.select(seeks_table).where(_c.status == OPEN, sa.or_(gone, expired))).all()
+        closed = []
+        for row in rows:
+            seek = Seek.of_row(row._mapping)
+            if self._close(seek, EXPIRED, expired) if seek.challenge else self._close(seek, WITHDRAWN, gone):
+                closed.append(seek.id)
+        return closed
 
     def beat(self, seek_id: str) -> None:
         """A waiting page of the maker is open: the seek is seen now, and not left."""
@@ -363,6 +512,59 @@ class Lobby:
             await run_in_threadpool(fn, *args)
         except Exception as exc:  # noqa: BLE001
             log.warning("the lobby: %s failed (%s); trying again later", getattr(fn, "__name__", fn), exc)
+
+
+def clock_text(seconds: float) -> str:
+    """Time as a clock shows it (as clock.js writes it): m:ss, h:mm:ss, or days and hours."""
+    whole = max(0, math.ceil(seconds - 1e-9))
+    if whole >= 86400:
+        days, hours = whole // 86400, whole % 86400 // 3600
+        return f"{days} day{'' if days == 1 else 's'}" + (f" {hours} h" if hours else "")
+    h, m, s = whole // 3600, whole % 3600 // 60, whole % 60
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def watch_list(tables: Tables) -> list[dict[str, Any]]:
+    """The live public games (``setup.public``, not over), most recently played first, as
+    the watch page lists them: the players' names by colour (by komi pie role while the pie
+    decides), the move count, the colour to move (None while the pie decides) and the
+    clock as it reads now (:func:`hexstones.web.view.clock_view`, and ``clock_text``: each
+    colour's time in words; None untimed). A game
+    that cannot be read is left out (opening it says what is wrong)."""
+    listed = []
+    for row in tables.list():
+        setup = row["setup"]
+        if not setup.public or row["finished"]:
+            continue
+        try:
+            live = tables.get(row["id"])
+        except WebError as exc:
+            log.warning("game %s is not listed to watch: %s", row["id"], exc.message)
+            continue
+        with live.lock:
+            if live.over:
+                continue
+            setup = live.setup
+            if setup.friend_game:
+                roles = [c for c in (BLACK, WHITE) if seats.role_of(setup, c) is not None] or list(setup.seats or {})
+                held = {role: seats.seat_of(setup, role) if role in (BLACK, WHITE) else (setup.seats or {})[role]
+                        for role in roles}
+                players = {role: (None if h is None else h.name or "a guest") for role, h in held.items()}
+            else:
+                human = setup.owner.name if setup.owner is not None else None
+                ai_colors = [c for c, p in (setup.players or {}).items() if p == "ai"]
+                players = {c: f"AI level {setup.level}" if c in ai_colors else (human or "a guest")
+                           for c in (BLACK, WHITE)}
+            to_move = None if live.pie_pending else live.game.to_move
+            clock = clock_view(live)
+            listed.append({
+                "id": row["id"], "game": row["game"], "title": spec_of(row["game"])["title"],
+                "size": row["options"]["size"], "name": setup.name, "players": players,
+                "moves": len(live.game.moves), "to_move": to_move, "clock": clock, "clock_text": (
+                    None if clock is None else {c: clock_text(clock[c]["seconds"]) for c in (BLACK, WHITE)}),
+                "url": f"/game/{row['id']}",
+            })
+    return listed
 
 
 _making = threading.Lock()

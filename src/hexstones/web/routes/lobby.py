@@ -1,5 +1,7 @@
-"""The lobby (:mod:`hexstones.web.lobby`): its pages (``/lobby``, a seek's waiting page
-``/seek/<id>``), the seeks' API (list, make, withdraw, accept) and their live updates."""
+"""The lobby (:mod:`hexstones.web.lobby`): its pages (``/lobby``, a seek's or challenge's
+waiting page ``/seek/<id>``, the live public games ``/watch``), the seeks' API (list, make,
+withdraw, accept), the challenges' (make, list, accept, decline, withdraw), the games to
+watch, and their live updates."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from hexstones.web.deps import PeopleDep, Person, TablesDep
 from hexstones.web.errors import WebError
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody
 from hexstones.web.live_ws import serve_updates
-from hexstones.web.lobby import LOBBY_TOPIC, OPEN, Lobby, lobby_of, seek_topic
+from hexstones.web.lobby import LOBBY_TOPIC, OPEN, Lobby, lobby_of, seek_topic, watch_list
+from hexstones.web.online import People
 from hexstones.web.pages import page
 from hexstones.web.spec import game_specs
 
@@ -37,6 +40,11 @@ LobbyDep = Annotated[Lobby, Depends(get_lobby)]
 @router.get("/lobby", dependencies=[NO_PARAMS], include_in_schema=False)
 def lobby_page():
     return page("lobby.html", games=game_specs())
+
+
+@router.get("/watch", dependencies=[NO_PARAMS], include_in_schema=False)
+def watch_page():
+    return page("watch.html")
 
 
 # The page of an unknown seek is a 404.
@@ -80,7 +88,13 @@ ACCEPT_BODY = JSONBody("name")
 def accept_seek(seek_id: str, data: Annotated[dict[str, Any], Depends(ACCEPT_BODY)], request: Request,
                 people: PeopleDep, lobby: LobbyDep):
     """Take the other seat of the seek's game, which starts at once; without an account,
-    as a guest under ``name`` (or the name this browser has), as joining an invitation."""
+    as a guest under ``name`` (or the name this browser has), as joining an invitation.
+    A challenge's is taken by the player challenged alone."""
+    return accepted(seek_id, data, request, people, lobby)
+
+
+def accepted(seek_id: str, data: dict[str, Any], request: Request, people: People, lobby: Lobby) -> dict[str, Any]:
+    """Accept the seek (or challenge) for the person asking: the game it started."""
     who = people.who(request)
     lobby.acceptable(seek_id, who)  # refused before any session is made
     if who is None or not who.user:
@@ -92,24 +106,79 @@ def accept_seek(seek_id: str, data: Annotated[dict[str, Any], Depends(ACCEPT_BOD
     return {"game": game_id, "url": f"/game/{game_id}", "seek": lobby.get(seek_id).public(who)}
 
 
+# -- challenges ------------------------------------------------------------------------------------
+
+@router.get("/api/challenges", dependencies=[NO_PARAMS])
+def list_challenges(who: Person, lobby: LobbyDep):
+    """The open challenges to the person asking (``to_you``) and made by them
+    (``from_you``), newest first."""
+    return lobby.challenges(who)
+
+
+@router.post("/api/challenges", status_code=201)
+def make_challenge(data: Annotated[dict[str, Any], Depends(JSONBody(any_known=True))], request: Request,
+                   people: PeopleDep, lobby: LobbyDep):
+    """Challenge the account named ``to`` to a game of the seek's choices; a browser
+    without a session gets one (as /new does)."""
+    choices = {key: value for key, value in data.items() if key != "to"}
+    challenge = lobby.challenge(people.session(request), data.get("to"), choices)
+    return challenge.public(people.who(request))
+
+
+@router.get("/api/challenges/{seek_id}", dependencies=[NO_PARAMS])
+def get_challenge(seek_id: str, who: Person, lobby: LobbyDep):
+    lobby.sweep()
+    return lobby.get_challenge(seek_id).public(who)
+
+
+@router.post("/api/challenges/{seek_id}/accept", dependencies=[EMPTY_BODY])
+def accept_challenge(seek_id: str, request: Request, people: PeopleDep, lobby: LobbyDep):
+    """The player challenged takes their seat of the challenge's game, which starts at once."""
+    lobby.get_challenge(seek_id)
+    return accepted(seek_id, {}, request, people, lobby)
+
+
+@router.post("/api/challenges/{seek_id}/decline", dependencies=[EMPTY_BODY])
+def decline_challenge(seek_id: str, who: Person, lobby: LobbyDep):
+    return lobby.decline(seek_id, who).public(who)
+
+
+@router.delete("/api/challenges/{seek_id}", dependencies=[EMPTY_BODY])
+def withdraw_challenge(seek_id: str, who: Person, lobby: LobbyDep):
+    lobby.get_challenge(seek_id)
+    return lobby.withdraw(seek_id, who).public(who)
+
+
+# -- watching ---------------------------------------------------------------------------------------
+
+@router.get("/api/watch", dependencies=[NO_PARAMS])
+def list_watch(tables: TablesDep):
+    """The live public games, most recently played first, with their clocks as they read now."""
+    return {"games": watch_list(tables)}
+
+
 # -- live updates --------------------------------------------------------------------------------
 
 @router.websocket("/api/lobby/live")
-async def lobby_updates(websocket: WebSocket, tables: TablesDep):
-    """A message at each seek made, taken or withdrawn (the page then fetches the list);
-    while it is open, this process sweeps away the seeks whose makers left."""
+async def lobby_updates(websocket: WebSocket, tables: TablesDep, people: PeopleDep):
+    """A message at each seek made, taken or withdrawn, and at each change of the person's
+    challenges (``{"change": "challenge"}``: one arrived); the page then fetches the lists.
+    While it is open, this process sweeps away the seeks whose makers left."""
     lobby = lobby_of(websocket.app)
+    who = await run_in_threadpool(people.accounts.identify, websocket.cookies.get(COOKIE))
+    topics = [LOBBY_TOPIC] + (People.topics(who) if who is not None else [])
     sweeping = asyncio.create_task(lobby.sweeping())
     try:
-        await serve_updates(websocket, tables.store.broker, [LOBBY_TOPIC], {"lobby": True})
+        await serve_updates(websocket, tables.store.broker, topics, {"lobby": True})
     finally:
         sweeping.cancel()
 
 
 @router.websocket("/api/seeks/{seek_id}/live")
 async def seek_updates(websocket: WebSocket, seek_id: str, tables: TablesDep, people: PeopleDep):
-    """A message when it opens and at each change of the seek (taken, withdrawn); the page
-    then fetches the seek. Open on its maker's browser, it keeps a live seek open."""
+    """A message when it opens and at each change of the seek (taken, withdrawn, a
+    challenge declined or expired); the page then fetches the seek. Open on its maker's
+    browser, it keeps a live seek open; on a challenge's, it sweeps (the challenge expires)."""
     lobby = lobby_of(websocket.app)
     try:
         seek = await run_in_threadpool(lobby.get, seek_id)
@@ -118,6 +187,11 @@ async def seek_updates(websocket: WebSocket, seek_id: str, tables: TablesDep, pe
         return
     who = await run_in_threadpool(people.accounts.identify, websocket.cookies.get(COOKIE))
     waiting = seek.status == OPEN and seek.live and seats.holds(seek.maker, who)
-    async with lobby.maker_page(seek_id) if waiting else contextlib.nullcontext():
-        await serve_updates(websocket, tables.store.broker, [seek_topic(seek_id)],
-                            {"seek": seek_id, "status": seek.status})
+    sweeping = asyncio.create_task(lobby.sweeping()) if seek.challenge and seek.status == OPEN else None
+    try:
+        async with lobby.maker_page(seek_id) if waiting else contextlib.nullcontext():
+            await serve_updates(websocket, tables.store.broker, [seek_topic(seek_id)],
+                                {"seek": seek_id, "status": seek.status})
+    finally:
+        if sweeping is not None:
+            sweeping.cancel()

@@ -28,13 +28,19 @@ def index(request: Request):
 @router.get("/new")
 def new(params: Annotated[dict[str, str], Depends(Params(any_known=True))], request: Request,
         tables: TablesDep, people: PeopleDep):
-    if isinstance(params.get("opponent"), str) and params["opponent"].strip().lower() == "seek":
-        # A seek, not a game: the lobby checks and keeps it.
+    opponent = params["opponent"].strip().lower() if isinstance(params.get("opponent"), str) else None
+    if opponent in ("seek", "challenge"):
+        # A seek or a challenge, not a game: the lobby checks and keeps it.
         choices = {key: value for key, value in params.items() if key != "opponent"}
+        to = choices.pop("to", None) if opponent == "challenge" else None  # a seek's "to" is refused
         if not opened_here(request.headers):
-            seek_choices(choices)  # a bad link says what is wrong here too
+            seek_choices(choices, opponent)  # a bad link says what is wrong here too
             return ask_to_start_page(params)  # another site's link, image or frame offers nothing
-        seek = lobby_of(request.app).make(people.session(request), choices)
+        lobby = lobby_of(request.app)
+        if opponent == "challenge":
+            seek = lobby.challenge(people.session(request), to, choices)
+        else:
+            seek = lobby.make(people.session(request), choices)
         return RedirectResponse(f"/seek/{seek.id}", status_code=303)
     if not opened_here(request.headers):
         parse_setup(params)  # a bad link says what is wrong here too
@@ -99,3 +105,12 @@ def account_page():
 @router.get("/invite/{game_id}/{secret}", dependencies=[NO_PARAMS, Depends(invitation)])
 def invite_page():
     return page("invite.html")
+
+
+@router.get("/unsubscribe/{token}", dependencies=[NO_PARAMS])
+def unsubscribe_page(token: str, request: Request):
+    """An email notice's unsubscribe link: a page that asks (a mail program opening the
+    link to look at it must not unsubscribe anyone)."""
+    if not request.app.state.notices.known(token):
+        raise WebError(404, "this unsubscribe link is unknown (its account may be gone)")
+    return page("unsubscribe.html")

@@ -1,4 +1,5 @@
-// The account page: sign in, sign up, play as a guest, change the password, sign out.
+// The account page: sign in, sign up, play as a guest, change the password, sign out; an
+// account's vacation from correspondence games and its email notices.
 import { api } from "./api.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -14,6 +15,31 @@ async function show() {
   $("#who").textContent = who; // text: names are typed by people
   $("#signed-in").hidden = me.kind !== "account";
   $("#signed-out").hidden = me.kind === "account";
+  if (me.kind === "account") { showVacation(); showMail(); }
+}
+
+async function showVacation() {
+  const r = await api("/api/account/vacation");
+  if (!r.ok) return;
+  const v = r.data;
+  const until = v.away ? new Date(v.until * 1000).toLocaleString() : null;
+  $("#vacation-status").textContent = v.away ? `On vacation until ${until}. ${v.days_left} days left this year.`
+    : `${v.days_left} of ${v.days_a_year} vacation days left this year.`;
+  $("#vacation").hidden = v.away || v.days_left === 0;
+  $("#vacation-end").hidden = !v.away;
+}
+
+async function showMail() {
+  const r = await api("/api/account/mail");
+  if (!r.ok) return;
+  const m = r.data;
+  $("#mail").hidden = !m.available;
+  $("#mail-note").textContent = m.available ? "Every message has a link that stops them." : "This server sends no email.";
+  if (m.available) {
+    $("#mail").elements.address.value = m.address || "";
+    $("#mail").elements.your_turn.checked = m.your_turn;
+    $("#mail").elements.low_time.checked = m.low_time;
+  }
 }
 
 function form(id, path, done) {
@@ -37,6 +63,23 @@ form("signin", "/api/account/signin", "Signed in.");
 form("signup", "/api/account/signup", "Your account is made, and you are signed in.");
 form("guest", "/api/account/guest", "Your name is set.");
 form("password", "/api/account/password", "The password is changed; your other sessions are signed out.");
+$("#vacation").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await api("/api/account/vacation", { days: Number(e.target.elements.days.value) });
+  say(r.ok ? "Enjoy your vacation." : r.data.detail, r.ok ? "info" : "error");
+  showVacation();
+});
+$("#vacation-end").addEventListener("click", async () => {
+  const r = await api("/api/account/vacation", undefined, "DELETE");
+  say(r.ok ? "Welcome back: your clocks run again." : r.data.detail, r.ok ? "info" : "error");
+  showVacation();
+});
+$("#mail").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const f = e.target.elements;
+  const r = await api("/api/account/mail", { address: f.address.value, your_turn: f.your_turn.checked, low_time: f.low_time.checked }, "PUT");
+  say(r.ok ? "Saved." : r.data.detail, r.ok ? "info" : "error");
+});
 $("#signout").addEventListener("click", async () => {
   const r = await api("/api/account/signout", {});
   if (!r.ok) { say(r.data.detail); return; }

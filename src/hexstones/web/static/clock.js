@@ -3,6 +3,7 @@
 // sent, and the page counts the running one down from there until the next state. When
 // the running side's time is up on the page, it asks for the state again: the server has
 // decided meanwhile (a flag, or a missed first move), and says so.
+import { clockText, face } from "./clock-face.js";
 import { $, load, onRender } from "./game.js";
 
 const LOW_LIVE_S = 20; // a live clock under this many seconds is shown as low
@@ -25,32 +26,6 @@ onRender((s) => {
   if (!ticker) ticker = setInterval(tick, 200);
 });
 
-// What a side's clock shows ``elapsed`` seconds after the state: byo-yomi's main time runs
-// into its periods, a period run out starts the next.
-export function face(side, clock, elapsed) {
-  let t = side.seconds - elapsed;
-  let periods = side.periods;
-  let inPeriods = side.in_periods;
-  const period = clock.period_seconds;
-  if (period) {
-    if (!inPeriods && t <= 0 && periods > 0) { inPeriods = true; t += period; }
-    while (inPeriods && t <= 0 && periods > 1) { periods -= 1; t += period; }
-  }
-  return { seconds: Math.max(0, t), periods, inPeriods };
-}
-
-// Time as a clock shows it: m:ss, h:mm:ss, or days and hours.
-export function clockText(seconds) {
-  const whole = Math.ceil(seconds - 1e-9);
-  if (whole >= 86400) {
-    const days = Math.floor(whole / 86400), hours = Math.floor((whole % 86400) / 3600);
-    return `${days} day${days === 1 ? "" : "s"}${hours ? ` ${hours} h` : ""}`;
-  }
-  const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), sec = whole % 60;
-  const ss = String(sec).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
-}
-
 function tick() {
   if (!shown) return;
   const { clock } = shown;
@@ -60,7 +35,7 @@ function tick() {
   for (const color of ["black", "white"]) {
     const running = clock.running === color && !clock.paused;
     // A side's first move is free: its clock stands still, the deadline counts instead.
-    const side = running && !clock.first_move ? face(clock[color], clock, elapsed) : { ...clock[color], inPeriods: clock[color].in_periods };
+    const side = face(clock[color], clock, elapsed, running && !clock.first_move);
     const el = $(`#clock-${color}`);
     const low = side.seconds < (correspondence ? LOW_DAYS_S : LOW_LIVE_S) && clock.started && !shown.over
       && (!clock.period_seconds || side.inPeriods);

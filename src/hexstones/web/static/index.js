@@ -342,11 +342,36 @@ function watchMyGames() {
     const event = JSON.parse(e.data);
     if (event.ping) return;
     loadGames(); // a change, or (re)connected: catch up
+    if (event.seek || event.games !== undefined) showChallenges(); // a challenge's change, or (re)connected
     if (event.change === "seated") ws.close(); // a game I now play: connect again to hear it
   };
   ws.onclose = () => { setTimeout(watchMyGames, myGamesRetry); myGamesRetry = Math.min(myGamesRetry * 2, 10000); };
 }
 watchMyGames();
+
+// The challenges to me: one line each, "X challenges you: open the lobby" (where they are
+// answered), and a notification when one arrives, if allowed.
+let challengesSeen = null; // ids of the challenges to me at the last look
+async function showChallenges() {
+  const r = await api("/api/challenges");
+  if (!r.ok) return;
+  const lines = r.data.to_you.map((c) => {
+    const p = Object.assign(document.createElement("p"), { className: "challenge-line" });
+    p.dataset.testid = "challenge-line";
+    const link = Object.assign(document.createElement("a"), { href: "/lobby", textContent: "open the lobby" });
+    p.title = c.text; // what is offered, in words
+    p.append(`${c.maker || "A guest"} challenges you: `, link); // text: names are typed by people
+    return p;
+  });
+  $("#challenge-lines").replaceChildren(...lines);
+  if (challengesSeen !== null && "Notification" in window && Notification.permission === "granted") {
+    for (const c of r.data.to_you.filter((each) => !challengesSeen.has(each.id))) {
+      const note = new Notification("hexstones: a challenge", { body: `${c.maker || "A guest"} challenges you: ${c.text}`, tag: `challenge-${c.id}` });
+      note.onclick = () => { window.focus(); location.href = "/lobby"; };
+    }
+  }
+  challengesSeen = new Set(r.data.to_you.map((c) => c.id));
+}
 
 async function showAccount() {
   const me = (await api("/api/account")).data; // on a refusal, no kind: the link says "Sign in"

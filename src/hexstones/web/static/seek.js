@@ -1,5 +1,6 @@
-// A seek's waiting page: what is sought, and "withdraw" for its maker; it goes to the game by
-// itself when someone accepts the seek. A WebSocket tells of each change (the page then
+// A seek's (or a challenge's) waiting page: what is sought, and "withdraw" for its maker
+// ("accept" and "decline" for the player challenged); it goes to the game by itself when
+// someone accepts, and says when a challenge is declined or expires. A WebSocket tells of each change (the page then
 // fetches the seek); while it is open on the maker's browser, it keeps a live seek open.
 import { api } from "./api.js";
 
@@ -20,13 +21,27 @@ async function show() {
     return;
   }
   $("#seek-title").textContent = `${seek.title}, board side ${seek.size}`;
-  $("#seek-text").textContent = (seek.yours ? "You seek an opponent: " : `${seek.maker || "A guest"} seeks an opponent: `) + seek.text + ".";
+  const maker = seek.maker || "A guest";
   const open = seek.status === "open";
-  $("#seek-status").textContent = open
-    ? (seek.yours ? "Waiting for someone to accept it in the lobby…" : "Open: accept it to play.")
-    : seek.status === "taken" ? "Someone accepted this seek." : "This seek was withdrawn.";
+  if (seek.challenge) {
+    $("#seek-text").textContent = (seek.yours ? `You challenge ${seek.to}: ` : seek.to_you ? `${maker} challenges you: ` : `${maker} challenges ${seek.to}: `) + seek.text + ".";
+    $("#seek-status").textContent = {
+      open: seek.yours ? `Waiting for ${seek.to} to accept or decline…` : seek.to_you ? "Accept it to play, or decline it." : "Open: only the player challenged may answer it.",
+      taken: `${seek.to} accepted the challenge.`,
+      declined: `${seek.to} declined the challenge.`,
+      expired: "The challenge expired: a day passed without an answer.",
+      withdrawn: "This challenge was withdrawn.",
+    }[seek.status] || seek.status;
+  } else {
+    $("#seek-text").textContent = (seek.yours ? "You seek an opponent: " : `${maker} seeks an opponent: `) + seek.text + ".";
+    $("#seek-status").textContent = open
+      ? (seek.yours ? "Waiting for someone to accept it in the lobby…" : "Open: accept it to play.")
+      : seek.status === "taken" ? "Someone accepted this seek." : "This seek was withdrawn.";
+  }
+  $("#withdraw").textContent = seek.challenge ? "Withdraw the challenge" : "Withdraw the seek";
   $("#withdraw").hidden = !(open && seek.yours);
-  $("#accept").hidden = !(open && !seek.yours);
+  $("#accept").hidden = !(open && (seek.challenge ? seek.to_you : !seek.yours));
+  $("#decline").hidden = !(open && seek.to_you);
 }
 
 $("#withdraw").addEventListener("click", async () => {
@@ -47,6 +62,14 @@ $("#accept").addEventListener("click", async () => {
   show();
 });
 
+$("#decline").addEventListener("click", async () => {
+  $("#decline").disabled = true;
+  const r = await api(`/api/challenges/${encodeURIComponent(seekId)}/decline`, {});
+  $("#decline").disabled = false;
+  if (!r.ok) say(r.data.detail); else say("");
+  show();
+});
+
 let retry = 500; // ms before the next try; doubles up to 4 s while the server is away
 function connectLive() {
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -59,7 +82,7 @@ function connectLive() {
   };
   ws.onclose = (e) => {
     delete document.body.dataset.live;
-    if (e.code === 4404) { say("This seek is no longer on the server."); return; }
+    if (e.code === 4404) { say("This seek or challenge is no longer on the server."); return; }
     $("#connection").textContent = "Connection lost: reconnecting…";
     $("#connection").hidden = false;
     setTimeout(connectLive, retry);

@@ -1,0 +1,82 @@
+// The watch page: the public games being played (GET /api/watch), each with its players, move
+// count, whose turn and both clocks, the running one counting down here from what the server
+// said. The list is fetched again when the lobby tells of a game started (a WebSocket), and
+// every few seconds, which also catches games that ended.
+import { api } from "./api.js";
+import { clockText, face } from "./clock-face.js";
+
+const REFRESH_MS = 5000; // between fetches of the list while the page is open
+const $ = (sel) => document.querySelector(sel);
+
+function say(text) { $("#message").textContent = text; $("#message").className = text ? "message error" : "message"; }
+
+let received = 0; // performance.now() when the list drawn came: the running clocks count from it
+let clocks = []; // [{element, clock, color}] of the list drawn
+
+// A side's clock now, counting down from the list's reading as the game page's does.
+function sideText(clock, color) {
+  const running = clock.running === color && !clock.paused && !clock.first_move;
+  const side = face(clock[color], clock, (performance.now() - received) / 1000, running);
+  return clockText(side.seconds) + (clock.period_seconds && side.inPeriods ? ` (${side.periods} × ${clock.period_seconds} s)` : "");
+}
+
+function tick() {
+  for (const { element, clock, color } of clocks) element.textContent = sideText(clock, color);
+}
+
+let asked = 0; // the latest list asked for: an older answer arriving late is not drawn
+async function load() {
+  const mine = ++asked;
+  const r = await api("/api/watch");
+  if (mine !== asked) return;
+  if (!r.ok) { say(r.data.detail); return; }
+  say("");
+  received = performance.now();
+  clocks = [];
+  const rows = r.data.games.map((g) => {
+    const li = document.createElement("li");
+    li.dataset.testid = "watch-game";
+    li.dataset.game = g.id;
+    const link = Object.assign(document.createElement("a"), { href: g.url, textContent: g.name || `${g.title}, board side ${g.size}` });
+    const about = document.createElement("span");
+    const names = Object.entries(g.players).map(([role, name]) => `${name || "(an open seat)"} (${role})`);
+    const turn = g.to_move ? `${g.to_move} to play` : "the komi pie decides the colours";
+    about.textContent = ` ${names.join(" vs ")}: ${g.moves} move${g.moves === 1 ? "" : "s"}, ${turn}`; // text: names are typed by people
+    li.append(link, about);
+    if (g.clock) {
+      const box = Object.assign(document.createElement("span"), { className: "watch-clocks" });
+      for (const color of ["black", "white"]) {
+        const element = Object.assign(document.createElement("span"), { className: g.clock.running === color ? "running" : "" });
+        element.dataset.clock = color;
+        box.append(`${color} `, element, " ");
+        clocks.push({ element, clock: g.clock, color });
+      }
+      li.append(box);
+    }
+    return li;
+  });
+  if (rows.length === 0) rows.push(Object.assign(document.createElement("li"), { className: "muted", textContent: "No public game is being played now." }));
+  $("#watch-games").replaceChildren(...rows);
+  tick();
+}
+
+let retry = 500; // ms before the next try; doubles up to 4 s while the server is away
+function connectLive() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(`${scheme}${location.host}/api/lobby/live`);
+  ws.onopen = () => { retry = 500; document.body.dataset.live = "yes"; };
+  ws.onmessage = (e) => {
+    let m;
+    try { m = JSON.parse(e.data); } catch (_) { return; }
+    if (!m.ping) load(); // a game started (a seek taken), or (re)connected: catch up
+  };
+  ws.onclose = () => {
+    delete document.body.dataset.live;
+    setTimeout(connectLive, retry);
+    retry = Math.min(retry * 2, 4000);
+  };
+}
+
+setInterval(tick, 500);
+setInterval(load, REFRESH_MS);
+connectLive();
