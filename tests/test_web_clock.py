@@ -411,3 +411,58 @@ def test_a_vacation_belongs_to_an_account(pair):
     assert r.status_code == 409 and "already" in r.json()["detail"]
     assert b.delete("/api/account/vacation").status_code == 200
     assert b.delete("/api/account/vacation").status_code == 409
+
+
+# -- ratings ----------------------------------------------------------------------------------
+
+
+def test_a_rated_game_moves_both_ratings_by_what_glicko_2_says_once(pair, clock):
+    from hexstones.session import Rating, rated
+
+    a, b = pair
+    signed_up(a, "Ann")
+    signed_up(b, "Bea")
+    gid = timed_game(a, b, "fischer:60:0", rated="yes")
+    played(a, gid, "a1")
+    played(b, gid, "e5")
+    assert a.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    ann, bea = a.get("/api/players/ann").json(), b.get("/api/players/BEA").json()
+    start = Rating()
+    won, lost = rated(start, [(start, 1.0)]), rated(start, [(start, 0.0)])
+    assert bea["ratings"]["keil"] == {"rating": round(won.rating, 1), "deviation": round(won.deviation, 1),
+                                      "games": 1, "provisional": True}
+    assert ann["ratings"]["keil"]["rating"] == round(lost.rating, 1) and ann["ratings"]["keil"]["games"] == 1
+    assert ann["ratings"]["dehil"] == {"rating": 1500.0, "deviation": 350.0, "games": 0, "provisional": True}
+    assert [h["game"] for h in ann["history"]["keil"]] == [gid]
+    assert [g["id"] for g in ann["games"]] == [gid] and ann["games"][0]["rated"]
+    board = a.get("/api/leaderboard/keil").json()
+    assert [p["name"] for p in board["players"]] == ["Bea", "Ann"]
+    assert a.get("/api/leaderboard/dehil").json()["players"] == []
+    assert a.get("/api/leaderboard/chess").status_code == 404
+    # A second rated game: from where the first left them.
+    second = timed_game(a, b, "fischer:60:0", rated="yes")
+    played(a, second, "a1")
+    played(b, second, "e5")
+    clock.advance(61)  # Ann's flag falls
+    wait_until(lambda: state(a, second)["over"], "the flag")
+    again = rated(won, [(lost, 1.0)])
+    assert b.get("/api/players/bea").json()["ratings"]["keil"]["rating"] == round(again.rating, 1)
+    assert a.app.state.ratings.count(a.app.state.tables.get(second)) is None  # counted once: no change
+    assert b.get("/api/players/bea").json()["ratings"]["keil"]["games"] == 2
+
+
+def test_rated_games_are_between_accounts_on_a_clock(pair):
+    a, b = pair
+    r = a.post("/api/games", json={"game": "keil", "opponent": "friend", "rated": "yes"})
+    assert r.status_code == 400 and "on a clock" in r.json()["detail"]
+    assert a.post("/api/account/guest", json={"name": "Gus"}).status_code == 200
+    r = a.post("/api/games", json={"game": "keil", "opponent": "friend", "rated": "yes", "clock": "days:3"})
+    assert r.status_code == 403 and "two accounts" in r.json()["detail"]
+    signed_up(b, "Bea")
+    game = b.post("/api/games", json={"game": "keil", "size": 5, "opponent": "friend", "rated": "1",
+                                      "clock": "days:3"}).json()
+    secret = game["invite"].rsplit("/", 1)[1]
+    r = a.post(f"/api/games/{game['id']}/join", json={"secret": secret})
+    assert r.status_code == 403 and "two accounts" in r.json()["detail"]  # a guest may not take the seat
+    assert state(b, game["id"])["seats"]["white"] == {"open": True}
+    assert a.get("/api/players/nobody").status_code == 404

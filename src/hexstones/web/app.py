@@ -36,6 +36,7 @@ from hexstones.web.mail import Mailer, MailSettings, Notices
 from hexstones.web.middleware import AnswerErrors, BodyLimit, NoStore
 from hexstones.web.online import People
 from hexstones.web.pages import STATIC, refusal, start_page
+from hexstones.web.ratings import Ratings
 from hexstones.web.routes import ROUTERS
 from hexstones.web.security import Guard
 from hexstones.web.settings import AppSettings
@@ -100,6 +101,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.state.analyses = analyses
     app.state.people = people
     app.state.vacations = Vacations(tables, settings.clock)
+    app.state.ratings = Ratings(tables, settings.clock)
     app.state.notices = Notices(tables, None if settings.mail is None else Mailer(settings.mail), settings.clock)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # A state answer is ~50 KB (the board's SVG), ~6 KB compressed at level 1 in 0.1 ms: a

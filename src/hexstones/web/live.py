@@ -27,7 +27,7 @@ from typing import Any
 import hexstones
 from hexstones.games import BLACK, WHITE, Game, IllegalMove
 from hexstones.session import Clock, Correspondence, KomiPie, NotNow, Session, balanced, conditional
-from hexstones.web import view
+from hexstones.web import seats, view
 from hexstones.web.ai_pool import RULES_WAIT_S, AIPool
 from hexstones.web.errors import WebError, refusing, shown, whole
 from hexstones.web.game_setup import GameSetup
@@ -173,6 +173,9 @@ class Tables:
         self.away: Callable[[GameSetup, str], bool] = lambda setup, color: False
         # Told of every stored move (the caller holds the game's lock): notices by email.
         self.after_move: list[Callable[[Live], None]] = []
+        # Told of every game that ended (the rules, a resignation, a flag, an abort), once
+        # by the process that stored its end (the caller holds the game's lock): ratings.
+        self.after_end: list[Callable[[Live], None]] = []
         # Run by the time keeper's thread each round, after the clocks (vacations ending,
         # low-time notices); each decides how often it does anything.
         self.watchers: list[Callable[[], None]] = []
@@ -372,6 +375,7 @@ class Tables:
             raise
         live.record.clock = stopped.clock
         live.version += 1
+        self._tell(self.after_end, live)
 
     def settle_time(self) -> builtins.list[str]:
         """End every game whose time ran out (stored deadlines past); the ids of those this
@@ -424,6 +428,7 @@ class Tables:
         threading.Thread(target=keep, name="hexstones-clocks", daemon=True).start()
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
+        seats.check_rated_seats(draft.setup)
         self._rules_for(draft.game)
         try:
             game = replay(draft)  # refuse a record whose moves the engine does not accept
@@ -602,11 +607,19 @@ class Tables:
         if timed is not None:
             live.record.clock = timed.clock
         live.version += 1
-        for told in self.after_move:
+        self._tell(self.after_move, live)
+        if live.over:
+            self._tell(self.after_end, live)
+
+    @staticmethod
+    def _tell(listeners: builtins.list[Callable[[Live], None]], live: Live) -> None:
+        """Tell ``listeners`` of a stored change of ``live``: their failure is logged, never
+        the change's (it is stored already)."""
+        for told in listeners:
             try:
                 told(live)
-            except Exception as exc:  # a notice is never worth a move
-                log.warning("after a move in game %s: %r", live.record.id, exc)
+            except Exception as exc:
+                log.warning("after a change of game %s: %r", live.record.id, exc)
 
     def undo(self, live: Live, show: view.ViewRequest, until: str | None = None,
              ply: Any = None) -> dict[str, Any]:
@@ -661,6 +674,7 @@ class Tables:
             if timed is not None:
                 live.record.clock = timed.clock
             live.version += 1
+            self._tell(self.after_end, live)
             return view.state(live, show)
 
     def pie(self, live: Live, komi: Any, color: Any, show: view.ViewRequest) -> dict[str, Any]:

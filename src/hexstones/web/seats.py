@@ -160,6 +160,20 @@ def require_owner(setup: GameSetup, who: Identity | None, what: str) -> None:
         raise WebError(403, f"only the player who started this game may {what}")
 
 
+def check_rated_seats(setup: GameSetup) -> None:
+    """A 403 unless every taken seat of a rated game is an account's, and no account holds
+    two (a guest plays casual games only; nobody rates themselves)."""
+    if not setup.rated:
+        return
+    taken = [seat for seat in (setup.seats or {}).values() if seat is not None]
+    if any(not seat.user for seat in taken) or (setup.owner is not None and not setup.owner.user):
+        raise WebError(403, "a rated game is between two accounts: sign in (or sign up) to play it, or "
+                            "play it casual")
+    users = [seat.user for seat in taken]
+    if len(set(users)) < len(users):
+        raise WebError(403, "a rated game needs two different accounts: nobody plays themselves")
+
+
 # -- what a person is shown ---------------------------------------------------------------------
 
 

@@ -99,10 +99,12 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
     control = _time_control(params.get("clock"))
     if control is not None and opponent == "ai":
         raise WebError(400, "a game against the AI has no clock: leave out clock (or give clock=none)")
-    rated = choice(params.get("rated"), "rated", ("yes", "no"), "no") == "yes"
+    rated = choice(params.get("rated"), "rated", ("yes", "no", "1", "0", "true", "false"), "no") in ("yes", "1", "true")
     if rated and opponent != "friend":
         raise WebError(400, "only a game between two people online is rated: rated=yes needs "
                             "opponent=friend (or a seek in the lobby)")
+    if rated and control is None:
+        raise WebError(400, "a rated game is played on a clock: give clock= (fischer, byoyomi or days)")
     setup = GameSetup(opponent=opponent, level=level if opponent == "ai" else None, players=players,
                       pie=pie_state,
                       public=choice(params.get("public"), "public", ("yes", "no"), "no") == "yes",

@@ -3,8 +3,12 @@ them in the order of :data:`ROUTERS`.
 
 * :mod:`.pages`: the HTML pages (``/``, ``/new``, ``/game/<id>``, ``/rules...``,
   ``/account``, ``/invite/...``);
-* :mod:`.accounts`: ``/api/account...`` (accounts, guests, signing in and out);
+* :mod:`.accounts`: ``/api/account...`` (accounts, guests, signing in and out, vacations,
+  email notices);
+* :mod:`.players`: ``/api/players/<name>`` (ratings);
 * :mod:`.online`: invitations, joining, takebacks, the live updates' WebSockets;
+* :mod:`.chat`: the chat beside a game between two people online
+  (``/api/games/<id>/chat...``) and its live updates;
 * :mod:`.lobby`: the lobby of seeks (``/lobby``, ``/seek/<id>``, ``/api/seeks...``) and
   its live updates;
 * :mod:`.meta`: what the pages ask before a game (``/api/spec``, ``/api/levels``,
@@ -25,15 +29,17 @@ from fastapi import APIRouter
 
 from hexstones.web.routes.accounts import router as accounts_router
 from hexstones.web.routes.analysis import router as analysis_router
+from hexstones.web.routes.chat import router as chat_router
 from hexstones.web.routes.games import router as games_router
 from hexstones.web.routes.lobby import router as lobby_router
 from hexstones.web.routes.meta import router as meta_router
 from hexstones.web.routes.online import router as online_router
 from hexstones.web.routes.pages import router as pages_router
+from hexstones.web.routes.players import router as players_router
 
 # The API's routes keep this order in the OpenAPI description; /rules/text comes before
 # /rules/{name} within the pages.
-ROUTERS: tuple[APIRouter, ...] = (pages_router, accounts_router, online_router, lobby_router, meta_router,
-                                  games_router, analysis_router)
+ROUTERS: tuple[APIRouter, ...] = (pages_router, accounts_router, online_router, chat_router, lobby_router,
+                                  players_router, meta_router, games_router, analysis_router)
 
 __all__ = ["ROUTERS"]

@@ -76,8 +76,9 @@ def join(game_id: str, data: Annotated[dict[str, Any], Depends(JOIN_BODY)],
         role = seats.open_role(setup)
         if role is None:  # taken meanwhile
             raise WebError(409, "both seats of this game are taken: you can watch it")
-        seated = dict(setup.seats or {}, **{role: seats.holder(who)})
-        tables.change_setup(live, setup.replace(seats=seated))
+        seated = setup.replace(seats=dict(setup.seats or {}, **{role: seats.holder(who)}))
+        seats.check_rated_seats(seated)
+        tables.change_setup(live, seated)
         people.seated(request, game_id)
         return people.personal(request, live, view.state(live))
 

@@ -1,0 +1,85 @@
+"""Players: an account's profile (``/players/<name>``, ``/api/players/<name>``: its ratings,
+one per game, their history and its recent games) and each game's leaderboard
+(``/leaderboard/<game>``, ``/api/leaderboard/<game>``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from hexstones.games import GAME_NAMES
+from hexstones.web import seats
+from hexstones.web.deps import PeopleDep, Person, TablesDep
+from hexstones.web.errors import WebError, shown
+from hexstones.web.inputs import NO_PARAMS
+from hexstones.web.pages import page
+from hexstones.web.spec import spec_of
+
+router = APIRouter()
+
+ACTIVE_DAYS = 90  # a leaderboard lists the players with a rated game this recent
+RECENT_GAMES = 30  # games a profile lists
+
+
+def _account(people, name: str) -> tuple[str, str]:
+    found = people.accounts.named(name)
+    if found is None:
+        raise WebError(404, f"no player named {shown(name)}")
+    return found
+
+
+def _recent(tables, user: str, asker) -> list[dict[str, Any]]:
+    """``user``'s latest games between two people online: their public ones, and to the
+    player themselves all of them."""
+    games = []
+    for row in tables.list():
+        setup = row["setup"]
+        mine = [c for c in ("black", "white") if (seat := seats.seat_of(setup, c)) is not None and seat.user == user]
+        if not mine or not (setup.public or seats.is_player(setup, asker)):
+            continue
+        opponent = seats.seat_of(setup, "white" if mine[0] == "black" else "black")
+        games.append({"id": row["id"], "game": row["game"], "title": spec_of(row["game"])["title"],
+                      "size": row["options"].get("size"), "color": mine[0],
+                      "opponent": opponent.name if opponent is not None else None,
+                      "rated": setup.rated,
+                      "clock": None if setup.time_control is None else setup.time_control.describe(),
+                      "finished": bool(row["finished"]), "summary": row["summary"], "updated": row["updated"]})
+        if len(games) == RECENT_GAMES:
+            break
+    return games
+
+
+@router.get("/api/players/{name}", dependencies=[NO_PARAMS])
+def player(name: str, request: Request, people: PeopleDep, tables: TablesDep, who: Person):
+    """``{name, ratings: {game: {rating, deviation, games, provisional}}, history: {game:
+    [{game, at, rating, deviation}]}, games: [...]}``: the account's Glicko-2 rating in each
+    game (1500 and a deviation of 350 before its first rated game), its rating after each
+    rated game, and its latest games (public ones; all of them to the player)."""
+    user, written = _account(people, name)
+    ratings = request.app.state.ratings
+    history = {game: ratings.history(user, game) for game in GAME_NAMES}
+    return {"name": written, "ratings": ratings.of(user), "history": history,
+            "games": _recent(tables, user, who)}
+
+
+@router.get("/api/leaderboard/{game}", dependencies=[NO_PARAMS])
+def leaderboard(game: str, request: Request):
+    """The players of ``game`` with a rated game in the last :data:`ACTIVE_DAYS` days, best
+    rating first (at most 100)."""
+    if game not in GAME_NAMES:
+        raise WebError(404, f"no game {shown(game)}: the games are {', '.join(GAME_NAMES)}")
+    since = request.app.state.settings.clock() - ACTIVE_DAYS * 86400
+    return {"game": game, "title": spec_of(game)["title"], "active_days": ACTIVE_DAYS,
+            "players": request.app.state.ratings.leaderboard(game, since)}
+
+
+@router.get("/players/{name}", include_in_schema=False, dependencies=[NO_PARAMS])
+def player_page(name: str, people: PeopleDep):
+    _account(people, name)
+    return page("player.html")
+
+
+@router.get("/leaderboard/{game}", include_in_schema=False, dependencies=[NO_PARAMS, Depends(leaderboard)])
+def leaderboard_page():
+    return page("leaderboard.html")
