@@ -627,3 +627,14 @@ def sent_at_once(requests: list) -> list:
     for t in threads:
         t.join()
     return answers
+
+
+def test_a_seek_shows_its_maker_s_rating_in_its_game_and_a_guest_s_none(people):
+    a, b, c = people
+    sign_up(a, "Anna")
+    mine = make(a, game="dehil", size=5, clock="fischer:60:0", rated="yes")
+    make(b, game="keil", size=5, clock="fischer:60:0")
+    shown = {s["id"]: s for s in c.get("/api/seeks").json()["seeks"]}
+    assert shown[mine["id"]]["maker_rating"] == {"rating": 1500.0, "deviation": 350.0, "games": 0,
+                                                "provisional": True}
+    assert [s["maker_rating"] for s in shown.values() if s["id"] != mine["id"]] == [None]

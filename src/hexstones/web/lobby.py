@@ -69,6 +69,7 @@ from hexstones.web.errors import WebError, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.online import People
+from hexstones.web.ratings import Ratings
 from hexstones.web.setup import CHOICES, NewGame, parse_setup
 from hexstones.web.spec import balance_of, spec_of
 from hexstones.web.view import clock_view
@@ -204,8 +205,10 @@ class Seek:
 class Lobby:
     """The seeks of one app, in its games database (see the module)."""
 
-    def __init__(self, tables: Tables, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, tables: Tables, clock: Callable[[], float] = time.time,
+                 ratings: Ratings | None = None) -> None:
         self.tables = tables
+        self.ratings = ratings  # the makers' ratings shown beside their seeks
         self.store = tables.store
         self.clock = clock
         self._pages: dict[str, int] = {}  # seek id -> the maker's waiting pages open in this process
@@ -243,10 +246,18 @@ class Lobby:
         shown_ = []
         for seek in self.open_seeks():
             try:
-                shown_.append(seek.public(who))
+                shown_.append(self._with_rating(seek, seek.public(who)))
             except WebError as exc:
                 log.warning("seek %s is not listed: %s", seek.id, exc.message)
         return shown_
+
+    def _with_rating(self, seek: Seek, shown_: dict[str, Any]) -> dict[str, Any]:
+        """``shown_`` with ``maker_rating``: the maker's rating in the seek's game (None for a
+        guest, who has none)."""
+        rating = None
+        if self.ratings is not None and seek.maker.user:
+            rating = self.ratings.of(seek.maker.user)[shown_["game"]]
+        return dict(shown_, maker_rating=rating)
 
     def challenges(self, who: Identity | None) -> dict[str, list[dict[str, Any]]]:
         """The open challenges to ``who`` (``to_you``) and made by them (``from_you``),
@@ -267,7 +278,7 @@ class Lobby:
             except WebError as exc:
                 log.warning("challenge %s is not listed: %s", seek.id, exc.message)
                 continue
-            found["to_you" if shown_["to_you"] else "from_you"].append(shown_)
+            found["to_you" if shown_["to_you"] else "from_you"].append(self._with_rating(seek, shown_))
         return found
 
     # -- changing -----------------------------------------------------------------------
@@ -578,5 +589,5 @@ def lobby_of(app: Any) -> Lobby:
         with _making:
             lobby = getattr(state, "lobby", None)
             if lobby is None:
-                lobby = state.lobby = Lobby(state.tables, state.settings.clock)
+                lobby = state.lobby = Lobby(state.tables, state.settings.clock, getattr(state, "ratings", None))
     return lobby

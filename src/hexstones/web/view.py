@@ -131,6 +131,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "svg": drawn(game, at, view.overlays),
         "special_moves": list(spec["special_moves"]),
         "clock": clock_view(live),
+        "rated": live.setup.rated,
     }
     # The score and the prison of the position shown (reviewing move 40 shows move 40's).
     answer.update(_score_facts(game if at == total else _position_at(game, at)))

@@ -20,7 +20,7 @@ onRender((s) => {
   if (!s.clock) { box.hidden = true; shown = null; clearInterval(ticker); ticker = null; return; }
   box.hidden = false;
   shown = { clock: s.clock, received: performance.now(), you: s.you || [], over: !!s.over };
-  $("#clock-control").textContent = `Clock: ${s.clock.describe}`;
+  $("#clock-control").textContent = `Clock: ${s.clock.describe}${s.rated ? " · rated" : ""}`;
   if (!s.clock.running) beeped = false;
   tick();
   if (!ticker) ticker = setInterval(tick, 200);

@@ -24,6 +24,13 @@ async function loadSeeks() {
     li.dataset.seek = seek.id;
     const who = document.createElement("b");
     who.textContent = seek.yours ? "You" : (seek.maker || "a guest"); // text: names are typed by people
+    if (seek.maker_rating) { // an account: its profile, and its rating in this game ("?": provisional)
+      const link = document.createElement("a");
+      link.href = `/players/${encodeURIComponent(seek.maker)}`;
+      link.append(who.textContent, ` (${Math.round(seek.maker_rating.rating)}${seek.maker_rating.provisional ? "?" : ""})`);
+      link.dataset.testid = "maker-rating";
+      who.replaceChildren(link);
+    }
     const what = document.createElement("span");
     what.textContent = " " + seek.text; // the server says what it offers, in words
     const button = document.createElement("button");
