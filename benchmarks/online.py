@@ -3,7 +3,8 @@ through real ``hexstones serve`` processes, on SQLite and on PostgreSQL, in the 
 
     python benchmarks/online.py [--loads 200x15,200x2] [--seconds 60] [--size 7]
                                 [--rounds 2] [--lines sqlite,postgresql,postgresql-2]
-                                [--postgres URL]
+                                [--postgres URL] [--clock none,fischer:60:0]
+                                [--flags 20] [--flag-clock fischer:15:0]
     python benchmarks/online.py --games 200 --think 15 ...   (one load)
 
 (with hexstones installed, e.g. the .venv of .ci/run, or PYTHONPATH=src)
@@ -39,6 +40,37 @@ mover's p99 under 50 ms at about 100 moves a second on a 2-core machine.
 
 The bots behave as browsers do where it costs the server: each keeps its connection open
 while idle (as a browser does, minutes), so a move is not a new connection.
+
+Clocks. ``--clock`` (a time control as a new game's choice ``clock`` takes it, e.g.
+``fischer:60:0``; default none: games without a clock) creates every game of the loads
+with that clock, so that the move times and the CPU a move are measured with the server
+stepping a clock at each move (and watching the deadlines). Several, comma separated,
+``none`` for no clock (``--clock none,fischer:60:0``), measure each load with each in
+turn, as the lines are: then each load with a clock is set beside its peer without one
+(``vs_no_clock``: the ratios of the CPU a move and of the mover's p50 / p99). A game whose
+pauses run a side's time out ends on time like one whose first move came after 60 s
+(aborted): the next move is refused (409, in ``refused``) and the game starts anew; a
+clock much longer than ``--seconds`` keeps that away. ``--flags N`` adds N games per load
+with a clock, line and round, played beside the load's games, that end on time on
+purpose: each is created with
+``--flag-clock`` (a Fischer clock, default ``fischer:15:0``, the shortest there is), both
+first moves are played (free of the clock: their times count among the moves), then nobody
+moves. The flag falls at a known instant: the state the first player fetches after the
+second move says ``clock.flag_in``; the instant is the time that fetch was sent plus
+``flag_in`` (the server's clock is this machine's: the instant is at most that fetch's
+round trip early: a delay measured is too long by at most that). Then each player, as its
+page would, waits for the game's WebSocket event (``change: time``) and fetches the state
+until it shows the game over, ``result.reason`` ``time`` (each fetch that does not yet is
+counted, ``stale_fetches``); a page asks for the state itself as well once its own
+countdown is out, the bots do not: the figures are what the server's own ending and push
+give. The games start spread over the counted part so that their flags fall while the
+load runs (when ``--seconds`` leaves room: the warm-up, BASE and 5 s). On each line:
+``flag_to_heard`` and ``flag_to_seen`` in ms for each player (two a game), and
+``flag_to_both`` for each game (until the later of its two players has the result), with
+the target: both pages show the result within 1 s of the flag (p99; over a few dozen
+games, about the worst of them). On
+``postgresql-2`` the two players are on different processes: one ends the game, the
+other's page hears of it through PostgreSQL.
 """
 
 from __future__ import annotations
@@ -54,7 +86,7 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -96,6 +128,8 @@ def postgres_database(url: str | None):
 TARGET_P99_MS = 50  # the mover's answer, 99th percentile, at ~100 moves/s on a 2-core machine
 TARGET_CPU_MS = 3  # the servers' CPU a move, all processes together
 DEFAULT_LOADS = "200x15,200x2"  # ~13 moves/s (a quiet server) and ~100 moves/s (a busy one)
+TARGET_FLAG_MS = 1000  # a flag falling to both players' pages showing the result, 99th percentile
+DEFAULT_FLAG_CLOCK = "fischer:15:0"  # the shortest Fischer clock: the flagged games' flag falls 15 s on
 
 
 class Tally:
@@ -104,6 +138,11 @@ class Tally:
         self.times: dict[str, list[float]] = {"move": [], "heard": [], "seen": []}
         self.refused: dict[int, int] = {}
         self.games = 0
+        # The flagged games (--flags): per game, each player's seconds from the flag to its
+        # WebSocket event and to its fetch showing the result; and what went wrong instead.
+        self.flags: list[dict[str, list[float]]] = []
+        self.flag_problems: dict[str, int] = {}
+        self.stale_fetches = 0
 
     def move(self, started: float, move: float, heard: float, seen: float) -> None:
         if started >= self.counting_from:
@@ -113,6 +152,9 @@ class Tally:
     def refuse(self, started: float, status: int) -> None:
         if started >= self.counting_from:
             self.refused[status] = self.refused.get(status, 0) + 1
+
+    def flag_problem(self, what: str) -> None:
+        self.flag_problems[what] = self.flag_problems.get(what, 0) + 1
 
 
 TLS = ssl.create_default_context()  # made once: httpx would build one per client (slow)
@@ -159,21 +201,35 @@ async def hear(ws, moves: int) -> None:
             return
 
 
-async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float, tally: Tally) -> None:
+def new_game(size: int, clock: str | None) -> dict:
+    """The body of a new game against a friend, the first player black; with ``clock``."""
+    body: dict = {"game": "keil", "size": size, "opponent": "friend", "color": "black"}
+    if clock is not None:
+        body["clock"] = clock
+    return body
+
+
+async def open_game(ann: httpx.AsyncClient, bea: httpx.AsyncClient, n: int, body: dict) -> tuple[str, dict]:
+    """``ann`` creates a game, ``bea`` joins it with the invitation: its id and first state."""
+    r = await send(ann, "POST", "/api/games", body)
+    r.raise_for_status()
+    state = r.json()
+    gid, secret = state["id"], state["invite"].rsplit("/", 1)[1]
+    r = await send(bea, "POST", f"/api/games/{gid}/join", {"secret": secret, "name": f"bot {n}"})
+    r.raise_for_status()
+    return gid, state
+
+
+async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float, tally: Tally,
+              clock: str | None = None) -> None:
     """Two players of one game after another until ``stop_at``: the first through bases[0],
-    the second through bases[-1]."""
+    the second through bases[-1]; each game with ``clock`` (None: without one)."""
     rng = random.Random(n)
     ann, bea = browser(bases[0]), browser(bases[-1])
     try:
         await asyncio.sleep(rng.uniform(0, think))  # the games do not all start at once
         while time.perf_counter() < stop_at:
-            r = await send(ann, "POST", "/api/games", {"game": "keil", "size": size, "opponent": "friend",
-                                                       "color": "black"})
-            r.raise_for_status()
-            state = r.json()
-            gid, secret = state["id"], state["invite"].rsplit("/", 1)[1]
-            r = await send(bea, "POST", f"/api/games/{gid}/join", {"secret": secret, "name": f"bot {n}"})
-            r.raise_for_status()
+            gid, state = await open_game(ann, bea, n, new_game(size, clock))
             tally.games += 1
             async with live(ann, gid) as ann_ws, live(bea, gid) as bea_ws:
                 players = [(ann, ann_ws), (bea, bea_ws)]
@@ -202,14 +258,90 @@ async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float,
             await client.aclose()
 
 
+async def flagged(n: int, bases: list[str], size: int, clock: str, start_in: float, tally: Tally) -> None:
+    """One game that ends on time (``--flags``): after ``start_in`` seconds, two players
+    (through bases[0] and bases[-1], as in :func:`bot`) create it with ``clock``, play
+    both first moves, then wait without moving for the flag; each player's delay from the
+    flag to its WebSocket event and to its fetch of the result goes into ``tally.flags``.
+    What goes wrong is counted in ``tally.flag_problems``, not raised: the load goes on."""
+    rng = random.Random(-1 - n)
+    ann, bea = browser(bases[0]), browser(bases[-1])
+    try:
+        await asyncio.sleep(start_in)
+        gid, state = await open_game(ann, bea, n, new_game(size, clock))
+        async with live(ann, gid) as ann_ws, live(bea, gid) as bea_ws:
+            players = [(ann, ann_ws), (bea, bea_ws)]
+            for _, ws in players:
+                await hear(ws, 0)
+            for ply in (0, 1):  # each side's first move, free of the clock, as in bot()
+                (mover, _), (opponent, opponent_ws) = players[ply], players[1 - ply]
+                points = [m for m in state["legal"] if m != "pass"]
+                started = time.perf_counter()
+                r = await send(mover, "POST", f"/api/games/{gid}/moves", {"move": rng.choice(points), "ply": ply})
+                moved = time.perf_counter() - started
+                if r.status_code != 200:
+                    tally.refuse(started, r.status_code)
+                    tally.flag_problem(f"first move refused ({r.status_code})")
+                    return
+                await hear(opponent_ws, ply + 1)
+                heard = time.perf_counter() - started
+                asked = time.time()  # this fetch's answer says when the flag falls
+                state = (await send(opponent, "GET", f"/api/games/{gid}")).json()
+                tally.move(started, moved, heard, time.perf_counter() - started)
+            timing = state.get("clock") or {}
+            if timing.get("running") != "black" or timing.get("first_move") or timing.get("flag_in") is None:
+                tally.flag_problem("no clock running for black after both first moves")
+                return
+            flag_at = asked + timing["flag_in"]  # at most the fetch's round trip early
+
+            async def result(client: httpx.AsyncClient, ws) -> tuple[float, float] | None:
+                """Seconds from the flag until the event, and until the fetch showing the result."""
+                deadline = flag_at + 60
+                while True:
+                    event = json.loads(await asyncio.wait_for(ws.recv(), max(1.0, deadline - time.time())))
+                    if event.get("change") == "time":
+                        break
+                heard = time.time() - flag_at
+                while True:
+                    r = await send(client, "GET", f"/api/games/{gid}")
+                    shown = r.json() if r.status_code == 200 else {"over": False, "status": r.text[:80]}
+                    if shown["over"] or time.time() > deadline:
+                        break
+                    tally.stale_fetches += 1  # the event came before this process had the result
+                    await asyncio.sleep(0.02)
+                seen = time.time() - flag_at
+                outcome = shown.get("result") or {}
+                if not shown["over"] or outcome.get("reason") != "time" or outcome.get("winner") != "white":
+                    tally.flag_problem(f"not black's flag: {shown.get('status')!r}")
+                    return None
+                return heard, seen
+
+            found = await asyncio.gather(*(result(client, ws) for client, ws in players))
+            if all(f is not None for f in found):
+                tally.flags.append({"heard": [f[0] for f in found], "seen": [f[1] for f in found]})
+    except TimeoutError:
+        tally.flag_problem("no answer or event within 60 s")
+    except Exception as exc:  # a refused request, a closed WebSocket: counted, the load goes on
+        tally.flag_problem(f"{type(exc).__name__}: {str(exc)[:80]}")
+    finally:
+        for client in (ann, bea):
+            await client.aclose()
+
+
 @dataclass(frozen=True)
 class Load:
     games: int
     think: float  # seconds between a game's moves, on average
+    clock: str | None = None  # the games' time control (--clock), None: no clock
 
     @property
     def name(self) -> str:
         return f"{self.games}x{self.think:g}"
+
+
+def flag_games(load: Load, args) -> int:
+    """The flagged games played beside ``load``: --flags beside a load with a clock."""
+    return args.flags if load.clock is not None else 0
 
 
 def parse_loads(text: str) -> list[Load]:
@@ -240,7 +372,13 @@ async def play(bases: list[str], pids: list[int], load: Load, args) -> tuple[Tal
         return sum(cpu_seconds(p) for p in pids) - server, time.process_time() - bots
 
     cpu = asyncio.ensure_future(cpu_between())
-    await asyncio.gather(*(bot(n, bases, args.size, load.think, stop_at, tally) for n in range(load.games)))
+    # The flagged games start spread over the counted part, their flags falling before the stop.
+    room = max(0.0, args.seconds - args.warmup - args.flag_base - 5)
+    rng = random.Random(load.games)
+    flags = [flagged(k, bases, args.size, args.flag_clock, args.warmup + room * (k + rng.random()) / args.flags,
+                     tally) for k in range(flag_games(load, args))]
+    await asyncio.gather(*(bot(n, bases, args.size, load.think, stop_at, tally, load.clock)
+                           for n in range(load.games)), *flags)
     server_cpu, bot_cpu = await cpu
     return tally, server_cpu, bot_cpu
 
@@ -260,6 +398,8 @@ class Run:
     server_cpu: float  # CPU seconds of the servers and of the bots over the counted part
     bot_cpu: float
     load: list[float]  # the 1-minute load average before and after
+    flags: int = 0  # flagged games started (--flags), with their clock
+    flag_clock: str | None = None
 
 
 def measure(db: str, processes: int, folder: Path, load: Load, args) -> Run:
@@ -281,7 +421,8 @@ def measure(db: str, processes: int, folder: Path, load: Load, args) -> Run:
         load_after = os.getloadavg()[0]
     finally:
         servers.stop()
-    return Run(processes, tally, args.seconds - args.warmup, server_cpu, bot_cpu, [load_before, load_after])
+    return Run(processes, tally, args.seconds - args.warmup, server_cpu, bot_cpu, [load_before, load_after],
+               flag_games(load, args), args.flag_clock)
 
 
 def summary(line: str, runs: list[Run], load: Load) -> dict:
@@ -304,18 +445,75 @@ def summary(line: str, runs: list[Run], load: Load) -> dict:
                    "load_1min": [round(x, 2) for r in runs for x in r.load], "cpus": os.cpu_count()})
     result.update({f"server_cpu_at_most_{TARGET_CPU_MS}_ms": result["server_cpu_ms_per_move"] <= TARGET_CPU_MS,
                    f"move_p99_under_{TARGET_P99_MS}_ms": result["move"]["p99"] < TARGET_P99_MS})
+    if load.clock is not None:
+        result["clock"] = load.clock
+    if runs[0].flags:
+        result["flags"] = flag_summary(runs)
+        result[f"flag_to_both_p99_under_{TARGET_FLAG_MS}_ms"] = flags_meet_target(result["flags"])
     return result
 
 
-def side_by_side(load: Load, summaries: dict[str, dict]) -> dict:
-    """One line for a load: each line's CPU a move and the mover's p50 / p99, and the targets."""
-    return {"load": load.name, "offered_moves_per_s": round(load.games / load.think, 1),
-            "targets": {"server_cpu_ms_per_move": TARGET_CPU_MS, "move_p99_ms": TARGET_P99_MS},
-            **{line: {"moves_per_s": r["moves_per_s"], "server_cpu_ms_per_move": r["server_cpu_ms_per_move"],
-                      "move_p50_ms": r["move"]["p50"], "move_p99_ms": r["move"]["p99"],
-                      "meets_targets": r["server_cpu_ms_per_move"] <= TARGET_CPU_MS
-                      and r["move"]["p99"] < TARGET_P99_MS}
-               for line, r in summaries.items()}}
+def spread(seconds: list[float]) -> dict:
+    ms = [1000 * s for s in seconds]
+    return {"p50": round(percentile(ms, 50), 1), "p99": round(percentile(ms, 99), 1),
+            "max": round(max(ms, default=float("nan")), 1)}
+
+
+def flag_summary(runs: list[Run]) -> dict:
+    """The flagged games over ``runs``: each player's delays from the flag to its event and
+    to the result on its screen, each game's until both have it, and what went wrong."""
+    games = [g for run in runs for g in run.tally.flags]
+    problems: dict[str, int] = {}
+    for run in runs:
+        for what, n in run.tally.flag_problems.items():
+            problems[what] = problems.get(what, 0) + n
+    return {"clock": runs[0].flag_clock, "games": sum(r.flags for r in runs), "measured": len(games),
+            "problems": problems, "stale_fetches": sum(r.tally.stale_fetches for r in runs),
+            "flag_to_heard_ms": spread([t for g in games for t in g["heard"]]),
+            "flag_to_seen_ms": spread([t for g in games for t in g["seen"]]),
+            "flag_to_both_ms": spread([max(g["seen"]) for g in games])}
+
+
+def flags_meet_target(flags: dict) -> bool:
+    """Every flagged game measured, and both pages showing the result within the target (p99)."""
+    return (flags["measured"] == flags["games"] and not flags["problems"]
+            and flags["flag_to_both_ms"]["p99"] < TARGET_FLAG_MS)
+
+
+def side_by_side(load: Load, summaries: dict[str, dict], peers: dict[str, dict] | None = None) -> dict:
+    """One line for a load: each line's CPU a move and the mover's p50 / p99, and the targets
+    (with --flags: each line's flag-to-both-pages p50 / p99 / max too); with ``peers`` (the
+    same load without a clock, measured in the same run), the ratios to them."""
+    first = next(iter(summaries.values()))
+    targets: dict = {"server_cpu_ms_per_move": TARGET_CPU_MS, "move_p99_ms": TARGET_P99_MS}
+    if "flags" in first:
+        targets["flag_to_both_p99_ms"] = TARGET_FLAG_MS
+    found: dict = {"load": load.name, "offered_moves_per_s": round(load.games / load.think, 1)}
+    if "clock" in first:
+        found["clock"] = first["clock"]
+    found["targets"] = targets
+    for line, r in summaries.items():
+        row = {"moves_per_s": r["moves_per_s"], "server_cpu_ms_per_move": r["server_cpu_ms_per_move"],
+               "move_p50_ms": r["move"]["p50"], "move_p99_ms": r["move"]["p99"]}
+        meets = r["server_cpu_ms_per_move"] <= TARGET_CPU_MS and r["move"]["p99"] < TARGET_P99_MS
+        if "flags" in r:
+            both = r["flags"]["flag_to_both_ms"]
+            row.update({"flag_to_both_p50_ms": both["p50"], "flag_to_both_p99_ms": both["p99"],
+                        "flag_to_both_max_ms": both["max"],
+                        "flags_measured": f"{r['flags']['measured']}/{r['flags']['games']}"})
+            meets = meets and flags_meet_target(r["flags"])
+        if peers is not None:
+            peer = peers[line]
+            row["vs_no_clock"] = {
+                "server_cpu_ms_per_move": ratio(r["server_cpu_ms_per_move"], peer["server_cpu_ms_per_move"]),
+                "move_p50_ms": ratio(r["move"]["p50"], peer["move"]["p50"]),
+                "move_p99_ms": ratio(r["move"]["p99"], peer["move"]["p99"])}
+        found[line] = {**row, "meets_targets": meets}
+    return found
+
+
+def ratio(a: float, b: float) -> float | None:
+    return round(a / b, 2) if b else None
 
 
 def main() -> None:
@@ -333,14 +531,42 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2, help="the lines are measured in turns, this many times")
     p.add_argument("--lines", default="sqlite,postgresql,postgresql-2")
     p.add_argument("--postgres", default=None, help="a PostgreSQL server's URL (else a throwaway one)")
+    p.add_argument("--clock", default=None,
+                   help="the games' clock, a time control as a new game takes it, e.g. fischer:60:0; several "
+                        "comma separated, 'none' for no clock, each load measured with each in turn, e.g. "
+                        "none,fischer:60:0 (default: no clock)")
+    p.add_argument("--flags", type=int, default=0,
+                   help="games per load with a clock, line and round that end on time on purpose, beside "
+                        "the load's, to time a flag falling to both pages showing the result (default 0)")
+    p.add_argument("--flag-clock", default=DEFAULT_FLAG_CLOCK,
+                   help=f"the flagged games' clock, fischer:BASE:INC (default {DEFAULT_FLAG_CLOCK})")
     args = p.parse_args()
+    from hexstones.session.clock import Fischer, TimeControl
+
+    clocks: list[str | None] = [None if c == "none" else c for c in (args.clock or "none").split(",")]
+    try:
+        for clock in clocks:
+            if clock is not None:
+                TimeControl.parse(clock)
+        flag_control = TimeControl.parse(args.flag_clock)
+    except ValueError as exc:
+        p.error(f"--clock / --flag-clock: {exc}")
+    if len(set(clocks)) != len(clocks):
+        p.error("--clock: each clock once")
+    if args.flags and clocks == [None]:
+        p.error("--flags goes with --clock: the flagged games are played beside a load with a clock")
+    if not isinstance(flag_control, Fischer):
+        p.error(f"--flag-clock is a Fischer clock, fischer:BASE:INC, not {args.flag_clock!r}")
+    args.flag_base = flag_control.base
+    if not 0 <= args.flags <= 1000:
+        p.error("--flags 0 to 1000")
     if args.loads is None:
         one = args.games is not None or args.think is not None
         args.loads = f"{args.games or 200}x{args.think or 15:g}" if one else DEFAULT_LOADS
     elif args.games is not None or args.think is not None:
         p.error("give --loads, or --games and --think, not both")
     try:
-        loads = parse_loads(args.loads)
+        loads = [replace(load, clock=clock) for load in parse_loads(args.loads) for clock in clocks]
     except ValueError as exc:
         p.error(str(exc))
     if not 0 <= args.warmup < args.seconds <= 600 or not 1 <= args.rounds <= 10:
@@ -365,8 +591,11 @@ def main() -> None:
         for line in lines:
             print(json.dumps({"round": "all", **summary(line, runs[load, line], load)}), flush=True)
     for load in loads:
+        peer = replace(load, clock=None)  # the same load without a clock, if measured
+        peers = ({line: summary(line, runs[peer, line], peer) for line in lines}
+                 if load.clock is not None and peer in loads else None)
         print(json.dumps({"round": "all", "side_by_side": side_by_side(
-            load, {line: summary(line, runs[load, line], load) for line in lines})}), flush=True)
+            load, {line: summary(line, runs[load, line], load) for line in lines}, peers)}), flush=True)
 
 
 if __name__ == "__main__":

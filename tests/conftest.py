@@ -139,3 +139,25 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def person(browser):
+    """A factory of people: each a browser context of its own (own cookies), one page; a
+    JavaScript error on any of their pages fails the test."""
+    from serving import WAIT_MS
+
+    contexts, errors = [], []
+
+    def make():
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        return page
+
+    yield make
+    for c in contexts:
+        c.close()
+    assert errors == [], f"JavaScript errors on the pages: {errors}"

@@ -21,6 +21,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 START_SECONDS = 300  # bound for a server start under load: generous on purpose
+WAIT_MS = 300_000  # bound for any wait on a page of the browser tests: generous on purpose
 
 
 def free_port() -> int:
@@ -95,3 +96,19 @@ class Servers:
     def restart(self) -> None:
         self.stop()
         self.start()
+
+
+class HandClock:
+    """The time an app reads (``create_app(clock=...)``), standing still until the test
+    moves it: nothing depends on how fast the machine is."""
+
+    START = 1_800_000_000.0
+
+    def __init__(self) -> None:
+        self.now = self.START
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds

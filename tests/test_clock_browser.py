@@ -27,9 +27,9 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import expect  # noqa: E402
 
 import hexstones  # noqa: E402
+from serving import WAIT_MS, HandClock  # noqa: E402
 from test_browser import GAME_JS  # noqa: E402
-from test_online_browser import WAIT_MS, invite_and_join, person, same_moves  # noqa: E402,F401
-from test_web_clock import HandClock  # noqa: E402
+from test_online_browser import invite_and_join, same_moves  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 CLOCK_TEXT = re.compile(r"\d+:\d\d|\d+ days?( \d+ h)?")
@@ -48,7 +48,7 @@ def play_in_turn(a, b, c, plies: int) -> None:
         same_moves((a, b, c), ply + 1)
 
 
-def test_a_player_who_stops_moving_loses_on_time_on_every_page(game_servers, person):  # noqa: F811
+def test_a_player_who_stops_moving_loses_on_time_on_every_page(game_servers, person):
     a, b, c, gid = invite_and_join(game_servers, person,
                                    "game=keil&size=5&opponent=friend&color=black&clock=fischer:15:0")
     for page in (a, b, c):
@@ -64,7 +64,7 @@ def test_a_player_who_stops_moving_loses_on_time_on_every_page(game_servers, per
     assert a.locator("[data-point][data-legal]").count() == 0  # nothing left to play
 
 
-def test_the_flag_falls_with_the_pages_closed_and_the_server_restarted(sqlite_servers, person):  # noqa: F811
+def test_the_flag_falls_with_the_pages_closed_and_the_server_restarted(sqlite_servers, person):
     servers = sqlite_servers
     a, b, c, gid = invite_and_join(servers, person,
                                    "game=keil&size=5&opponent=friend&color=black&clock=fischer:15:0")
@@ -116,7 +116,7 @@ class OneServer:
         return self._url
 
 
-def test_byo_yomi_goes_into_its_periods_on_the_page(hand_server, person):  # noqa: F811
+def test_byo_yomi_goes_into_its_periods_on_the_page(hand_server, person):
     url, clock = hand_server
     a, b, c, gid = invite_and_join(OneServer(url), person,
                                    "game=keil&size=5&opponent=friend&color=black&clock=byoyomi:20:3:30")
@@ -138,7 +138,7 @@ def test_byo_yomi_goes_into_its_periods_on_the_page(hand_server, person):  # noq
         expect(page.get_by_test_id("status")).to_have_text("White wins on time")
 
 
-def test_a_correspondence_day_runs_out(hand_server, person):  # noqa: F811
+def test_a_correspondence_day_runs_out(hand_server, person):
     url, clock = hand_server
     a, b, c, gid = invite_and_join(OneServer(url), person,
                                    "game=dehil&size=3&opponent=friend&color=black&clock=days:1")

@@ -25,28 +25,16 @@ from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
 from hexstones.web.lobby import CHALLENGE_SECONDS, GRACE_SECONDS, MAX_OPEN, STALE_SECONDS  # noqa: E402
+from serving import HandClock  # noqa: E402
 
 WAIT_SECONDS = 120  # bound of a wait for a condition: generous on purpose
 LIVE = {"game": "keil", "size": 5, "clock": "fischer:15:0"}
 CORRESPONDENCE = {"game": "dehil", "size": 5, "clock": "days:3"}
 
 
-class Clock:
-    """The app's clock, which stands still until the test moves it."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 @pytest.fixture
 def clock():
-    return Clock()
+    return HandClock()
 
 
 @pytest.fixture

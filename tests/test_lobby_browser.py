@@ -19,9 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from serving import CHROMIUM
-
-WAIT_MS = 300_000
+from serving import CHROMIUM, WAIT_MS
 
 pytestmark = pytest.mark.slow
 
@@ -31,25 +29,6 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
-
-
-@pytest.fixture
-def person(browser):
-    """A factory of people: each a browser context of its own (own cookies), one page."""
-    contexts, errors = [], []
-
-    def make():
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        return page
-
-    yield make
-    for c in contexts:
-        c.close()
-    assert errors == [], f"JavaScript errors on the pages: {errors}"
 
 
 def open_lobby(page, url: str) -> None:

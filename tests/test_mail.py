@@ -22,8 +22,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
 from hexstones.web.mail import MailSettings  # noqa: E402
-from serving import free_port  # noqa: E402
-from test_web_clock import DAY, HandClock, played, signed_up, timed_game, wait_until  # noqa: E402
+from serving import HandClock, free_port  # noqa: E402
+from test_web_clock import DAY, played, signed_up, timed_game, wait_until  # noqa: E402
 
 
 class Inbox:

@@ -21,9 +21,7 @@ from pathlib import Path
 import pytest
 
 import hexstones
-from serving import CHROMIUM, free_port
-
-WAIT_MS = 300_000
+from serving import CHROMIUM, WAIT_MS, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -35,25 +33,6 @@ from playwright.sync_api import expect  # noqa: E402
 from test_browser import GAME_JS, squeezing_move  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
-
-
-@pytest.fixture
-def person(browser):
-    """A factory of people: each a browser context of its own (own cookies), one page."""
-    contexts, errors = [], []
-
-    def make():
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        return page
-
-    yield make
-    for c in contexts:
-        c.close()
-    assert errors == [], f"JavaScript errors on the pages: {errors}"
 
 
 def move_count(page) -> int:

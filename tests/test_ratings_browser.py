@@ -19,7 +19,8 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import expect  # noqa: E402
 
 from hexstones.session import Rating, rated  # noqa: E402
-from test_online_browser import WAIT_MS, person, same_moves  # noqa: E402,F401
+from serving import WAIT_MS  # noqa: E402
+from test_online_browser import same_moves  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
 
@@ -32,7 +33,7 @@ def sign_up(page, url: str, name: str) -> None:
     expect(page.get_by_test_id("who")).to_have_text(f"Signed in as {name}.")
 
 
-def test_a_rated_game_between_two_accounts_moves_both_ratings(sqlite_servers, person):  # noqa: F811
+def test_a_rated_game_between_two_accounts_moves_both_ratings(sqlite_servers, person):
     url = sqlite_servers.url(0)
     a, b = person(), person()
     sign_up(a, url, "Ann")

@@ -21,24 +21,11 @@ warnings.filterwarnings("ignore", message=".*httpx.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
+from serving import HandClock  # noqa: E402
 from test_online import friend_game, join  # noqa: E402
 
-START = 1_800_000_000.0
 DAY = 86400
 WAIT_S = 60.0  # bound for the server's watch to notice a deadline (it looks every 0.2 s)
-
-
-class HandClock:
-    """The app's time, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from hexstones.web.analysis import Analyses, AnalysisStore
+from hexstones.web.chat import Chat
 from hexstones.web.errors import WebError
 from hexstones.web.live import LIVE_GAMES, Tables
 from hexstones.web.lobby import Lobby
@@ -104,6 +105,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.state.vacations = Vacations(tables, settings.clock)
     app.state.ratings = Ratings(tables, settings.clock)
     app.state.lobby = Lobby(tables, settings.clock, app.state.ratings)
+    app.state.chat = Chat(store, settings.clock)
     app.state.notices = Notices(tables, None if settings.mail is None else Mailer(settings.mail), settings.clock)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # A state answer is ~50 KB (the board's SVG), ~6 KB compressed at level 1 in 0.1 ms: a

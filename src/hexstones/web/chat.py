@@ -25,7 +25,6 @@ migration r0008_chat; a deleted game's chat goes with it (``ON DELETE CASCADE``)
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -230,16 +229,8 @@ class Chat:
             raise WebError(404, f"no game with id {shown(game_id)}")
 
 
-_making = threading.Lock()
 
 
 def chat_of(app: Any) -> Chat:
-    """The app's chats (``app.state.chat``), made at their first use."""
-    state = app.state
-    chat = getattr(state, "chat", None)
-    if chat is None:
-        with _making:
-            chat = getattr(state, "chat", None)
-            if chat is None:
-                chat = state.chat = Chat(state.store, state.settings.clock)
-    return chat
+    """The app's chats (``app.state.chat``, made with the app)."""
+    return app.state.chat

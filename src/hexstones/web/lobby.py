@@ -50,7 +50,6 @@ import logging
 import math
 import random
 import secrets
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -578,16 +577,8 @@ def watch_list(tables: Tables) -> list[dict[str, Any]]:
     return listed
 
 
-_making = threading.Lock()
 
 
 def lobby_of(app: Any) -> Lobby:
-    """The app's lobby (``app.state.lobby``), made at its first use."""
-    state = app.state
-    lobby = getattr(state, "lobby", None)
-    if lobby is None:
-        with _making:
-            lobby = getattr(state, "lobby", None)
-            if lobby is None:
-                lobby = state.lobby = Lobby(state.tables, state.settings.clock, getattr(state, "ratings", None))
-    return lobby
+    """The app's lobby (``app.state.lobby``, made with the app)."""
+    return app.state.lobby
