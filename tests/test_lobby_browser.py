@@ -14,7 +14,9 @@ Nothing waits for a time: every wait is for a condition on a page, with a genero
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,7 @@ def test_a_seek_appears_in_the_lobby_is_accepted_and_both_play_and_a_withdrawn_o
     assert a.url.rsplit("/", 1)[1] == b.url.rsplit("/", 1)[1]
     expect(a.locator("#seats")).to_contain_text("(you)")
     expect(b.locator("#seats")).to_contain_text("(you)")
+    play_until_a_stops(game_servers, a, b)
 
     open_lobby(b, game_servers.url(1))
     a.goto(f"{game_servers.url(0)}/new?game=keil&size=5&opponent=seek&clock=days:3")
@@ -65,6 +68,36 @@ def test_a_seek_appears_in_the_lobby_is_accepted_and_both_play_and_a_withdrawn_o
     expect(a.get_by_test_id("seek-status")).to_have_text("This seek was withdrawn.")
     expect(b.get_by_test_id("seek")).to_have_count(0)
     assert b.evaluate("window.neverReloaded") is True
+
+
+def api_state(url: str, gid: str) -> dict:
+    with urllib.request.urlopen(f"{url}/api/games/{gid}") as answer:
+        return json.load(answer)
+
+
+def play_until_a_stops(servers, a, b) -> None:
+    """Both play on their Fischer clocks (each side's first move free, then a timed one)
+    until it is A's turn; A stops, and loses on time on both pages, decided once (however
+    many server processes watch the game's deadline)."""
+    gid = a.url.rsplit("/", 1)[1]
+    a_color = a.evaluate("import('/static/game.js').then((game) => game.currentState().you[0])")
+    plies = 0
+    while True:
+        mover = a if api_state(servers.url(0), gid)["to_move"] == a_color else b
+        if plies >= 4 and mover is a:
+            break
+        expect(mover.get_by_test_id("status")).to_contain_text("(you)")
+        mover.locator("[data-point][data-legal]").first.click()
+        plies += 1
+        for page in (a, b):
+            expect(page.locator("#movelist button")).to_have_count(plies + 1)
+    before = api_state(servers.url(0), gid)
+    winner = "White" if before["to_move"] == "black" else "Black"
+    for page in (a, b):
+        expect(page.get_by_test_id("status")).to_have_text(f"{winner} wins on time")
+        expect(page.get_by_test_id(f"clock-{before['to_move']}")).to_have_text("0:00")
+    after = api_state(servers.url(-1), gid)
+    assert after["result"]["reason"] == "time" and after["revision"] == before["revision"] + 1
 
 
 NOTES = """window.__notes = [];

@@ -453,3 +453,20 @@ def test_rated_games_are_between_accounts_on_a_clock(pair):
     assert r.status_code == 403 and "two accounts" in r.json()["detail"]  # a guest may not take the seat
     assert state(b, game["id"])["seats"]["white"] == {"open": True}
     assert a.get("/api/players/nobody").status_code == 404
+
+
+def test_the_record_says_a_game_was_won_on_time_or_aborted(pair, clock):
+    from hexstones.records import read_record
+
+    a, b = pair
+    gid = timed_game(a, b, "fischer:15:0")
+    played(a, gid, "a1")
+    played(b, gid, "e5")
+    clock.advance(16)
+    assert move(a, gid, "b1").status_code == 409
+    record = read_record(a.get(f"/api/games/{gid}/sgf").text)
+    assert record.info["result"] == "W+T" and list(record.game.moves) == ["a1", "e5"]
+    aborted = timed_game(a, b, "fischer:15:0")
+    clock.advance(61)
+    assert move(a, aborted, "a1").status_code == 409
+    assert read_record(a.get(f"/api/games/{aborted}/sgf").text).info["result"] == "Void"

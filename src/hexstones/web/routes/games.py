@@ -207,9 +207,16 @@ def sgf(live: LiveGame, analyses: AnalysesDep):
             else recorded.get(c) or "Human"
             for c in ("black", "white")
         )
+        # A flag or an abort is no rule's end: the record says it (SGF's "W+T", "Void").
+        outcome = live.session.outcome()
+        result = None
+        if outcome is not None and outcome.reason == "time":
+            result = f"{outcome.winner[0].upper()}+T"
+        elif live.setup.aborted:
+            result = "Void"
         try:
             text = write_sgf(live.game, players=names, resigned=live.record.resigned,
-                             analysis=analyses.for_record(live))
+                             analysis=analyses.for_record(live), result=result)
         except ValueError as exc:
             raise WebError(500, f"cannot write this game as SGF: {exc}") from None
     filename = f"{live.record.game}-{live.record.id}.sgf"
