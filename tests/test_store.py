@@ -606,3 +606,41 @@ def test_a_setup_is_stored_and_read_back_as_it_was(setup):
 def test_a_damaged_setup_is_refused_saying_which_field(field, value, message):
     with pytest.raises(DamagedSetup, match=re.escape(message)):
         GameSetup.from_dict({"opponent": "human", field: value})
+
+
+def test_a_database_of_the_schema_before_clocks_and_the_lobby_upgrades_keeping_everything(target):
+    """A database as the app made it before clocks, seeks, chat, vacations and ratings
+    (revision 0005, the newest of the release before them): opened by this version, it is
+    brought to the newest revision in place; its games, moves and accounts are all there,
+    and its games play on (without a clock)."""
+    from alembic import command
+
+    engine = behind_the_back(target)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(alembic_config(connection), "0005")
+            connection.execute(sa.text(
+                "INSERT INTO games (id, game, options, setup, resigned, summary, created, updated, finished, "
+                "revision) VALUES ('g1', 'keil', :options, :setup, NULL, 'White to move', 1.0, 2.0, 0, 3)"),
+                {"options": json.dumps({"size": 5, "komi": 6}),
+                 "setup": json.dumps({"opponent": "friend", "level": None, "players": {"black": "human",
+                                      "white": "human"}, "pie": None, "seats": {"black": {"session": "s1"},
+                                                                               "white": {"open": True}},
+                                      "invite": "secret"})})
+            connection.execute(sa.text("INSERT INTO moves (game_id, ply, move) VALUES ('g1', 0, 'a1')"))
+            connection.execute(sa.text("INSERT INTO users (id, name, name_key, password, created) "
+                                       "VALUES ('u1', 'Ann', 'ann', 'hash', 1.0)"))
+            connection.execute(sa.text("INSERT INTO sessions (id, token, user_id, name, created, expires) "
+                                       "VALUES ('s1', 'digest', 'u1', NULL, 1.0, 9e9)"))
+    finally:
+        engine.dispose()
+    store = Store(target)
+    try:
+        record = store.get("g1")
+        assert (record.moves, record.revision, record.clock, record.setup.invite) == (["a1"], 3, None, "secret")
+        assert store.add_move("g1", 1, "e5", "Black to move", False) == 4
+        assert [r["name"] for r in store.query("SELECT name FROM users", {})] in (["Ann"], [b"Ann"])
+        assert store.query("SELECT count(*) AS n FROM seeks", {})[0]["n"] == 0
+    finally:
+        store.close()
+    assert alembic_version(target) == [head_revision()]
