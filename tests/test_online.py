@@ -215,7 +215,7 @@ def test_accounts_sign_up_in_out_and_the_password(people, db):
     assert r.status_code == 201 and r.json() == {"kind": "account", "name": "Ann"}
     first = a.cookies[COOKIE]
     with sqlite3.connect(db) as con:
-        (hashed,) = con.execute("SELECT password FROM users").fetchone()
+        (hashed,) = con.execute("SELECT password FROM users WHERE name = 'Ann'").fetchone()
         tokens = [t for (t,) in con.execute("SELECT token FROM sessions")]
     assert hashed.startswith("$argon2id$") and "correct horse" not in hashed
     assert first not in tokens  # only the token's digest is stored

@@ -470,3 +470,38 @@ def test_the_record_says_a_game_was_won_on_time_or_aborted(pair, clock):
     clock.advance(61)
     assert move(a, aborted, "a1").status_code == 409
     assert read_record(a.get(f"/api/games/{aborted}/sgf").text).info["result"] == "Void"
+
+
+# -- the AI's accounts ------------------------------------------------------------------------
+
+
+def test_a_bot_account_accepts_a_challenge_within_its_limits_plays_its_colour_and_is_rated(pair, clock):
+    a, b = pair
+    signed_up(a, "Ann")
+    bots = a.get("/api/bots").json()["bots"]
+    assert [bot["name"] for bot in bots] == ["level2-bot", "level4-bot", "level6-bot", "level8-bot", "level10-bot"]
+    # Too short a clock for level 10's seven seconds a move: declined at once.
+    r = a.post("/api/challenges", json={"to": "level10-bot", "game": "keil", "size": 4, "clock": "fischer:60:0"})
+    assert r.status_code == 201 and r.json()["status"] == "declined", r.text
+    r = a.post("/api/challenges", json={"to": "Level2-Bot", "game": "keil", "size": 4, "clock": "fischer:300:5",
+                                        "rated": "yes", "color": "black"})
+    assert r.status_code == 201 and r.json()["status"] == "taken", r.text
+    gid = r.json()["game_id"]
+    played(a, gid, "a1")
+    s = wait_until(lambda: (s := state(a, gid))["move_count"] == 2 and s, "the bot's move")
+    assert s["players"] == {"black": "human", "white": "ai"} and s["level"] == 2
+    assert s["seats"]["white"]["name"] == "level2-bot" and s["clock"]["running"] == "black"
+    r = a.post(f"/api/games/{gid}/takeback", json={"action": "request"})
+    assert r.status_code == 409 and "do not take moves back" in r.json()["detail"]
+    assert a.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+    bot = a.get("/api/players/level2-bot").json()
+    assert bot["ratings"]["keil"]["games"] == 1 and bot["ratings"]["keil"]["rating"] > 1500
+    assert a.get("/api/players/ann").json()["ratings"]["keil"]["rating"] < 1500
+
+
+def test_nobody_takes_or_signs_in_to_a_bot_s_name(pair):
+    a, b = pair
+    r = a.post("/api/account/signup", json={"name": "Level3-Bot", "password": "correct horse battery"})
+    assert r.status_code == 400 and "-bot" in r.json()["detail"]
+    r = a.post("/api/account/signin", json={"name": "level2-bot", "password": "!"})
+    assert r.status_code == 401

@@ -130,7 +130,7 @@ def _check_result(game: Game, text: str) -> str | None:
 
 def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=None,
               resigned: str | None = None, analysis: dict[int, dict[str, Any]] | None = None,
-              **info: str) -> str:
+              **info: str | None) -> str:
     """The SGF text of ``game``.
 
     ``info``: any key of :data:`INFO_PROPERTIES` (``black``, ``white``, ``date``,
@@ -140,7 +140,7 @@ def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=Non
     position after it (:func:`hexstones.records.sgf_analysis.compact` form). The result of
     a finished game comes from the rules. Information given as None is left out.
     """
-    info = {k: v for k, v in info.items() if v is not None}  # None: not known, not written
+    known = {k: v for k, v in info.items() if v is not None}  # None: not known, not written
     if players is not None:
         if isinstance(players, dict):
             players = (players.get("black"), players.get("white"))
@@ -148,15 +148,15 @@ def write_sgf(game: Game, *, comments: dict[int, str] | None = None, players=Non
             raise ValueError(f"players must be (black, white) names, not {players!r}")
         for key, name in zip(("black", "white"), players):
             if name is not None:
-                info.setdefault(key, name)
+                known.setdefault(key, name)
     if resigned is not None:
         if resigned not in PROPERTY_OF_COLOR:
             raise ValueError(f"resigned must be 'black' or 'white', not {resigned!r}")
         if game.is_over:
             raise ValueError("a finished game cannot end by resignation")
         winner = "white" if resigned == "black" else "black"
-        info["result"] = PROPERTY_OF_COLOR[winner] + "+R"
-    return _write(GameRecord(game, dict(info), dict(comments or {}), analysis=dict(analysis or {})))
+        known["result"] = PROPERTY_OF_COLOR[winner] + "+R"
+    return _write(GameRecord(game, dict(known), dict(comments or {}), analysis=dict(analysis or {})))
 
 
 def _write(record: GameRecord) -> str:

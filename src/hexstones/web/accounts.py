@@ -32,6 +32,7 @@ from hexstones.web.errors import WebError
 
 COOKIE = "hexstones_session"
 SESSION_DAYS = 30  # a session unused this long expires (each use extends it)
+BOT_SUFFIX = "-bot"  # the names of the AI's accounts (hexstones.web.bots) end so; no person's does
 MAX_NAME = 40  # characters of a person's name
 MIN_PASSWORD, MAX_PASSWORD = 8, 200  # characters
 FREE_FAILURES = 3  # failed sign-ins of one name (or from one address) before they are slowed
@@ -219,6 +220,8 @@ class Accounts:
 
     def sign_up(self, who: Identity | None, name: Any, password: Any) -> tuple[Identity, str]:
         name = check_name(name)
+        if name_key(name).endswith(BOT_SUFFIX):
+            raise WebError(400, f"names ending in {BOT_SUFFIX!r} belong to the AI's accounts: choose another")
         digest = _hasher.hash(check_password(password))
         user = secrets.token_hex(16)
         key = name_key(name)

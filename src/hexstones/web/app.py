@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from hexstones.web.analysis import Analyses, AnalysisStore
+from hexstones.web.bots import Bots
 from hexstones.web.chat import Chat
 from hexstones.web.errors import WebError
 from hexstones.web.live import LIVE_GAMES, Tables
@@ -104,7 +105,8 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.state.people = people
     app.state.vacations = Vacations(tables, settings.clock)
     app.state.ratings = Ratings(tables, settings.clock)
-    app.state.lobby = Lobby(tables, settings.clock, app.state.ratings)
+    app.state.bots = Bots(tables, settings.clock)
+    app.state.lobby = Lobby(tables, settings.clock, app.state.ratings, app.state.bots)
     app.state.chat = Chat(store, settings.clock)
     app.state.notices = Notices(tables, None if settings.mail is None else Mailer(settings.mail), settings.clock)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -94,7 +94,9 @@ class GameSetup:
 
     @property
     def against_ai(self) -> bool:
-        return self.opponent == "ai"
+        """Whether the AI plays a colour: a game against the AI, or against one of the AI's
+        accounts online (:mod:`hexstones.web.bots`)."""
+        return self.opponent == "ai" or (self.players is not None and "ai" in self.players.values())
 
     @property
     def friend_game(self) -> bool:

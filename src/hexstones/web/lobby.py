@@ -63,6 +63,7 @@ from hexstones.games import BLACK, WHITE, other
 from hexstones.session import Correspondence
 from hexstones.web import seats
 from hexstones.web.accounts import Identity, name_key
+from hexstones.web.bots import Bots
 from hexstones.web.broker import user_topic
 from hexstones.web.errors import WebError, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
@@ -205,8 +206,9 @@ class Lobby:
     """The seeks of one app, in its games database (see the module)."""
 
     def __init__(self, tables: Tables, clock: Callable[[], float] = time.time,
-                 ratings: Ratings | None = None) -> None:
+                 ratings: Ratings | None = None, bots: Bots | None = None) -> None:
         self.tables = tables
+        self.bots = bots  # the AI's accounts, which answer their challenges at once
         self.ratings = ratings  # the makers' ratings shown beside their seeks
         self.store = tables.store
         self.clock = clock
@@ -303,7 +305,16 @@ class Lobby:
         user, name = _text(row[0]), _text(row[1])
         if user == who.user:
             raise WebError(400, "you cannot challenge yourself: name another player")
-        return self._insert(who, choices, new, live=False, to_user=user, to_name=name)
+        seek = self._insert(who, choices, new, live=False, to_user=user, to_name=name)
+        level = None if self.bots is None else self.bots.level_of(user)
+        if level is not None and self.bots is not None:  # the AI's account answers at once
+            bot = self.bots.identity(user)
+            if self.bots.refusal(level, new) is None:
+                self.accept(seek.id, bot)
+            else:
+                self.decline(seek.id, bot)
+            seek = self.get(seek.id)
+        return seek
 
     def _insert(self, who: Identity, choices: dict[str, Any], new: NewGame, live: bool,
                 to_user: str | None, to_name: str | None) -> Seek:
@@ -403,7 +414,8 @@ class Lobby:
             else:
                 color = host_color or BLACK
                 held = {color: maker, other(color): accepter}
-            return setup.replace(owner=maker, seats=held, invite=None)
+            setup = setup.replace(owner=maker, seats=held, invite=None)
+            return setup if self.bots is None else self.bots.seated(setup, accepter)
 
         game_id = self.tables.create(choices, claim=claim)["id"]
         if not self._close(seek, TAKEN, self._unexpired(seek), game_id):

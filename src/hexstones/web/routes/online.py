@@ -94,6 +94,8 @@ def takeback(data: Annotated[dict[str, Any], Depends(TAKEBACK_BODY)],
         mine = seats.require_player(setup, who, "ask for or answer a takeback")
         if not setup.friend_game:
             raise WebError(409, "a takeback is asked between two people online: here, use undo")
+        if setup.against_ai:
+            raise WebError(409, "the AI's accounts do not take moves back")
         session = live.session
         pending = TakebackAsk.pending(setup.takeback, session)
         if action == "request":

@@ -83,3 +83,11 @@ def player_page(name: str, people: PeopleDep):
 @router.get("/leaderboard/{game}", include_in_schema=False, dependencies=[NO_PARAMS, Depends(leaderboard)])
 def leaderboard_page():
     return page("leaderboard.html")
+
+
+@router.get("/api/bots", dependencies=[NO_PARAMS])
+def bots(request: Request):
+    """The AI's accounts: ``{bots: [{name, level, bot, seconds_a_move, ratings}]}``;
+    challenge one by its name."""
+    state = request.app.state
+    return {"bots": state.bots.listing(state.ratings)}
