@@ -2,6 +2,7 @@
 // moves between its points with the arrow keys, Enter or Space plays there; P passes, B
 // takes the button, R releases, U undoes. Each move is said in words in a live region
 // ("White d4; two black stones captured"), and the cursor's point below the board.
+import { api } from "./api.js";
 import { $, board, currentState, onRender } from "./game.js";
 
 // The board's three directions with four keys: Left and Right along a row; Up and Down
@@ -11,6 +12,10 @@ const KEYS = { p: "#pass", b: "#button", r: "#release", u: "#undo" };
 const COUNTS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
 
 let cursor = null; // the point the cursor is on
+let prisons = {}; // game name -> whether the stones a move removes go to a prison (Droched)
+api("/api/spec").then((r) => {
+  if (r.ok) prisons = Object.fromEntries(Object.entries(r.data.games).map(([g, spec]) => [g, spec.balance.option === "prison"]));
+});
 
 board.tabIndex = 0;
 board.setAttribute("role", "application");
@@ -103,7 +108,7 @@ function said(s, previous) {
   });
   const removed = {};
   board.querySelectorAll("[data-removed]").forEach((el) => { removed[el.dataset.was] = (removed[el.dataset.was] || 0) + 1; });
-  const taken = Object.entries(removed).map(([color, n]) => `${stones(n, color)} ${s.game === "droched" ? "imprisoned" : "captured"}`);
+  const taken = Object.entries(removed).map(([color, n]) => `${stones(n, color)} ${prisons[s.game] ? "imprisoned" : "captured"}`);
   let text = words.join(", ") + (taken.length ? "; " + taken.join(", ") : "");
   if (s.over) text += `. ${s.status}`;
   return text;
