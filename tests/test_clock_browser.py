@@ -48,8 +48,10 @@ def play_in_turn(a, b, c, plies: int) -> None:
         same_moves((a, b, c), ply + 1)
 
 
-def test_a_player_who_stops_moving_loses_on_time_on_every_page(game_servers, person):
-    a, b, c, gid = invite_and_join(game_servers, person,
+def test_a_player_who_stops_moving_loses_on_time_on_every_page(sqlite_servers, person):
+    # (With two server processes on PostgreSQL: the lobby's browser test, which also counts
+    # the end's one decision.)
+    a, b, c, gid = invite_and_join(sqlite_servers, person,
                                    "game=keil&size=5&opponent=friend&color=black&clock=fischer:15:0")
     for page in (a, b, c):
         expect(page.get_by_test_id("clock-black")).to_have_text("0:15")

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from hexstones.web import create_app
+from hexstones.web.bots import BOT_LEVELS
 from hexstones.web.store import Store
 
 
@@ -70,7 +71,8 @@ def test_a_file_copied_to_postgresql_and_back_serves_the_same_games_and_people(t
 
     to_pg = hexstones_db("copy", db, postgres_url)
     assert to_pg.returncode == 0, to_pg.stderr
-    assert "3 games" in to_pg.stdout and "5 moves" in to_pg.stdout and "1 users" in to_pg.stdout
+    people = 1 + len(BOT_LEVELS)  # Ann, and the AI's accounts every app makes
+    assert "3 games" in to_pg.stdout and "5 moves" in to_pg.stdout and f"{people} users" in to_pg.stdout
     assert everything(postgres_url) == rows
 
     # A server on the copy: the same games, and Ann signs in with her password there.
