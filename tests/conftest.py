@@ -161,3 +161,11 @@ def person(browser):
     for c in contexts:
         c.close()
     assert errors == [], f"JavaScript errors on the pages: {errors}"
+
+
+@pytest.fixture
+def clock():
+    """The time of the app a test makes with ``create_app(clock=clock)``, moved by the test."""
+    from serving import HandClock
+
+    return HandClock()

@@ -22,18 +22,12 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
 from hexstones.web.chat import MAX_TEXT, RATE_LIMIT  # noqa: E402
-from serving import HandClock  # noqa: E402
 from test_online import friend_game, join  # noqa: E402
 
 try:  # the browser test's people; without chromium that module skips itself, and the test here
     from test_online_browser import invite_and_join
 except pytest.skip.Exception:
     invite_and_join = None
-
-
-@pytest.fixture
-def clock():
-    return HandClock()
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import expect  # noqa: E402
 
 import hexstones  # noqa: E402
-from serving import WAIT_MS, HandClock  # noqa: E402
+from serving import WAIT_MS  # noqa: E402
 from test_browser import GAME_JS  # noqa: E402
 from test_online_browser import invite_and_join, same_moves  # noqa: E402
 
@@ -84,14 +84,13 @@ def test_the_flag_falls_with_the_pages_closed_and_the_server_restarted(sqlite_se
 
 
 @pytest.fixture
-def hand_server(tmp_path):
+def hand_server(tmp_path, clock):
     """A server in this process (uvicorn, the app's real stack) on a clock the test moves:
     (url, clock)."""
     import uvicorn
 
     from hexstones.web import create_app
 
-    clock = HandClock()
     app = create_app(str(tmp_path / "games.db"), ai_processes=1, clock=clock)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

@@ -25,16 +25,10 @@ from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
 from hexstones.web.lobby import CHALLENGE_SECONDS, GRACE_SECONDS, MAX_OPEN, STALE_SECONDS  # noqa: E402
-from serving import HandClock  # noqa: E402
 
 WAIT_SECONDS = 120  # bound of a wait for a condition: generous on purpose
 LIVE = {"game": "keil", "size": 5, "clock": "fischer:15:0"}
 CORRESPONDENCE = {"game": "dehil", "size": 5, "clock": "days:3"}
-
-
-@pytest.fixture
-def clock():
-    return HandClock()
 
 
 @pytest.fixture

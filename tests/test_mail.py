@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
 from hexstones.web.mail import MailSettings  # noqa: E402
-from serving import HandClock, free_port  # noqa: E402
+from serving import free_port  # noqa: E402
 from test_web_clock import DAY, played, signed_up, timed_game, wait_until  # noqa: E402
 
 
@@ -53,9 +53,8 @@ def smtp():
 
 
 @pytest.fixture
-def mailing(db, smtp):
+def mailing(db, smtp, clock):
     controller, inbox = smtp
-    clock = HandClock()
     settings = MailSettings("127.0.0.1", controller.port, "games@hexstones.test", "http://hex.test/")
     app = create_app(db, clock=clock, mail=settings)
     with TestClient(app) as a, TestClient(app) as b:

@@ -21,16 +21,10 @@ warnings.filterwarnings("ignore", message=".*httpx.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
-from serving import HandClock  # noqa: E402
 from test_online import friend_game, join  # noqa: E402
 
 DAY = 86400
 WAIT_S = 60.0  # bound for the server's watch to notice a deadline (it looks every 0.2 s)
-
-
-@pytest.fixture
-def clock():
-    return HandClock()
 
 
 @pytest.fixture

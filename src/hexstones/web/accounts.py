@@ -29,6 +29,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from confusable_homoglyphs import confusables
 
 from hexstones.web.errors import WebError
+from hexstones.web.rows import column_text
 
 COOKIE = "hexstones_session"
 SESSION_DAYS = 30  # a session unused this long expires (each use extends it)
@@ -61,9 +62,6 @@ class Identity:
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
-
-def _text(value: Any) -> Any:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def check_name(name: Any) -> str:
@@ -162,7 +160,7 @@ class Accounts:
             "LEFT JOIN users u ON u.id = s.user_id WHERE s.token = :token", {"token": _digest(token)})
         if not rows:
             return None
-        sid, user, guest, account, expires = (_text(rows[0][k]) for k in ("id", "user_id", "guest", "account",
+        sid, user, guest, account, expires = (column_text(rows[0][k]) for k in ("id", "user_id", "guest", "account",
                                                                            "expires"))
         if float(expires) < now:
             return None
@@ -216,7 +214,7 @@ class Accounts:
         if not isinstance(name, str) or len(name) > MAX_NAME * 4:
             return None
         rows = self.db.query("SELECT id, name FROM users WHERE name_key = :key", {"key": name_key(name.strip())})
-        return (_text(rows[0]["id"]), _text(rows[0]["name"])) if rows else None
+        return (column_text(rows[0]["id"]), column_text(rows[0]["name"])) if rows else None
 
     def sign_up(self, who: Identity | None, name: Any, password: Any) -> tuple[Identity, str]:
         name = check_name(name)
@@ -242,7 +240,7 @@ class Accounts:
         keys = ["name:" + key, "address:" + address]
         self.throttle.reserve(keys)
         rows = self.db.query("SELECT id, name, password FROM users WHERE name_key = :key", {"key": key})
-        stored = _text(rows[0]["password"]) if rows else None
+        stored = column_text(rows[0]["password"]) if rows else None
         try:
             if stored is None:
                 _hasher.hash(password)  # as long as a real check: the time tells no name apart
@@ -251,7 +249,7 @@ class Accounts:
         except (VerificationError, InvalidHashError):
             raise WebError(401, "wrong name or password") from None  # counted by reserve
         self.throttle.succeeded(keys)
-        user, real_name = _text(rows[0]["id"]), _text(rows[0]["name"])
+        user, real_name = column_text(rows[0]["id"]), column_text(rows[0]["name"])
         if _hasher.check_needs_rehash(stored):
             self._set_password(user, password)
         return self._rotate(who, user, real_name)
@@ -265,7 +263,7 @@ class Accounts:
         self.throttle.reserve(keys)
         rows = self.db.query("SELECT password FROM users WHERE id = :id", {"id": who.user})
         try:
-            _hasher.verify(_text(rows[0]["password"]), old)
+            _hasher.verify(column_text(rows[0]["password"]), old)
         except (VerificationError, InvalidHashError, IndexError):
             raise WebError(403, "the current password is wrong") from None  # counted by reserve
         self.throttle.succeeded(keys)

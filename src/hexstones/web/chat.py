@@ -37,6 +37,7 @@ from hexstones.web.accounts import Identity
 from hexstones.web.errors import WebError, shown
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.limits import RateLimit
+from hexstones.web.rows import column_text
 from hexstones.web.store import LOCK_GAME, Store
 
 MAX_TEXT = 500  # characters of one message
@@ -87,9 +88,6 @@ def message_text(value: Any) -> str:
                             "and tabs are fine)")
     return text
 
-
-def _text(value: Any) -> Any:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 @dataclass(frozen=True)
@@ -153,7 +151,7 @@ class Chat:
     @staticmethod
     def _switches(connection: sa.Connection, game_id: str) -> dict[str, Any]:
         """The game's rows of switches by seat."""
-        return {_text(row.role): row for row in connection.execute(
+        return {column_text(row.role): row for row in connection.execute(
             sa.select(settings_table).where(_s.game_id == game_id))}
 
     @classmethod
@@ -169,9 +167,9 @@ class Chat:
 
     @staticmethod
     def _shown(row: Any, who: Identity | None) -> dict[str, Any]:
-        author = Holder.from_dict(json.loads(_text(row["author"])), "author") or Holder()
-        return {"id": row["id"], "author": author.name, "role": _text(row["role"]),
-                "you": seats.holds(author, who), "sent": row["sent"], "text": _text(row["text"])}
+        author = Holder.from_dict(json.loads(column_text(row["author"])), "author") or Holder()
+        return {"id": row["id"], "author": author.name, "role": column_text(row["role"]),
+                "you": seats.holds(author, who), "sent": row["sent"], "text": column_text(row["text"])}
 
     # -- changing -----------------------------------------------------------------------
 

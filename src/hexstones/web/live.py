@@ -311,13 +311,11 @@ class Tables:
         starts the game's clock."""
         clock = live.clock
         timed = None
-        if clock is not None and not clock.started and _seated(setup):
+        if clock is not None and not clock.started and seats.open_role(setup) is None:
             timed = Timed(clock.start(self.now(), _first_on_clock(live.game, setup)), live.record.revision)
         self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves),
-                                                     setup=setup, touch=False, timed=timed))
+                                                     setup=setup, touch=False, timed=timed), timed)
         live.record.setup = setup
-        if timed is not None:
-            live.record.clock = timed.clock
         live.version += 1
 
     def _new_clock(self, setup: GameSetup, game: Game) -> Clock | None:
@@ -325,7 +323,7 @@ class Tables:
         if setup.time_control is None:
             return None
         clock = Clock.new(setup.time_control)
-        return clock.start(self.now(), _first_on_clock(game, setup)) if _seated(setup) else clock
+        return clock.start(self.now(), _first_on_clock(game, setup)) if seats.open_role(setup) is None else clock
 
     # -- the clock ----------------------------------------------------------------------
 
@@ -369,11 +367,10 @@ class Tables:
             summary = view.summary(live)
             self._stored(live, lambda: self.store.update(
                 live.record.id, len(live.game.moves), setup=setup, summary=summary, finished=True,
-                timed=stopped, change="time"))
+                timed=stopped, change="time"), stopped)
         except BaseException:
             live.record.setup = before
             raise
-        live.record.clock = stopped.clock
         live.version += 1
         self._tell(self.after_end, live)
 
@@ -404,8 +401,7 @@ class Tables:
                 return False
             timed = Timed(clock.pause(self.now()) if away else clock.resume(self.now()), live.record.revision)
             self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), touch=False,
-                                                         timed=timed))
-            live.record.clock = timed.clock
+                                                         timed=timed), timed)
             live.version += 1
             return True
 
@@ -508,16 +504,19 @@ class Tables:
 
     # -- what a person does: every check first, then the change, then the answer -------
 
-    def _stored(self, live: Live, write) -> None:
+    def _stored(self, live: Live, write, timed: Timed | None = None) -> None:
         """Run the store write ``write()``; a conflict with the stored game is a 409. The
         copy in memory takes the game's new revision: its states then order after those of
-        any copy read before (another server process's, or this one's before another's write)."""
+        any copy read before (another server process's, or this one's before another's write);
+        and ``timed``'s clock, the one the write stored."""
         try:
             revision = write()
         except StoreConflict as exc:
             raise WebError(409, f"not stored: {exc}; reload the page") from None
         if revision is not None:
             live.record.revision = revision
+        if timed is not None:
+            live.record.clock = timed.clock
 
     def play(self, live: Live, move: Any, ply: Any, show: view.ViewRequest) -> dict[str, Any]:
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
@@ -600,12 +599,10 @@ class Tables:
 
             timed = self._timed(live, step)
             self._stored(live, lambda: self.store.add_move(
-                live.record.id, len(game.moves) - 1, game.moves[-1], view.summary(live), live.over, timed))
+                live.record.id, len(game.moves) - 1, game.moves[-1], view.summary(live), live.over, timed), timed)
         except BaseException:
             game.undo()  # unstored means unplayed
             raise
-        if timed is not None:
-            live.record.clock = timed.clock
         live.version += 1
         self._tell(self.after_move, live)
         if live.over:
@@ -642,12 +639,10 @@ class Tables:
             live_game, live.game = live.game, trial
             try:
                 self._stored(live, lambda: self.store.truncate(
-                    live.record.id, had, len(trial.moves), view.summary(live), live.over, timed))
+                    live.record.id, had, len(trial.moves), view.summary(live), live.over, timed), timed)
             except BaseException:
                 live.game = live_game
                 raise
-            if timed is not None:
-                live.record.clock = timed.clock
             live.version += 1  # an AI answer being computed is now stale and will be dropped
             if live.setup.conditional:  # planned for a position that is gone
                 self.change_setup(live, live.setup.replace(conditional=None))
@@ -667,12 +662,10 @@ class Tables:
             try:
                 self._stored(live, lambda: self.store.update(
                     live.record.id, len(live.game.moves), resigned=color,
-                    summary=view.summary(live), finished=True, timed=timed))
+                    summary=view.summary(live), finished=True, timed=timed), timed)
             except BaseException:
                 live.record.resigned = None
                 raise
-            if timed is not None:
-                live.record.clock = timed.clock
             live.version += 1
             self._tell(self.after_end, live)
             return view.state(live, show)
@@ -700,10 +693,8 @@ class Tables:
         setup = live.setup.replace(pie=pie)
         timed = self._timed(live, lambda clock, now: clock.moved(BLACK, now))
         self._stored(live, lambda: self.store.update(live.record.id, len(live.game.moves), setup=setup,
-                                                     timed=timed))
+                                                     timed=timed), timed)
         live.record.setup = setup
-        if timed is not None:
-            live.record.clock = timed.clock
         live.version += 1
 
     def _check_balance(self, live: Live, value: Any) -> None:
@@ -722,10 +713,8 @@ class Tables:
         timed = self._timed(live, lambda clock, now: clock.moved(WHITE, now))
         self._stored(live, lambda: self.store.update(
             live.record.id, 0, options=options, setup=setup, summary=view.summary(trial),
-            finished=False, timed=timed))
+            finished=False, timed=timed), timed)
         live.record.options, live.record.setup, live.game = options, setup, game
-        if timed is not None:
-            live.record.clock = timed.clock
         live.version += 1
 
     # -- the AI -----------------------------------------------------------------------
@@ -794,11 +783,6 @@ class Tables:
                 live.ai_error = f"the AI's answer {shown(answer)} was refused: {message}"
                 live.version += 1
         self._schedule_ai(live)
-
-
-def _seated(setup: GameSetup) -> bool:
-    """Whether every seat of the game is taken (a game at one screen has none to take)."""
-    return all(seat is not None for seat in (setup.seats or {}).values())
 
 
 def _first_on_clock(game: Game, setup: GameSetup) -> str:

@@ -70,6 +70,7 @@ from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.online import People
 from hexstones.web.ratings import Ratings
+from hexstones.web.rows import column_text
 from hexstones.web.setup import CHOICES, NewGame, parse_setup
 from hexstones.web.spec import balance_of, spec_of
 from hexstones.web.view import clock_view
@@ -132,9 +133,6 @@ def person_topic(holder: Holder) -> str:
     return People.topics(Identity(holder.session or "", holder.user, holder.name))[0]
 
 
-def _text(value: Any) -> Any:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
 
 @dataclass(frozen=True)
 class Seek:
@@ -161,10 +159,10 @@ class Seek:
 
     @classmethod
     def of_row(cls, row: Any) -> Seek:
-        maker = Holder.from_dict(json.loads(_text(row["maker"])), "maker") or Holder()
-        return cls(_text(row["id"]), maker, _text(row["game"]), json.loads(_text(row["choices"])),
-                   _text(row["status"]), _text(row["game_id"]), bool(row["live"]), float(row["created"]),
-                   _text(row["to_user"]), _text(row["to_name"]))
+        maker = Holder.from_dict(json.loads(column_text(row["maker"])), "maker") or Holder()
+        return cls(column_text(row["id"]), maker, column_text(row["game"]), json.loads(column_text(row["choices"])),
+                   column_text(row["status"]), column_text(row["game_id"]), bool(row["live"]), float(row["created"]),
+                   column_text(row["to_user"]), column_text(row["to_name"]))
 
     def topics(self) -> list[str]:
         """Where its changes are told: its waiting pages; a challenge's two people's pages."""
@@ -302,7 +300,7 @@ class Lobby:
         if row is None:
             raise WebError(404, f"no player named {shown(to.strip())}: a challenge goes to the name of "
                                 f"an account, check its spelling")
-        user, name = _text(row[0]), _text(row[1])
+        user, name = column_text(row[0]), column_text(row[1])
         if user == who.user:
             raise WebError(400, "you cannot challenge yourself: name another player")
         seek = self._insert(who, choices, new, live=False, to_user=user, to_name=name)

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any
 
+from hexstones.games import other
 from hexstones.session import Correspondence
 from hexstones.session.clock import duration
 from hexstones.web import seats
 from hexstones.web.errors import WebError, shown
 from hexstones.web.live import Live, Tables
-from hexstones.web.rows import Rows
+from hexstones.web.rows import Rows, column_text
 from hexstones.web.spec import spec_of
 
 log = logging.getLogger("hexstones.web")
@@ -103,9 +104,6 @@ class Mailer:
                 self._queue.task_done()
 
 
-def _text(value: Any) -> Any:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-
 
 class Notices:
     """The accounts' choices of notices, and the notices themselves (None ``mailer``: the
@@ -128,7 +126,7 @@ class Notices:
         rows = self.db.query("SELECT address, your_turn, low_time FROM mail_preferences WHERE user_id = :u",
                              {"u": user})
         row = rows[0] if rows else {"address": None, "your_turn": 0, "low_time": 0}
-        return {"available": self.mailer is not None, "address": _text(row["address"]),
+        return {"available": self.mailer is not None, "address": column_text(row["address"]),
                 "your_turn": bool(row["your_turn"]), "low_time": bool(row["low_time"])}
 
     def choose(self, user: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -174,14 +172,14 @@ class Notices:
             return None
         rows = self.db.query(f"SELECT address, token FROM mail_preferences WHERE user_id = :u AND {kind} = 1",
                              {"u": seat.user})
-        return (_text(rows[0]["address"]), _text(rows[0]["token"])) if rows else None
+        return (column_text(rows[0]["address"]), column_text(rows[0]["token"])) if rows else None
 
     def _send(self, live: Live, color: str, kind: str, subject: str, text: str) -> None:
         to = self._recipient(live, color, kind)
         if to is None or self.mailer is None:
             return
         base = self.mailer.settings.public_url.rstrip("/")
-        opponent = seats.seat_of(live.setup, "white" if color == "black" else "black")
+        opponent = seats.seat_of(live.setup, other(color))
         against = f" against {opponent.name}" if opponent is not None and opponent.name else ""
         game = f"{spec_of(live.record.game)['title']} (side {live.game.size}){against}"
         self.mailer.send(to[0], subject.format(game=game),
@@ -211,7 +209,7 @@ class Notices:
                              "AND deadline <= :horizon", {"horizon": horizon})
         for row in rows:
             try:
-                live = self.tables.get(_text(row["id"]))
+                live = self.tables.get(column_text(row["id"]))
             except WebError:
                 continue
             with live.lock:

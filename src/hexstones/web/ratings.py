@@ -16,15 +16,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hexstones.games import GAME_NAMES
+from hexstones.games import GAME_NAMES, other
 from hexstones.session import Rating, rated
 from hexstones.web import seats
 from hexstones.web.live import Live, Tables
-from hexstones.web.rows import Rows
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+from hexstones.web.rows import Rows, column_text
 
 
 def shown(rating: Rating, games: int) -> dict[str, Any]:
@@ -44,7 +40,7 @@ class Ratings:
         """``user``'s rating in each game (the starting one where they have played none)."""
         rows = self.db.query("SELECT game, rating, deviation, volatility, games FROM ratings WHERE user_id = :u",
                              {"u": user})
-        found = {_text(r["game"]): r for r in rows}
+        found = {column_text(r["game"]): r for r in rows}
         answer = {}
         for game in GAME_NAMES:
             row = found.get(game)
@@ -57,14 +53,14 @@ class Ratings:
         rows = self.db.query("SELECT u.name, r.rating, r.deviation, r.volatility, r.games FROM ratings r "
                              "JOIN users u ON u.id = r.user_id WHERE r.game = :g AND r.updated >= :since "
                              "ORDER BY r.rating DESC, u.name LIMIT :n", {"g": game, "since": since, "n": limit})
-        return [{"name": _text(r["name"]), **shown(Rating(r["rating"], r["deviation"], r["volatility"]),
+        return [{"name": column_text(r["name"]), **shown(Rating(r["rating"], r["deviation"], r["volatility"]),
                                                     int(r["games"]))} for r in rows]
 
     def history(self, user: str, game: str) -> list[dict[str, Any]]:
         """``user``'s rating after each rated game of ``game``, oldest first."""
         rows = self.db.query("SELECT game_id, at, rating, deviation FROM rating_history "
                              "WHERE user_id = :u AND game = :g ORDER BY at", {"u": user, "g": game})
-        return [{"game": _text(r["game_id"]), "at": r["at"], "rating": round(r["rating"], 1),
+        return [{"game": column_text(r["game_id"]), "at": r["at"], "rating": round(r["rating"], 1),
                  "deviation": round(r["deviation"], 1)} for r in rows]
 
     def count(self, live: Live) -> None:
@@ -97,7 +93,7 @@ class Ratings:
                 before[color] = ((Rating(found[0]["rating"], found[0]["deviation"], found[0]["volatility"]),
                                   int(found[0]["games"])) if found else (Rating(), 0))
             for color, user in users.items():
-                opponent = "white" if color == "black" else "black"
+                opponent = other(color)
                 mine, games = before[color]
                 after = rated(mine, [(before[opponent][0], 1.0 if winner == color else 0.0)])
                 values = {"u": user, "g": game, "r": after.rating, "d": after.deviation, "v": after.volatility,

@@ -14,6 +14,12 @@ from sqlalchemy import exc as sa_exc
 from hexstones.web.store import Store
 
 
+def column_text(value: Any) -> Any:
+    """A text column's value as text: SQLite's reading connection gives bytes (bad UTF-8,
+    which only another program could store, is shown replaced, not refused)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
 class Rows:
     IntegrityError = sa_exc.IntegrityError
 

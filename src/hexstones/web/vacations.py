@@ -24,17 +24,13 @@ from hexstones.web import seats
 from hexstones.web.errors import WebError, shown, whole
 from hexstones.web.game_setup import GameSetup
 from hexstones.web.live import Tables
-from hexstones.web.rows import Rows
+from hexstones.web.rows import Rows, column_text
 
 DAYS_A_YEAR = 30
 DAY = 86400
 WATCH_SECONDS = 2.0  # how often (real time) the time keeper looks for vacations that are over
 AWAY_READ_SECONDS = 1.0  # how old (real time) this process's list of who is away may be
 
-
-def _text(value: Any) -> str:
-    """A text column's value (SQLite's reads give bytes)."""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _year(now: float) -> int:
@@ -79,7 +75,7 @@ class Vacations:
         if time.monotonic() - self._read_at > AWAY_READ_SECONDS:
             rows = self.db.query("SELECT user_id FROM vacations WHERE started IS NOT NULL AND until > :now",
                                  {"now": self.now()})
-            self._away = {_text(r["user_id"]) for r in rows}
+            self._away = {column_text(r["user_id"]) for r in rows}
             self._read_at = time.monotonic()
         return seat.user in self._away
 
@@ -159,4 +155,4 @@ class Vacations:
         now = self.now()
         for row in self.db.query("SELECT user_id FROM vacations WHERE started IS NOT NULL AND until <= :now",
                                  {"now": now}):
-            self._close(_text(row["user_id"]), only_if_over=True)
+            self._close(column_text(row["user_id"]), only_if_over=True)

@@ -65,15 +65,18 @@ def outcome(live: Live) -> Outcome | None:
     return live.session.outcome()
 
 
-def summary(live: Live) -> str:
-    """The line the list of stored games shows: the result, or whose turn it is."""
-    result = outcome(live)
+def end_text(live: Live, result: Outcome | None) -> str | None:
+    """How the game ended, in words: ``result``'s line, or why it ended without a winner
+    (aborted); None while it goes on."""
     if result is not None:
         return result.text()
     ended = live.session.ended_early
-    if ended is not None:  # over without a winner: aborted
-        return ended[0].upper() + ended[1:]
-    return f"{live.game.to_move.capitalize()} to move"
+    return None if ended is None else ended[0].upper() + ended[1:]
+
+
+def summary(live: Live) -> str:
+    """The line the list of stored games shows: the result, or whose turn it is."""
+    return end_text(live, outcome(live)) or f"{live.game.to_move.capitalize()} to move"
 
 
 # -- the state of a game ------------------------------------------------------------------
@@ -213,11 +216,9 @@ def clock_view(live: Live) -> dict[str, Any] | None:
 
 def status_text(live: Live, state: dict[str, Any], result) -> str:
     """One line: whose turn it is, or the result."""
-    if result is not None:
-        return result.text()
-    ended = live.session.ended_early
-    if ended is not None:  # over without a winner: aborted
-        return ended[0].upper() + ended[1:]
+    ended = end_text(live, result)
+    if ended is not None:
+        return ended
     pie = live.pie
     if pie is not None and pie.pending:
         balance = spec_of(state["game"])["balance"]["short"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hexstones.games import GAME_NAMES
+from hexstones.games import GAME_NAMES, other
 from hexstones.web import seats
 from hexstones.web.deps import PeopleDep, Person, TablesDep
 from hexstones.web.errors import WebError, shown
@@ -38,7 +38,7 @@ def _recent(tables, user: str, asker) -> list[dict[str, Any]]:
         mine = [c for c in ("black", "white") if (seat := seats.seat_of(setup, c)) is not None and seat.user == user]
         if not mine or not (setup.public or seats.is_player(setup, asker)):
             continue
-        opponent = seats.seat_of(setup, "white" if mine[0] == "black" else "black")
+        opponent = seats.seat_of(setup, other(mine[0]))
         games.append({"id": row["id"], "game": row["game"], "title": spec_of(row["game"])["title"],
                       "size": row["options"].get("size"), "color": mine[0],
                       "opponent": opponent.name if opponent is not None else None,
