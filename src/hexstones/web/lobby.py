@@ -16,7 +16,7 @@ waiting pages (``/seek/<id>``) is open, its WebSocket beats every :data:`HEARTBE
 :data:`GRACE_SECONDS` pass without one (a reload keeps it), and a seek not seen for
 :data:`STALE_SECONDS` (its server process died) is withdrawn too. Those withdrawals are made
 by :meth:`Lobby.sweep`, which every look at the lobby runs first (a list, an accept, a new
-seek) and which every open lobby or waiting page runs each :data:`SWEEP_SECONDS`: no seek a
+seek) and which the app's time keeper runs each :data:`SWEEP_SECONDS`: no seek a
 person can see or accept is one its maker left. A correspondence seek (``days:N``) stays
 until it is taken or withdrawn. A seek taken or withdrawn is deleted :data:`FORGET_AFTER`
 after it was made (when a new seek is made).
@@ -81,7 +81,7 @@ MAX_OPEN = 5  # open seeks one person may hold at once
 STALE_SECONDS = 60.0  # a live seek not seen this long is withdrawn (its server process died)
 GRACE_SECONDS = 10.0  # after the maker's last waiting page closed: a reload keeps the seek
 HEARTBEAT_SECONDS = 3.0  # between beats of an open waiting page: well within the grace
-SWEEP_SECONDS = 10.0  # between sweeps while a lobby or waiting page is open in a process
+SWEEP_SECONDS = 10.0  # between the time keeper's sweeps in a process
 FORGET_AFTER = 7 * 86400  # a seek taken or withdrawn is deleted this long after it was made
 CHALLENGE_SECONDS = 86400.0  # an open challenge expires this long after it was made
 LOBBY_TOPIC = "lobby"
@@ -212,6 +212,7 @@ class Lobby:
         self.clock = clock
         self._pages: dict[str, int] = {}  # seek id -> the maker's waiting pages open in this process
         self._last_sweep = float("-inf")  # time.monotonic() of this process's last periodic sweep
+        tables.watchers.append(self.sweep_now_and_then)  # run by the time keeper's thread
 
     # -- reading ------------------------------------------------------------------------
 
@@ -492,12 +493,6 @@ class Lobby:
             self._last_sweep = now
             self.sweep()
 
-    async def sweeping(self) -> None:
-        """Sweep every SWEEP_SECONDS until cancelled (while a page is open here)."""
-        while True:
-            await self._quietly(self.sweep_now_and_then)
-            await asyncio.sleep(SWEEP_SECONDS)
-
     @contextlib.asynccontextmanager
     async def maker_page(self, seek_id: str) -> AsyncIterator[None]:
         """While in the block, a waiting page of the seek's maker is open here: it beats
@@ -507,7 +502,6 @@ class Lobby:
         async def beating() -> None:
             while True:
                 await self._quietly(self.beat, seek_id)
-                await self._quietly(self.sweep_now_and_then)
                 await asyncio.sleep(HEARTBEAT_SECONDS)
 
         beats = asyncio.create_task(beating())

@@ -5,7 +5,6 @@ watch, and their live updates."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import Annotated, Any
 
@@ -162,23 +161,17 @@ def list_watch(tables: TablesDep):
 @router.websocket("/api/lobby/live")
 async def lobby_updates(websocket: WebSocket, tables: TablesDep, people: PeopleDep):
     """A message at each seek made, taken or withdrawn, and at each change of the person's
-    challenges (``{"change": "challenge"}``: one arrived); the page then fetches the lists.
-    While it is open, this process sweeps away the seeks whose makers left."""
-    lobby = lobby_of(websocket.app)
+    challenges (``{"change": "challenge"}``: one arrived); the page then fetches the lists."""
     who = await run_in_threadpool(people.accounts.identify, websocket.cookies.get(COOKIE))
     topics = [LOBBY_TOPIC] + (People.topics(who) if who is not None else [])
-    sweeping = asyncio.create_task(lobby.sweeping())
-    try:
-        await serve_updates(websocket, tables.store.broker, topics, {"lobby": True})
-    finally:
-        sweeping.cancel()
+    await serve_updates(websocket, tables.store.broker, topics, {"lobby": True})
 
 
 @router.websocket("/api/seeks/{seek_id}/live")
 async def seek_updates(websocket: WebSocket, seek_id: str, tables: TablesDep, people: PeopleDep):
     """A message when it opens and at each change of the seek (taken, withdrawn, a
     challenge declined or expired); the page then fetches the seek. Open on its maker's
-    browser, it keeps a live seek open; on a challenge's, it sweeps (the challenge expires)."""
+    browser, it keeps a live seek open."""
     lobby = lobby_of(websocket.app)
     try:
         seek = await run_in_threadpool(lobby.get, seek_id)
@@ -187,11 +180,6 @@ async def seek_updates(websocket: WebSocket, seek_id: str, tables: TablesDep, pe
         return
     who = await run_in_threadpool(people.accounts.identify, websocket.cookies.get(COOKIE))
     waiting = seek.status == OPEN and seek.live and seats.holds(seek.maker, who)
-    sweeping = asyncio.create_task(lobby.sweeping()) if seek.challenge and seek.status == OPEN else None
-    try:
-        async with lobby.maker_page(seek_id) if waiting else contextlib.nullcontext():
-            await serve_updates(websocket, tables.store.broker, [seek_topic(seek_id)],
-                                {"seek": seek_id, "status": seek.status})
-    finally:
-        if sweeping is not None:
-            sweeping.cancel()
+    async with lobby.maker_page(seek_id) if waiting else contextlib.nullcontext():
+        await serve_updates(websocket, tables.store.broker, [seek_topic(seek_id)],
+                            {"seek": seek_id, "status": seek.status})
