@@ -499,3 +499,25 @@ def test_nobody_takes_or_signs_in_to_a_bot_s_name(pair):
     assert r.status_code == 400 and "-bot" in r.json()["detail"]
     r = a.post("/api/account/signin", json={"name": "level2-bot", "password": "!"})
     assert r.status_code == 401
+
+
+def test_an_away_player_s_conditional_answer_is_played_and_a_paused_game_may_be_resigned(pair, clock):
+    a, b = pair
+    signed_up(a, "Ann")
+    signed_up(b, "Bea")
+    gid = timed_game(a, b, "days:2")
+    for mover, point in ((a, "a1"), (b, "e5"), (a, "b1")):
+        played(mover, gid, point)
+    # Ann leaves an answer to d5, then goes away: Bea plays into it, and it is played.
+    assert conditional(a, gid, [["d5", "c1"]]).status_code == 200
+    assert a.post("/api/account/vacation", json={"days": 3}).status_code == 200
+    clock.advance(DAY / 2)
+    s = played(b, gid, "d5")
+    assert s["moves"][-2:] == ["d5", "c1"] and s["clock"]["running"] == "white" and not s["clock"]["paused"]
+    s = played(b, gid, "c5")  # no answer left: Ann's clock stands still on her turn
+    assert s["clock"]["paused"] and s["clock"]["running"] == "black"
+    clock.advance(DAY)
+    r = a.post(f"/api/games/{gid}/resign", json={})  # away, she may still give up
+    assert r.status_code == 200, r.text
+    s = r.json()
+    assert s["status"] == "White wins: Black resigned" and s["clock"]["running"] is None

@@ -333,12 +333,12 @@ class Tables:
         clock = live.clock
         if clock is None or clock.running is None:
             return None
-        if clock.paused:
-            raise WebError(409, f"this game's clock stands still while {clock.running}'s player is away "
-                                f"(a vacation): that player ends it to move on")
         try:
             return Timed(step(clock, self.now()), live.record.revision)
         except NotNow as exc:
+            if clock.paused:  # the clock's words, "resume it", are not the player's to follow
+                raise WebError(409, f"this game's clock stands still while {clock.running}'s player is away "
+                                    f"(a vacation): that player ends it to move on") from None
             raise WebError(409, exc.message) from None
 
     def _check_time(self, live: Live) -> None:
@@ -571,15 +571,17 @@ class Tables:
             if answer is None:
                 return
             try:
-                self._apply(live, answer)
+                self._apply(live, answer, answered=True)
             except WebError as exc:
                 log.warning("game %s: %s's conditional answer %s was refused: %s", live.record.id, color,
                             answer, exc.message)
                 self.change_setup(live, live.setup.replace(conditional=None))
                 return
 
-    def _apply(self, live: Live, move: str) -> None:
-        """Play ``move`` (IllegalMove: 400 with the engine's reason) and store it."""
+    def _apply(self, live: Live, move: str, answered: bool = False) -> None:
+        """Play ``move`` (IllegalMove: 400 with the engine's reason) and store it;
+        ``answered``: a conditional answer, made the instant the opponent moved, so a clock
+        that stopped for its player's vacation runs again for it."""
         game = live.game
         mover = game.to_move
         try:
@@ -590,6 +592,8 @@ class Tables:
             ended = game.is_over
 
             def step(clock: Clock, now: float) -> Clock:
+                if answered and clock.paused:
+                    clock = clock.resume(now)
                 after = clock.moved(mover, now)
                 if ended:
                     return after.stop(now)
