@@ -82,23 +82,22 @@ class Ratings:
 
     def _count(self, live: Live, game: str, now: float, users: dict[str, str], winner: str) -> None:
         with self.db.transaction() as rows:
-            if rows.query("SELECT 1 FROM rated_games WHERE game_id = :g", {"g": live.record.id}):
-                return
+            # A game counted already (by another process) fails this insert: IntegrityError.
             rows.execute("INSERT INTO rated_games (game_id, counted) VALUES (:g, :t)",
                          {"g": live.record.id, "t": now})
-            before: dict[str, tuple[Rating, int]] = {}
+            before: dict[str, tuple[Rating, int]] = {}  # each colour's rating and games, if stored
             for color, user in users.items():
                 found = rows.query("SELECT rating, deviation, volatility, games FROM ratings "
                                    "WHERE user_id = :u AND game = :g", {"u": user, "g": game})
-                before[color] = ((Rating(found[0]["rating"], found[0]["deviation"], found[0]["volatility"]),
-                                  int(found[0]["games"])) if found else (Rating(), 0))
+                if found:
+                    before[color] = (Rating(found[0]["rating"], found[0]["deviation"], found[0]["volatility"]),
+                                     int(found[0]["games"]))
             for color, user in users.items():
-                opponent = other(color)
-                mine, games = before[color]
-                after = rated(mine, [(before[opponent][0], 1.0 if winner == color else 0.0)])
+                mine, games = before.get(color, (Rating(), 0))
+                after = rated(mine, [(before.get(other(color), (Rating(), 0))[0], 1.0 if winner == color else 0.0)])
                 values = {"u": user, "g": game, "r": after.rating, "d": after.deviation, "v": after.volatility,
                           "n": games + 1, "t": now, "id": live.record.id}
-                if games or rows.query("SELECT 1 FROM ratings WHERE user_id = :u AND game = :g", values):
+                if color in before:
                     rows.execute("UPDATE ratings SET rating = :r, deviation = :d, volatility = :v, games = :n, "
                                  "updated = :t WHERE user_id = :u AND game = :g", values)
                 else:
