@@ -5,6 +5,7 @@ through real ``hexstones serve`` processes, on SQLite and on PostgreSQL, in the 
                                 [--rounds 2] [--lines sqlite,postgresql,postgresql-2]
                                 [--postgres URL] [--clock none,fischer:60:0]
                                 [--flags 20] [--flag-clock fischer:15:0]
+                                [--bot-games 40] [--bot-level 2]
     python benchmarks/online.py --games 200 --think 15 ...   (one load)
 
 (with hexstones installed, e.g. the .venv of .ci/run, or PYTHONPATH=src)
@@ -71,6 +72,17 @@ the target: both pages show the result within 1 s of the flag (p99; over a few d
 games, about the worst of them). On
 ``postgresql-2`` the two players are on different processes: one ends the game, the
 other's page hears of it through PostgreSQL.
+
+Bots. ``--bot-games N`` plays N of each load's games against the server's AI accounts
+(``level2-bot`` with ``--bot-level 2``) instead of between two players: a player signs up
+an account, challenges the bot (which accepts at once), and plays black against it, each
+move as in the other games; the bot's answer is the AI's, thought on the server's AI
+processes beside everything else. Those games' moves are left out of ``move``, ``heard``
+and ``seen`` (the figures of the games between people, with the targets); ``bot_answer``
+is, for each of the player's moves, the time from the move's answer until the player's
+WebSocket has the bot's reply (the AI's thinking at its level included), and ``bot_games``
+and ``bot_moves`` count them. The CPU a move counts every move, the bots' included
+(their thinking is in the AI processes, which are not measured).
 """
 
 from __future__ import annotations
@@ -80,6 +92,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import ssl
 import statistics
 import sys
@@ -136,6 +149,8 @@ class Tally:
     def __init__(self, counting_from: float):
         self.counting_from = counting_from
         self.times: dict[str, list[float]] = {"move": [], "heard": [], "seen": []}
+        self.bot_answers: list[float] = []  # seconds from a move's answer to the bot's reply heard
+        self.bot_games = 0
         self.refused: dict[int, int] = {}
         self.games = 0
         # The flagged games (--flags): per game, each player's seconds from the flag to its
@@ -148,6 +163,10 @@ class Tally:
         if started >= self.counting_from:
             for name, took in (("move", move), ("heard", heard), ("seen", seen)):
                 self.times[name].append(took)
+
+    def bot_answer(self, started: float, answer: float) -> None:
+        if started >= self.counting_from:
+            self.bot_answers.append(answer)
 
     def refuse(self, started: float, status: int) -> None:
         if started >= self.counting_from:
@@ -256,6 +275,52 @@ async def bot(n: int, bases: list[str], size: int, think: float, stop_at: float,
     finally:
         for client in (ann, bea):
             await client.aclose()
+
+
+async def against_a_bot(n: int, bases: list[str], size: int, think: float, stop_at: float, tally: Tally,
+                        level: int, clock: str | None = None) -> None:
+    """A player against the AI's account of ``level`` (``--bot-games``), game after game until
+    ``stop_at``: signed up as an account, it challenges the bot, which accepts at once; it
+    plays black, each move timed as in :func:`bot` but into ``tally.bot_answer``: from the
+    move's answer until its WebSocket has the bot's reply."""
+    rng = random.Random(10_000 + n)
+    player = browser(bases[n % len(bases)])
+    try:
+        r = await send(player, "POST", "/api/account/signup",
+                       {"name": f"bench-{n}-{secrets.token_hex(3)}", "password": secrets.token_hex(12)})
+        r.raise_for_status()
+        await asyncio.sleep(rng.uniform(0, think))
+        while time.perf_counter() < stop_at:
+            body = {key: value for key, value in new_game(size, clock).items() if key != "opponent"}
+            body["to"] = f"level{level}-bot"
+            r = await send(player, "POST", "/api/challenges", body)
+            r.raise_for_status()
+            gid = r.json()["game_id"]
+            tally.bot_games += 1
+            async with live(player, gid) as ws:
+                await hear(ws, 0)
+                state = (await send(player, "GET", f"/api/games/{gid}")).json()
+                ply = 0
+                while time.perf_counter() < stop_at and not state["over"]:
+                    points = [m for m in state["legal"] if m != "pass"]
+                    started = time.perf_counter()
+                    r = await send(player, "POST", f"/api/games/{gid}/moves",
+                                   {"move": rng.choice(points) if points else "pass", "ply": ply})
+                    answered = time.perf_counter()
+                    if r.status_code != 200:
+                        tally.refuse(started, r.status_code)
+                        break
+                    state = r.json()
+                    if state["over"]:
+                        break
+                    ply += 2
+                    await hear(ws, ply)
+                    tally.bot_answer(started, time.perf_counter() - answered)
+                    state = (await send(player, "GET", f"/api/games/{gid}")).json()
+                    pause = min(rng.expovariate(1 / think), 4 * think)
+                    await asyncio.sleep(min(pause, max(0.0, stop_at - time.perf_counter())))
+    finally:
+        await player.aclose()
 
 
 async def flagged(n: int, bases: list[str], size: int, clock: str, start_in: float, tally: Tally) -> None:
@@ -377,8 +442,11 @@ async def play(bases: list[str], pids: list[int], load: Load, args) -> tuple[Tal
     rng = random.Random(load.games)
     flags = [flagged(k, bases, args.size, args.flag_clock, args.warmup + room * (k + rng.random()) / args.flags,
                      tally) for k in range(flag_games(load, args))]
+    people = load.games - args.bot_games
     await asyncio.gather(*(bot(n, bases, args.size, load.think, stop_at, tally, load.clock)
-                           for n in range(load.games)), *flags)
+                           for n in range(people)),
+                         *(against_a_bot(n, bases, args.size, load.think, stop_at, tally, args.bot_level, load.clock)
+                           for n in range(args.bot_games)), *flags)
     server_cpu, bot_cpu = await cpu
     return tally, server_cpu, bot_cpu
 
@@ -447,6 +515,10 @@ def summary(line: str, runs: list[Run], load: Load) -> dict:
                    f"move_p99_under_{TARGET_P99_MS}_ms": result["move"]["p99"] < TARGET_P99_MS})
     if load.clock is not None:
         result["clock"] = load.clock
+    answers = [a for run in runs for a in run.tally.bot_answers]
+    if answers or any(run.tally.bot_games for run in runs):
+        result.update({"bot_games": sum(run.tally.bot_games for run in runs), "bot_moves": len(answers),
+                       "bot_answer": spread(answers)})
     if runs[0].flags:
         result["flags"] = flag_summary(runs)
         result[f"flag_to_both_p99_under_{TARGET_FLAG_MS}_ms"] = flags_meet_target(result["flags"])
@@ -540,6 +612,10 @@ def main() -> None:
                         "the load's, to time a flag falling to both pages showing the result (default 0)")
     p.add_argument("--flag-clock", default=DEFAULT_FLAG_CLOCK,
                    help=f"the flagged games' clock, fischer:BASE:INC (default {DEFAULT_FLAG_CLOCK})")
+    p.add_argument("--bot-games", type=int, default=0,
+                   help="games of each load played by a player against the AI's account of --bot-level "
+                        "instead of between two players (default 0)")
+    p.add_argument("--bot-level", type=int, default=2, help="the level of the bot accounts played (default 2)")
     args = p.parse_args()
     from hexstones.session.clock import Fischer, TimeControl
 
@@ -569,6 +645,11 @@ def main() -> None:
         loads = [replace(load, clock=clock) for load in parse_loads(args.loads) for clock in clocks]
     except ValueError as exc:
         p.error(str(exc))
+    if any(not 0 <= args.bot_games <= load.games for load in loads):
+        p.error("--bot-games: 0 up to each load's games")
+    from hexstones.web.bots import BOT_LEVELS
+    if args.bot_level not in BOT_LEVELS:
+        p.error(f"--bot-level: one of {', '.join(map(str, BOT_LEVELS))}")
     if not 0 <= args.warmup < args.seconds <= 600 or not 1 <= args.rounds <= 10:
         p.error("--warmup below --seconds; --seconds at most 600; --rounds 1 to 10")
     lines = args.lines.split(",")

@@ -63,3 +63,19 @@ def test_a_whole_game_with_the_keyboard_alone_each_move_said_in_words(module_ser
         pytest.fail("the game did not end")
     expect(announce).to_contain_text("wins")
     assert page.evaluate("document.activeElement.dataset.testid") == "board"  # the focus stayed
+
+
+def test_the_text_view_lists_every_point_by_rows_and_follows_the_moves(module_server, person):
+    page = person()
+    page.goto(f"{module_server.url}/new?game=keil&size=3&opponent=human")
+    expect(page.get_by_test_id("status")).to_have_text("Black to move")
+    page.get_by_test_id("text-view").locator("summary").click()
+    rows = page.get_by_test_id("text-view-rows").locator("li")
+    expect(rows).to_have_count(5)  # side 3: rows of 3, 4, 5, 4 and 3 points
+    assert [len(rows.nth(k).inner_text().split("; ")) for k in range(5)] == [3, 4, 5, 4, 3]
+    assert "black stone" not in page.get_by_test_id("text-view-rows").inner_text()
+    point = page.locator("[data-point][data-legal]").first.get_attribute("data-point")
+    page.locator(f'[data-point="{point}"]').click()
+    expect(page.get_by_test_id("status")).to_have_text("White to move")
+    expect(page.get_by_test_id("text-view-rows")).to_contain_text(f"{point}: black stone")
+    assert page.get_by_test_id("text-view-rows").inner_text().count("stone") == 1

@@ -25,7 +25,7 @@ card.innerHTML = `<h3>Analysis</h3>
     <button id="analyze" data-testid="analyze" title="The AI searches every position of the game, in the background">Analyze the game</button>
     <button id="analysis-stop" data-testid="analysis-stop" hidden>Stop</button>
     <button id="analysis-deeper" data-testid="analysis-deeper" title="Search the position shown four times as long" hidden>Deeper here</button>
-    <select id="analysis-budget" data-testid="analysis-budget" title="How long the AI searches each position">
+    <select id="analysis-budget" data-testid="analysis-budget" aria-label="How long the AI searches each position" title="How long the AI searches each position">
       <option value="">normal search</option><option value="300">quick search</option></select>
   </div>
   <label class="hint-box" id="hint-box" hidden><input type="checkbox" id="hint" data-testid="hint"> Hint: show the AI's suggested moves</label>

@@ -114,10 +114,33 @@ function said(s, previous) {
   return text;
 }
 
+// The position as text, for readers that cannot use the picture: the points grouped in
+// the rows the picture draws them in (by their centres), top to bottom, left to right.
+function textView() {
+  const rows = new Map();
+  for (const el of points()) {
+    const at = centre(el);
+    if (!at) continue;
+    const y = Math.round(at.y);
+    const row = Array.from(rows.keys()).find((k) => Math.abs(k - y) < 2) ?? y;
+    if (!rows.has(row)) rows.set(row, []);
+    rows.get(row).push({ x: at.x, el });
+  }
+  const list = $("#text-view-rows");
+  list.replaceChildren(...Array.from(rows.keys()).sort((a, b) => a - b).map((y) => {
+    const item = document.createElement("li");
+    item.textContent = rows.get(y).sort((a, b) => a.x - b.x).map(({ el }) => content(el)).join("; ");
+    return item;
+  }));
+}
+
 onRender((s, previous) => {
   if (cursor !== null) show(cursor); // the new drawing's point
+  if ($("#text-view").open) textView();
   if (!previous || previous.id !== s.id || s.at !== s.move_count) return;
   if (s.moves.length < previous.moves.length || s.moves.slice(0, previous.moves.length).join() !== previous.moves.join()) return;
   const text = said(s, previous);
   if (text) $("#announce").textContent = text;
 });
+
+$("#text-view").addEventListener("toggle", () => { if ($("#text-view").open) textView(); });
