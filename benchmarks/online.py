@@ -5,7 +5,7 @@ through real ``hexstones serve`` processes, on SQLite and on PostgreSQL, in the 
                                 [--rounds 2] [--lines sqlite,postgresql,postgresql-2]
                                 [--postgres URL] [--clock none,fischer:60:0]
                                 [--flags 20] [--flag-clock fischer:15:0]
-                                [--bot-games 40] [--bot-level 2]
+                                [--bot-games 0,40] [--bot-level 2]
     python benchmarks/online.py --games 200 --think 15 ...   (one load)
 
 (with hexstones installed, e.g. the .venv of .ci/run, or PYTHONPATH=src)
@@ -82,7 +82,9 @@ and ``seen`` (the figures of the games between people, with the targets); ``bot_
 is, for each of the player's moves, the time from the move's answer until the player's
 WebSocket has the bot's reply (the AI's thinking at its level included), and ``bot_games``
 and ``bot_moves`` count them. The CPU a move counts every move, the bots' included
-(their thinking is in the AI processes, which are not measured).
+(their thinking is in the AI processes, which are not measured). Several, comma separated
+(``--bot-games 0,40``), measure each load with each in turn, and set the load with bots
+beside its peer without (``vs_no_bots``: the ratios, as ``vs_no_clock``).
 """
 
 from __future__ import annotations
@@ -398,10 +400,11 @@ class Load:
     games: int
     think: float  # seconds between a game's moves, on average
     clock: str | None = None  # the games' time control (--clock), None: no clock
+    bots: int = 0  # of the games, those played against the AI's accounts (--bot-games)
 
     @property
     def name(self) -> str:
-        return f"{self.games}x{self.think:g}"
+        return f"{self.games}x{self.think:g}" + (f" ({self.bots} against bots)" if self.bots else "")
 
 
 def flag_games(load: Load, args) -> int:
@@ -442,11 +445,11 @@ async def play(bases: list[str], pids: list[int], load: Load, args) -> tuple[Tal
     rng = random.Random(load.games)
     flags = [flagged(k, bases, args.size, args.flag_clock, args.warmup + room * (k + rng.random()) / args.flags,
                      tally) for k in range(flag_games(load, args))]
-    people = load.games - args.bot_games
+    people = load.games - load.bots
     await asyncio.gather(*(bot(n, bases, args.size, load.think, stop_at, tally, load.clock)
                            for n in range(people)),
                          *(against_a_bot(n, bases, args.size, load.think, stop_at, tally, args.bot_level, load.clock)
-                           for n in range(args.bot_games)), *flags)
+                           for n in range(load.bots)), *flags)
     server_cpu, bot_cpu = await cpu
     return tally, server_cpu, bot_cpu
 
@@ -515,6 +518,7 @@ def summary(line: str, runs: list[Run], load: Load) -> dict:
                    f"move_p99_under_{TARGET_P99_MS}_ms": result["move"]["p99"] < TARGET_P99_MS})
     if load.clock is not None:
         result["clock"] = load.clock
+    result["against_bots"] = load.bots
     answers = [a for run in runs for a in run.tally.bot_answers]
     if answers or any(run.tally.bot_games for run in runs):
         result.update({"bot_games": sum(run.tally.bot_games for run in runs), "bot_moves": len(answers),
@@ -552,7 +556,8 @@ def flags_meet_target(flags: dict) -> bool:
             and flags["flag_to_both_ms"]["p99"] < TARGET_FLAG_MS)
 
 
-def side_by_side(load: Load, summaries: dict[str, dict], peers: dict[str, dict] | None = None) -> dict:
+def side_by_side(load: Load, summaries: dict[str, dict], peers: dict[str, dict] | None = None,
+                 against: str = "vs_no_clock") -> dict:
     """One line for a load: each line's CPU a move and the mover's p50 / p99, and the targets
     (with --flags: each line's flag-to-both-pages p50 / p99 / max too); with ``peers`` (the
     same load without a clock, measured in the same run), the ratios to them."""
@@ -563,6 +568,8 @@ def side_by_side(load: Load, summaries: dict[str, dict], peers: dict[str, dict] 
     found: dict = {"load": load.name, "offered_moves_per_s": round(load.games / load.think, 1)}
     if "clock" in first:
         found["clock"] = first["clock"]
+    if load.bots:
+        found["against_bots"] = load.bots
     found["targets"] = targets
     for line, r in summaries.items():
         row = {"moves_per_s": r["moves_per_s"], "server_cpu_ms_per_move": r["server_cpu_ms_per_move"],
@@ -574,9 +581,11 @@ def side_by_side(load: Load, summaries: dict[str, dict], peers: dict[str, dict] 
                         "flag_to_both_max_ms": both["max"],
                         "flags_measured": f"{r['flags']['measured']}/{r['flags']['games']}"})
             meets = meets and flags_meet_target(r["flags"])
+        if "bot_answer" in r:
+            row.update({"bot_answer_p50_ms": r["bot_answer"]["p50"], "bot_answer_p99_ms": r["bot_answer"]["p99"]})
         if peers is not None:
             peer = peers[line]
-            row["vs_no_clock"] = {
+            row[against] = {
                 "server_cpu_ms_per_move": ratio(r["server_cpu_ms_per_move"], peer["server_cpu_ms_per_move"]),
                 "move_p50_ms": ratio(r["move"]["p50"], peer["move"]["p50"]),
                 "move_p99_ms": ratio(r["move"]["p99"], peer["move"]["p99"])}
@@ -612,9 +621,10 @@ def main() -> None:
                         "the load's, to time a flag falling to both pages showing the result (default 0)")
     p.add_argument("--flag-clock", default=DEFAULT_FLAG_CLOCK,
                    help=f"the flagged games' clock, fischer:BASE:INC (default {DEFAULT_FLAG_CLOCK})")
-    p.add_argument("--bot-games", type=int, default=0,
+    p.add_argument("--bot-games", default="0",
                    help="games of each load played by a player against the AI's account of --bot-level "
-                        "instead of between two players (default 0)")
+                        "instead of between two players (default 0); several, comma separated, measure each "
+                        "load with each in turn, e.g. 0,40, and set it beside its peer without bots")
     p.add_argument("--bot-level", type=int, default=2, help="the level of the bot accounts played (default 2)")
     args = p.parse_args()
     from hexstones.session.clock import Fischer, TimeControl
@@ -642,11 +652,13 @@ def main() -> None:
     elif args.games is not None or args.think is not None:
         p.error("give --loads, or --games and --think, not both")
     try:
-        loads = [replace(load, clock=clock) for load in parse_loads(args.loads) for clock in clocks]
+        bot_games = [int(n) for n in args.bot_games.split(",")]
+        loads = [replace(load, clock=clock, bots=bots) for load in parse_loads(args.loads) for clock in clocks
+                 for bots in bot_games]
     except ValueError as exc:
         p.error(str(exc))
-    if any(not 0 <= args.bot_games <= load.games for load in loads):
-        p.error("--bot-games: 0 up to each load's games")
+    if any(not 0 <= load.bots <= load.games for load in loads) or len(set(bot_games)) != len(bot_games):
+        p.error("--bot-games: each 0 up to each load's games, once")
     from hexstones.web.bots import BOT_LEVELS
     if args.bot_level not in BOT_LEVELS:
         p.error(f"--bot-level: one of {', '.join(map(str, BOT_LEVELS))}")
@@ -672,11 +684,13 @@ def main() -> None:
         for line in lines:
             print(json.dumps({"round": "all", **summary(line, runs[load, line], load)}), flush=True)
     for load in loads:
-        peer = replace(load, clock=None)  # the same load without a clock, if measured
+        # Its peer: the same load without bots, if measured; else without a clock.
+        peer, against = (replace(load, bots=0), "vs_no_bots") if load.bots else (replace(load, clock=None),
+                                                                                  "vs_no_clock")
         peers = ({line: summary(line, runs[peer, line], peer) for line in lines}
-                 if load.clock is not None and peer in loads else None)
+                 if peer != load and peer in loads else None)
         print(json.dumps({"round": "all", "side_by_side": side_by_side(
-            load, {line: summary(line, runs[load, line], load) for line in lines}, peers)}), flush=True)
+            load, {line: summary(line, runs[load, line], load) for line in lines}, peers, against)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -143,14 +143,15 @@ def browser():
 
 @pytest.fixture
 def person(browser):
-    """A factory of people: each a browser context of its own (own cookies), one page; a
-    JavaScript error on any of their pages fails the test."""
+    """A factory of people: each a browser context of its own (own cookies; Playwright's
+    context options, e.g. a phone's ``viewport``), one page; a JavaScript error on any of
+    their pages fails the test."""
     from serving import WAIT_MS
 
     contexts, errors = [], []
 
-    def make():
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
+    def make(**options):
+        context = browser.new_context(**{"viewport": {"width": 1200, "height": 900}, **options})
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)

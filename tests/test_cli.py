@@ -27,7 +27,7 @@ def hexstones_cli(*argv: str, stdin: str = "", timeout: float = 120, env=None):
 
 
 @pytest.mark.parametrize("command", ["play", "render", "gtp", "match", "serve", "show",
-                                     "tournament", "komi"])
+                                     "tournament", "komi", "bot"])
 def test_every_subcommand_has_help(command):
     done = hexstones_cli(command, "--help")
     assert done.returncode == 0
@@ -53,6 +53,10 @@ def test_every_subcommand_has_help(command):
     ["gtp", "--size", "2"],
     ["match", "a"],
     ["match", "a", "b", "--games", "0"],
+    ["bot", "--server", "http://127.0.0.1:1", "--token", "t"],                 # no engine after --
+    ["bot", "--server", "ftp://example.org", "--token", "t", "--", "engine"],
+    ["bot", "--server", "http://127.0.0.1:1", "--token", "t", "--sizes", "7-3", "--", "engine"],
+    ["bot", "--server", "http://127.0.0.1:1", "--token", "t", "--games", "chess", "--", "engine"],
 ])
 def test_bad_arguments_exit_2_with_a_short_message(argv, tmp_path, capsys):
     record = tmp_path / "record.sgf"

@@ -620,3 +620,39 @@ def test_a_seek_shows_its_maker_s_rating_in_its_game_and_a_guest_s_none(people):
     assert shown[mine["id"]]["maker_rating"] == {"rating": 1500.0, "deviation": 350.0, "games": 0,
                                                 "provisional": True}
     assert [s["maker_rating"] for s in shown.values() if s["id"] != mine["id"]] == [None]
+
+
+def test_a_seek_open_to_the_ai_is_taken_by_a_bot_after_its_wait_and_others_are_not(people, app, clock, db):
+    from hexstones.web.lobby import BOTS_AFTER_SECONDS
+
+    a, b, _ = people
+    welcome = make(a, game="keil", size=5, clock="fischer:600:5", bots="yes")
+    plain = make(b, game="keil", size=5, clock="fischer:600:5")
+    assert welcome["bots"] is True and "the AI takes it" in welcome["text"]
+    slow = make(a, game="keil", size=5, clock="fischer:15:0", bots="yes", color="black")
+    lobby = app.state.lobby
+    clock.advance(BOTS_AFTER_SECONDS - 1)
+    lobby.offer_to_bots()
+    assert all(status == "open" for _, status, _ in seeks(db))  # not before its wait
+    # One that no level can keep the clock of stays open; a correspondence one is taken.
+    correspondence = make(a, game="dehil", size=3, clock="days:3", bots="true")
+    clock.advance(2)
+    lobby.offer_to_bots()
+    status = {sid: (st, gid) for sid, st, gid in seeks(db)}
+    assert status[plain["id"]] == ("open", None)
+    assert status[slow["id"]] == ("open", None)  # 15 s without increment: no level keeps it
+    taken, gid = status[welcome["id"]]
+    assert taken == "taken" and gid is not None
+    assert status[correspondence["id"]][0] == "open"  # made 2 s ago: still waiting for a person
+    state = a.get(f"/api/games/{gid}").json()
+    bot = next(seat for seat in state["seats"].values() if seat["name"] != "Ann")
+    assert bot["name"].endswith("-bot") and state["players"] != {"black": "human", "white": "human"}
+
+
+def test_bots_is_a_seeks_choice_a_challenge_refuses_it(people, db):
+    a, _, _ = people
+    r = a.post("/api/challenges", json={**LIVE, "to": "level2-bot", "bots": "yes"})
+    assert r.status_code == 400 and "bots" in r.json()["detail"]
+    r = a.post("/api/seeks", json={**LIVE, "bots": "maybe"})
+    assert r.status_code == 400 and "bots" in r.json()["detail"]
+    assert seeks(db) == []

@@ -129,7 +129,10 @@ def play_to_the_end(servers, pages, gid: str, game: str, stones_first: int = 4) 
     return s
 
 
-@pytest.mark.parametrize("game", ["keil", "dehil", "droched"])
+# Each game once, one of them across two processes on PostgreSQL: the rules do not depend
+# on the database, and the other tests here play on both.
+@pytest.mark.parametrize("game, game_servers", [("keil", "postgresql"), ("dehil", "sqlite"), ("droched", "sqlite")],
+                         indirect=["game_servers"])
 def test_a_friend_game_to_its_end_watched_live(game_servers, person, game):
     size = 5 if game == "keil" else 3
     a, b, c, gid = invite_and_join(game_servers, person, f"game={game}&size={size}&opponent=friend&color=black")
@@ -168,7 +171,8 @@ def test_a_late_answer_from_another_copy_of_the_game_is_not_drawn_over_a_newer_s
     assert api_state(servers, gid)["moves"] == a.evaluate(f"{GAME_JS}.then((game) => game.currentState().moves)")
 
 
-def test_a_komi_pie_game_between_two_seats(game_servers, person):
+def test_a_komi_pie_game_between_two_seats(sqlite_servers, person):
+    game_servers = sqlite_servers  # the pie's steps are moves like any other across processes
     a, b, c, gid = invite_and_join(game_servers, person, "game=keil&size=5&opponent=friend&pie=you")
     expect(b.locator("#pie-panel")).to_contain_text("your opponent proposes")
     a.get_by_test_id("pie-komi").fill("3")
@@ -254,7 +258,8 @@ Promise.allSettled(tries).then(() => { document.title = "sent"; });
 </script></body></html>"""
 
 
-def test_a_page_of_another_site_cannot_change_the_victims_game(game_servers, person, tmp_path):
+def test_a_page_of_another_site_cannot_change_the_victims_game(sqlite_servers, person, tmp_path):
+    game_servers = sqlite_servers  # the refusal is the request guard's, before any database
     victim = person()
     victim.goto(f"{game_servers.url(0)}/new?game=keil&size=4&opponent=human")
     victim.locator('[data-point="d4"]').click()

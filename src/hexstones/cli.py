@@ -12,7 +12,7 @@ import importlib
 import sys
 
 # Subcommand modules under hexstones.commands, in the order --help lists them.
-COMMANDS = ["show", "tournament", "komi", "gtp", "match", "serve", "db", "render", "play", "train", "solve"]
+COMMANDS = ["show", "tournament", "komi", "gtp", "match", "serve", "bot", "db", "render", "play", "train", "solve"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -140,6 +140,12 @@ def run(args: argparse.Namespace) -> int:
             if self.started:  # listening and the app started: only now say where
                 print(announcement, flush=True)
 
+        async def shutdown(self, sockets=None):
+            from hexstones.web.bot_events import end_streams
+
+            end_streams(app)  # the bots' open event streams end (else the stop waits for them); they reconnect
+            await super().shutdown(sockets)
+
     # Idle connections stay open as long as a browser keeps them (uvicorn's 5 s would close
     # them between two moves of a game, and every move would pay for a new connection).
     # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a client on

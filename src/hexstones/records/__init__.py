@@ -4,6 +4,7 @@ from hexstones.records.sgf import (
     GAME_NUMBERS,
     INFO_PROPERTIES,
     GameRecord,
+    read_collection,
     read_record,
     read_sgf,
     result_text,
@@ -13,5 +14,5 @@ from hexstones.records.sgf_syntax import SGFError
 
 __all__ = [
     "GAME_NUMBERS", "INFO_PROPERTIES", "GameRecord", "SGFError",
-    "read_record", "read_sgf", "result_text", "write_sgf",
+    "read_collection", "read_record", "read_sgf", "result_text", "write_sgf",
 ]

@@ -468,3 +468,32 @@ def _read_analysis(record: GameRecord, number: int, node: Node) -> None:
 def read_sgf(text: str) -> Game:
     """The game recorded in SGF ``text``, moves replayed (see :func:`read_record`)."""
     return read_record(text).game
+
+
+def read_collection(text: str) -> list[GameRecord]:
+    """Every game of an SGF collection (several game trees in one file, as the app's
+    download of a player's games), in order, each tree read as :func:`read_record` reads
+    one record; an error says which tree (its line and column are within that tree)."""
+    reader = sgf_reader(text)
+    if text.startswith("\ufeff"):  # a byte-order mark is not content
+        reader.move_to(1)
+    reader.skip_space()
+    spans = []
+    while reader.peek() == "(":
+        start = reader.pos
+        for _ in reader.game_tree(keep=False, main=True):
+            pass
+        spans.append((start, reader.pos))
+        reader.skip_space()
+    if not spans:
+        raise reader.error(f"expected '(' to start a game tree, found {reader.describe()}")
+    if reader.peek() != "":
+        raise reader.error(f"unexpected {reader.describe()} after the last game tree")
+    records = []
+    for number, (start, end) in enumerate(spans, start=1):
+        try:
+            records.append(read_record(text[start:end]))
+        except SGFError as exc:
+            raise SGFError(f"game tree {number}: {exc.reason}", line=exc.line, column=exc.column,
+                           move=exc.move) from None
+    return records

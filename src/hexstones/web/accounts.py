@@ -50,6 +50,7 @@ class Identity:
     session: str
     user: str | None = None
     name: str | None = None  # the account's or the guest's name; None for a local player
+    token: str | None = None  # a bot's program: the id of the token it came with (hexstones.web.bot_accounts)
 
     @property
     def kind(self) -> str:

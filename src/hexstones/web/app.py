@@ -33,17 +33,19 @@ from hexstones.web.analysis import Analyses, AnalysisStore
 from hexstones.web.bots import Bots
 from hexstones.web.chat import Chat
 from hexstones.web.errors import WebError
+from hexstones.web.i18n import Language
 from hexstones.web.live import LIVE_GAMES, Tables
 from hexstones.web.lobby import Lobby
 from hexstones.web.mail import Mailer, MailSettings, Notices
 from hexstones.web.middleware import AnswerErrors, BodyLimit, NoStore
 from hexstones.web.online import People
-from hexstones.web.pages import STATIC, refusal, start_page
+from hexstones.web.pages import STATIC, refusal, start_pages
 from hexstones.web.ratings import Ratings
 from hexstones.web.routes import ROUTERS
 from hexstones.web.security import Guard
 from hexstones.web.settings import AppSettings
 from hexstones.web.store import Store
+from hexstones.web.tournaments import Tournaments
 from hexstones.web.vacations import Vacations
 
 GZIP_FROM = 1400  # bytes: smaller answers fit one packet as they are
@@ -107,6 +109,7 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.state.ratings = Ratings(tables, settings.clock)
     app.state.bots = Bots(tables, settings.clock)
     app.state.lobby = Lobby(tables, settings.clock, app.state.ratings, app.state.bots)
+    app.state.tournaments = Tournaments(tables, settings.clock, app.state.ratings, app.state.bots)
     app.state.chat = Chat(store, settings.clock)
     app.state.notices = Notices(tables, None if settings.mail is None else Mailer(settings.mail), settings.clock)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -119,10 +122,11 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.add_middleware(NoStore)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(Guard, origins=settings.origins)
+    app.add_middleware(Language)  # outermost: refusals are in the request's language too
     app.add_exception_handler(WebError, web_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
-    app.state.start_page = start_page()
+    app.state.start_pages = start_pages()  # made once per language
     for router in ROUTERS:
         app.include_router(router)
     return app

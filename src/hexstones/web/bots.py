@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hexstones.ai.levels import get_level
 from hexstones.session import ByoYomi, Fischer
 from hexstones.web.accounts import BOT_SUFFIX, Identity, name_key
+from hexstones.web.bot_accounts import BotAccounts
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.rows import Rows
@@ -78,6 +79,17 @@ class Bots:
             return f"level {level} needs about {seconds:.0f} s a move: longer byo-yomi periods"
         return None
 
+    def taker(self, new: NewGame, rating: float | None, ratings: Ratings | None) -> str | None:
+        """The bot account to take a seek of ``new`` from a maker rated ``rating`` in its
+        game (None: unrated, the middle level): of the levels that can keep its clock, the
+        one whose rating is nearest; None if no level can."""
+        able = [(user, level) for user, level in self.levels.items() if self.refusal(level, new) is None]
+        if not able:
+            return None
+        if rating is None or ratings is None:
+            return min(able, key=lambda found: abs(found[1] - BOT_LEVELS[len(BOT_LEVELS) // 2]))[0]
+        return min(able, key=lambda found: abs(ratings.of(found[0])[new.game]["rating"] - rating))[0]
+
     def seated(self, setup: GameSetup, holder: Holder) -> GameSetup:
         """The setup of a game whose seat ``holder`` takes: if it is a bot, the AI plays its
         colour at its level."""
@@ -89,8 +101,13 @@ class Bots:
         return setup.replace(players=players, level=level)
 
     def listing(self, ratings: Ratings | None) -> list[dict[str, Any]]:
-        """Each bot: its name, level, time a move and ratings."""
-        return [{"name": bot_name(level), "level": level, "bot": True,
-                 "seconds_a_move": get_level(level).max_seconds,
-                 "ratings": ratings.of(user) if ratings is not None else None}
-                for user, level in self.levels.items()]
+        """Each bot: its name, level, time a move and ratings; then the outside engines'
+        bot accounts (``outside``: played by a program through the bot API, level and time
+        a move unknown)."""
+        ai = [{"name": bot_name(level), "level": level, "bot": True, "outside": False,
+               "seconds_a_move": get_level(level).max_seconds,
+               "ratings": ratings.of(user) if ratings is not None else None}
+              for user, level in self.levels.items()]
+        return ai + [{"name": name, "level": None, "bot": True, "outside": True, "seconds_a_move": None,
+                      "ratings": ratings.of(user) if ratings is not None else None}
+                     for user, name in BotAccounts(self.db).listing()]

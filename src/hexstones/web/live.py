@@ -198,7 +198,7 @@ class Tables:
         if settled:
             warmup.settle_memory()
 
-    def _rules_for(self, name: str) -> None:
+    def rules_for(self, name: str) -> None:
         """Before this process plays a game of ``name``: while the kernels compile ahead,
         have that game's rules compiled next and wait for them (loaded from the cache in a
         second), rather than compile them here too, a third compile on two cores."""
@@ -268,7 +268,7 @@ class Tables:
                 record = self.store.get(game_id)
                 if record is None:
                     raise WebError(404, f"no game with id {shown(game_id)}")
-                self._rules_for(record.game)
+                self.rules_for(record.game)
                 fresh = Live(record, replay(record, cached), ai_readiness=self.ai_readiness, now=self.now)
             except DamagedGame as exc:
                 raise WebError(500, f"stored {exc}") from None
@@ -425,7 +425,7 @@ class Tables:
 
     def _store_new(self, draft: StoredGame) -> dict[str, Any]:
         seats.check_rated_seats(draft.setup)
-        self._rules_for(draft.game)
+        self.rules_for(draft.game)
         try:
             game = replay(draft)  # refuse a record whose moves the engine does not accept
         except DamagedGame as exc:

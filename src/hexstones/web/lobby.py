@@ -65,7 +65,7 @@ from hexstones.web import seats
 from hexstones.web.accounts import Identity, name_key
 from hexstones.web.bots import Bots
 from hexstones.web.broker import user_topic
-from hexstones.web.errors import WebError, only_known, shown
+from hexstones.web.errors import WebError, choice, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.online import People
@@ -84,6 +84,7 @@ HEARTBEAT_SECONDS = 3.0  # between beats of an open waiting page: well within th
 SWEEP_SECONDS = 10.0  # between the time keeper's sweeps in a process
 FORGET_AFTER = 7 * 86400  # a seek taken or withdrawn is deleted this long after it was made
 CHALLENGE_SECONDS = 86400.0  # an open challenge expires this long after it was made
+BOTS_AFTER_SECONDS = 30.0  # a seek open to the AI's accounts ("bots") waits this long for a person
 LOBBY_TOPIC = "lobby"
 SEEK_CHOICES = tuple(c for c in CHOICES if c not in ("opponent", "level"))
 OPEN, TAKEN, WITHDRAWN, DECLINED, EXPIRED = "open", "taken", "withdrawn", "declined", "expired"
@@ -123,8 +124,13 @@ def seek_choices(data: dict[str, Any], kind: str = "seek") -> tuple[dict[str, An
     if "opponent" in data:
         whom = "whoever accepts it" if kind == "seek" else "the player named in 'to'"
         raise WebError(400, f"a {kind}'s opponent is {whom}: leave out opponent")
-    only_known(data, SEEK_CHOICES, f"{kind} choice")
-    return dict(data), parse_setup({**data, "opponent": "friend"})
+    only_known(data, (*SEEK_CHOICES, "bots") if kind == "seek" else SEEK_CHOICES, f"{kind} choice")
+    choices = dict(data)
+    if "bots" in choices and not isinstance(choices["bots"], bool):  # a seek's own choice, not its game's
+        choices["bots"] = choice(choices["bots"], "bots", ("yes", "no", "1", "0", "true", "false"),
+                                 "no") in ("yes", "1", "true")
+    game = {key: value for key, value in data.items() if key != "bots"}
+    return choices, parse_setup({**game, "opponent": "friend"})
 
 
 def person_topic(holder: Holder) -> str:
@@ -157,6 +163,11 @@ class Seek:
     def kind(self) -> str:
         return "challenge" if self.challenge else "seek"
 
+    @property
+    def bots(self) -> bool:
+        """Whether the AI's accounts may take it when no person has (``bots`` choice)."""
+        return bool(self.choices.get("bots"))
+
     @classmethod
     def of_row(cls, row: Any) -> Seek:
         maker = Holder.from_dict(json.loads(column_text(row["maker"])), "maker") or Holder()
@@ -187,6 +198,8 @@ class Seek:
                  "rated" if setup.rated else "casual", "public" if setup.public else "private"]
         if color != "random" and color is not None:
             words.append(f"the maker plays {color}")
+        if self.bots:
+            words.append(f"the AI takes it if nobody has in {BOTS_AFTER_SECONDS:.0f} s")
         return {
             "id": self.id, "game": new.game, "title": spec_of(new.game)["title"], "size": options["size"],
             "options": options, "pie": setup.pie is not None,
@@ -196,7 +209,7 @@ class Seek:
             "public": setup.public, "maker": self.maker.name, "yours": mine, "status": self.status,
             "game_id": self.game_id if mine or to_you else None, "created": self.created,
             "text": ", ".join(words), "challenge": self.challenge, "to": self.to_name, "to_you": to_you,
-            "expires": self.created + CHALLENGE_SECONDS if self.challenge else None,
+            "expires": self.created + CHALLENGE_SECONDS if self.challenge else None, "bots": self.bots,
         }
 
 
@@ -286,6 +299,12 @@ class Lobby:
     def make(self, who: Identity, data: dict[str, Any]) -> Seek:
         """A new open seek of ``who`` (a 400 for a bad choice, a 409 beyond MAX_OPEN)."""
         choices, new = seek_choices(data)
+        if who.user:
+            with self.store.reading() as connection:
+                bot = connection.execute(sa.text("SELECT bot FROM users WHERE id = :id"), {"id": who.user}).scalar()
+            if bot:  # a seek anyone takes would let its owner's own account play it, rated
+                raise WebError(403, "a bot makes no seeks in the lobby: it plays the challenges people send it, "
+                                    "and may challenge a player by name")
         live = not isinstance(new.setup.time_control, Correspondence)
         return self._insert(who, choices, new, live, None, None)
 
@@ -403,7 +422,7 @@ class Lobby:
         is deleted."""
         seek = self.acceptable(seek_id, who)
         maker, accepter = seek.maker, seats.holder(who)
-        choices = dict(seek.choices, opponent="friend")
+        choices = {key: value for key, value in seek.choices.items() if key != "bots"} | {"opponent": "friend"}
         if choices.get("color") in (None, "random"):
             choices["color"] = random.choice((BLACK, WHITE))
 
@@ -473,6 +492,32 @@ class Lobby:
                 closed.append(seek.id)
         return closed
 
+    def offer_to_bots(self) -> None:
+        """The open seeks that welcome the AI's accounts and waited BOTS_AFTER_SECONDS for
+        a person: each taken by the bot nearest its maker's rating in its game of those
+        that can keep its clock (none: it stays open). One accept wins, as anyone's."""
+        if self.bots is None:
+            return
+        now = self.clock()
+        with self.store.reading() as connection:
+            rows = connection.execute(sa.select(seeks_table).where(
+                _c.status == OPEN, _c.to_user.is_(None), _c.created <= now - BOTS_AFTER_SECONDS)).all()
+        for row in rows:
+            seek = Seek.of_row(row._mapping)
+            if not seek.bots:
+                continue
+            _, new = seek_choices(seek.choices)
+            maker_rating = None
+            if seek.maker.user and self.ratings is not None:
+                maker_rating = self.ratings.of(seek.maker.user)[new.game]["rating"]
+            bot = self.bots.taker(new, maker_rating, self.ratings)
+            if bot is None:
+                continue
+            try:
+                self.accept(seek.id, self.bots.identity(bot))
+            except WebError as exc:  # taken or withdrawn meanwhile
+                log.info("seek %s: the AI did not take it: %s", seek.id, exc.message)
+
     def beat(self, seek_id: str) -> None:
         """A waiting page of the maker is open: the seek is seen now, and not left."""
         with self.store.transaction() as tx:
@@ -487,11 +532,13 @@ class Lobby:
                                   .values(left=self.clock()))
 
     def sweep_now_and_then(self) -> None:
-        """:meth:`sweep`, at most once every SWEEP_SECONDS in this process."""
+        """:meth:`sweep` and :meth:`offer_to_bots`, at most once every SWEEP_SECONDS in this
+        process."""
         now = time.monotonic()
         if now - self._last_sweep >= SWEEP_SECONDS:
             self._last_sweep = now
             self.sweep()
+            self.offer_to_bots()
 
     @contextlib.asynccontextmanager
     async def maker_page(self, seek_id: str) -> AsyncIterator[None]:

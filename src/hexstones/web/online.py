@@ -18,6 +18,7 @@ from fastapi import Request
 
 from hexstones.web import seats
 from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
+from hexstones.web.bot_accounts import BotAccounts, is_bearer
 from hexstones.web.broker import user_topic
 from hexstones.web.limits import RateLimit
 from hexstones.web.live import Live, Tables
@@ -31,6 +32,7 @@ class People:
                  clock: Callable[[], float] = time.time) -> None:
         self.tables = tables
         self.accounts = Accounts(Rows(tables.store), clock)
+        self.bot_accounts = BotAccounts(Rows(tables.store), clock)
         self.epoch = secrets.token_hex(4)
         # New games (and imports) a person may start in a minute; an address, ten people's.
         self.creation = None if games_per_minute is None else RateLimit(games_per_minute, 60, "new games")
@@ -38,10 +40,14 @@ class People:
                                     else RateLimit(10 * games_per_minute, 60, "new games from this address"))
 
     def who(self, request: Request) -> Identity | None:
-        """The session of the request's cookie (None without one, or expired)."""
+        """The session of the request's cookie (None without one, or expired); with an
+        ``Authorization: Bearer`` header, the bot account of its token instead (a 401 for a
+        bad one). Another scheme is left alone: a proxy's Basic sign-in is no bot's."""
         state = request.state
         if not hasattr(state, "identity"):
-            state.identity = self.accounts.identify(request.cookies.get(COOKIE))
+            authorization = request.headers.get("authorization", "")
+            state.identity = (self.bot_accounts.identify(authorization) if is_bearer(authorization)
+                              else self.accounts.identify(request.cookies.get(COOKIE)))
         return state.identity
 
     def session(self, request: Request) -> Identity:

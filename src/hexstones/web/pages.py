@@ -16,6 +16,7 @@ import jinja2
 from fastapi.requests import Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
+from hexstones.web import i18n, texts
 from hexstones.web.setup import DEFAULT_LEVEL
 from hexstones.web.spec import game_specs
 
@@ -30,13 +31,21 @@ THEME_COLOR = "#2b2116"
 @cache
 def _templates() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.i18n"])
     env.globals["theme_color"] = THEME_COLOR
+    # The request's language is read at each call (i18n's context variable), so one
+    # environment serves every language.
+    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     return env
 
 
 def render(name: str, **values: Any) -> str:
-    return _templates().get_template(name).render(**values)
+    """Template ``name`` in the request's language (its scripts get the same catalogue)."""
+    lang = i18n.current()
+    return _templates().get_template(name).render(
+        lang=lang, languages=i18n.names(),
+        i18n_catalogue=None if lang == i18n.SOURCE else i18n.page_catalogue(lang), **values)
 
 
 def page(name: str, status_code: int = 200, **values: Any) -> HTMLResponse:
@@ -51,9 +60,19 @@ def static_file(*parts: str, media_type: str | None = None) -> FileResponse:
 
 def refusal(request: Request, status: int, message: str) -> Response:
     """The answer to a refused request: JSON under ``/api/``, the error page elsewhere."""
+    message = texts.refusal_text(message)  # a move the rules refuse, in the person's language
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": message}, status_code=status)
     return error_page(status, message)
+
+
+def start_pages() -> dict[str, str]:
+    """:func:`start_page` in each language, made once (the route picks the request's)."""
+    pages = {}
+    for lang in i18n.languages():
+        with i18n.speaking(lang):
+            pages[lang] = start_page()
+    return pages
 
 
 def start_page() -> str:
@@ -66,7 +85,7 @@ def start_page() -> str:
     # The default level's line: it never plays the network, so it needs no game (whose
     # kernels the server loads only once the AI's workers have compiled them).
     level, = ai.level_guide(None, [DEFAULT_LEVEL])
-    return render("index.html", games=game_specs(), level_note=level["text"])
+    return render("index.html", games=game_specs(), level_note=texts.level_text(level["text"]))
 
 
 def ask_to_start_page(params: dict[str, str]) -> HTMLResponse:

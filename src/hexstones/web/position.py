@@ -14,6 +14,7 @@ from hexstones import games
 from hexstones.games import Game, IllegalMove
 from hexstones.svg import board_svg
 from hexstones.web.errors import WebError, only_known, shown
+from hexstones.web.texts import board_label, outcome_text, refusal_text
 from hexstones.web.view import view_request
 
 FIELDS = ("game", "size", "options", "moves", "try", "overlays")
@@ -48,7 +49,7 @@ def position(data: dict[str, Any]) -> dict[str, Any]:
         try:
             game.play(attempt)
         except IllegalMove as exc:
-            refused = {"move": attempt, "color": to_move, "reason": str(exc)}
+            refused = {"move": attempt, "color": to_move, "reason": refusal_text(str(exc))}
         else:
             before, mover = stones, to_move
     return _answer(game, show.overlays, before, mover, refused)
@@ -116,7 +117,7 @@ def _answer(game: Game, overlays: tuple[str, ...], before: dict[str, str] | None
         "refused": refused,
         "prison": game.prison,
         "score": game.score(),
-        "outcome": None if outcome is None else outcome.to_dict(),
+        "outcome": None if outcome is None else dict(outcome.to_dict(), text=outcome_text(outcome)),
         "analysis": game.analysis(),
-        "svg": board_svg(game, overlays=overlays),
+        "svg": board_label(board_svg(game, overlays=overlays)),
     }

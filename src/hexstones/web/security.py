@@ -10,7 +10,10 @@ cross-site check, the session cookie.
   ``Origin`` other than this site's own (or one of ``origins``, for a site behind a
   proxy that rewrites the Host), or ``Sec-Fetch-Site: cross-site``. Browsers send
   ``Origin`` with every such request; a program without one (curl, a test) carries no
-  victim's cookie. The session cookie is ``SameSite=Lax`` besides.
+  victim's cookie. The session cookie is ``SameSite=Lax`` besides. A bot's program
+  (``Authorization: Bearer``, :mod:`hexstones.web.bot_accounts`) passes as any program
+  does: it sends no ``Origin``, and no page of another site can send that header (it needs
+  a CORS preflight, never granted here).
 * ``GET /new`` (a link that creates a game) creates one only when :func:`opened_here`:
   opened from another site, or as an image, a frame or a fetch, it answers a page that
   asks the person to start the game with one click.

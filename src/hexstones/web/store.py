@@ -251,7 +251,7 @@ def _checked_setup(setup: dict[str, Any]) -> GameSetup:
         raise DamagedGame(str(exc)) from None
 
 
-def _game_of(row: sa.RowMapping) -> StoredGame:
+def stored_game_of(row: sa.RowMapping) -> StoredGame:
     """A ``games`` row (GAME_COLUMNS by name; SQLite gives text as bytes) read and checked;
     DamagedGame if not."""
     game_id = _text(row["id"], "the id")
@@ -520,7 +520,7 @@ class Store:
             if row is None:
                 return None
             played = connection.execute(SELECT_MOVES, {"game_id_": game_id}).all()
-        record = _game_of(row._mapping)
+        record = stored_game_of(row._mapping)
         for expected, (ply, move) in enumerate(played):
             if ply != expected:
                 raise DamagedGame(f"game {game_id}: move {expected + 1} is missing")
@@ -570,7 +570,7 @@ class Store:
         found = []
         for row in rows:
             try:
-                found.append((_game_of(row._mapping), row._mapping["move_count"]))
+                found.append((stored_game_of(row._mapping), row._mapping["move_count"]))
             except DamagedGame as exc:
                 if problems is not None:
                     problems.append(str(exc))

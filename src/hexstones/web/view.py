@@ -15,7 +15,9 @@ from hexstones.games import Game, Outcome
 from hexstones.svg import board_svg
 from hexstones.web.answer import Bounded
 from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.i18n import N_, gettext
 from hexstones.web.spec import spec_of
+from hexstones.web.texts import board_label, outcome_text
 
 if TYPE_CHECKING:
     from hexstones.web.live import Live
@@ -131,7 +133,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "waiting_for": None if over else ("ai" if live.ai_to_act() else "human"),
         "ai_error": live.ai_error,
         "overlays_available": [o["name"] for o in spec["overlays"]],
-        "svg": drawn(game, at, view.overlays),
+        "svg": board_label(drawn(game, at, view.overlays)),
         "special_moves": list(spec["special_moves"]),
         "clock": clock_view(live),
         "rated": live.setup.rated,
@@ -175,7 +177,7 @@ def _score_facts(game: Game) -> dict[str, Any]:
     details = game.score_details()
     if details is not None:
         facts["score_details"] = {
-            color: [{"part": part.key, "label": part.label, "value": part.sign * parts[part.key]}
+            color: [{"part": part.key, "label": gettext(part.label), "value": part.sign * parts[part.key]}
                     for part in game.score_parts]
             for color, parts in details.items()
         }
@@ -215,26 +217,34 @@ def clock_view(live: Live) -> dict[str, Any] | None:
 
 
 def status_text(live: Live, state: dict[str, Any], result) -> str:
-    """One line: whose turn it is, or the result."""
+    """One line: whose turn it is, or the result (in the request's language)."""
     ended = end_text(live, result)
     if ended is not None:
-        return ended
+        return ended if result is None else outcome_text(result)
     pie = live.pie
     if pie is not None and pie.pending:
-        balance = spec_of(state["game"])["balance"]["short"]
+        values = {"balance": gettext(spec_of(state["game"])["balance"]["short"]), "komi": pie.komi}
         ai_game = state["opponent"] == "ai"
         if pie.stage == "propose":
             if ai_game and pie.proposer == "ai":
-                return f"Komi pie: the AI is proposing the {balance}"
-            return f"Komi pie: propose the {balance}" if ai_game else f"Komi pie: first player, propose the {balance}"
+                return gettext("Komi pie: the AI is proposing the %(balance)s") % values
+            return (gettext("Komi pie: propose the %(balance)s") if ai_game
+                    else gettext("Komi pie: first player, propose the %(balance)s")) % values
         if ai_game and pie.proposer == "human":
-            return f"Komi pie: the AI is choosing a colour ({balance} {pie.komi})"
-        return f"Komi pie: choose your colour ({balance} {pie.komi})" if ai_game \
-            else f"Komi pie: second player, choose a colour ({balance} {pie.komi})"
+            return gettext("Komi pie: the AI is choosing a colour (%(balance)s %(komi)s)") % values
+        return (gettext("Komi pie: choose your colour (%(balance)s %(komi)s)") if ai_game
+                else gettext("Komi pie: second player, choose a colour (%(balance)s %(komi)s)")) % values
     color = state["to_move"]
-    who = ""
-    if state["opponent"] == "ai":
-        who = " (you)" if state["human_turn"] else " (AI)"
+    if state["opponent"] != "ai":
+        line = gettext(TO_MOVE[color])
+    else:
+        line = gettext((TO_MOVE_YOU if state["human_turn"] else TO_MOVE_AI)[color])
     if live.ai_error:
-        return f"{color.capitalize()} to move{who}: {live.ai_error}"
-    return f"{color.capitalize()} to move{who}"
+        return f"{line}: {live.ai_error}"
+    return line
+
+
+# Whose turn, a line per colour: a sentence is translated whole, not pieced together.
+TO_MOVE = {"black": N_("Black to move"), "white": N_("White to move")}
+TO_MOVE_YOU = {"black": N_("Black to move (you)"), "white": N_("White to move (you)")}
+TO_MOVE_AI = {"black": N_("Black to move (AI)"), "white": N_("White to move (AI)")}

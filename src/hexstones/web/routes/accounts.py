@@ -24,13 +24,23 @@ def address(request: Request) -> str:
 
 
 @router.get("/api/account", dependencies=[NO_PARAMS])
-def account(who: Person):
-    return {"signed_in": bool(who and who.user), **(who.public() if who else {"kind": None, "name": None})}
+def account(who: Person, people: PeopleDep):
+    """Who the browser is; ``bot``: the account is a bot's (hexstones.web.bot_accounts)."""
+    return {"signed_in": bool(who and who.user), **(who.public() if who else {"kind": None, "name": None}),
+            "bot": people.bot_accounts.is_bot(who.user if who else None)}
 
 
 @router.post("/api/account/signup", status_code=201)
-def sign_up(data: NameAndPassword, request: Request, people: PeopleDep):
+def sign_up(data: Annotated[dict[str, Any], Depends(JSONBody("name", "password", "bot"))], request: Request,
+            people: PeopleDep):
+    """A new account, signed in; ``"bot": true`` makes it a bot's, for good (a program plays
+    through it with tokens made on its account page)."""
+    bot = data.get("bot", False)
+    if not isinstance(bot, bool):
+        raise WebError(400, "bot is true (an account for a program) or false, not " + repr(bot)[:40])
     who, token = people.accounts.sign_up(people.who(request), data.get("name"), data.get("password"))
+    if bot and who.user:
+        people.bot_accounts.set_bot(who.user)
     people.give(request, who, token)
     return who.public()
 

@@ -14,6 +14,7 @@ from hexstones.web.inputs import NO_PARAMS, JSONBody, Params
 from hexstones.web.position import position
 from hexstones.web.setup import parse_setup
 from hexstones.web.spec import game_specs, overlay_legends
+from hexstones.web.texts import level_text, translated_legends, translated_spec
 
 router = APIRouter()
 
@@ -21,14 +22,16 @@ router = APIRouter()
 @router.get("/api/spec", dependencies=[NO_PARAMS])
 def spec():
     specs = game_specs()
-    return {"games": specs, "legends": {name: overlay_legends(name) for name in specs}}
+    return {"games": {name: translated_spec(spec) for name, spec in specs.items()},
+            "legends": {name: translated_legends(overlay_legends(name)) for name in specs}}
 
 
 @router.get("/api/levels")
 def levels(params: Annotated[dict[str, str], Depends(Params("game", "size"))]):
     new = parse_setup(params)
     size = new.options["size"]
-    return {"game": new.game, "size": size, "levels": level_guide(new.game, size)}
+    levels = [dict(level, text=level_text(level["text"])) for level in level_guide(new.game, size)]
+    return {"game": new.game, "size": size, "levels": levels}
 
 
 @router.get("/api/ai", dependencies=[NO_PARAMS])

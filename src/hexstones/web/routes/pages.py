@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from hexstones import games
 from hexstones.web.deps import PeopleDep, TablesDep, invitation, live_game
 from hexstones.web.errors import WebError, shown
+from hexstones.web.i18n import current
 from hexstones.web.inputs import NO_PARAMS, Params
 from hexstones.web.lobby import lobby_of, seek_choices
 from hexstones.web.pages import NO_CACHE, THEME_COLOR, ask_to_start_page, page, static_file
@@ -22,7 +23,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/")
 def index(request: Request):
-    return HTMLResponse(request.app.state.start_page, headers=NO_CACHE)
+    return HTMLResponse(request.app.state.start_pages[current()], headers=NO_CACHE)
 
 
 @router.get("/new")

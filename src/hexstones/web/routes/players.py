@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Request
 
 from hexstones.games import GAME_NAMES, other
 from hexstones.web import seats
+from hexstones.web.archive import archive_of
 from hexstones.web.deps import PeopleDep, Person, TablesDep
 from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import NO_PARAMS
@@ -52,15 +53,25 @@ def _recent(tables, user: str, asker) -> list[dict[str, Any]]:
 
 @router.get("/api/players/{name}", dependencies=[NO_PARAMS])
 def player(name: str, request: Request, people: PeopleDep, tables: TablesDep, who: Person):
-    """``{name, ratings: {game: {rating, deviation, games, provisional}}, history: {game:
+    """``{name, bot, ratings: {game: {rating, deviation, games, provisional}}, history: {game:
     [{game, at, rating, deviation}]}, games: [...]}``: the account's Glicko-2 rating in each
     game (1500 and a deviation of 350 before its first rated game), its rating after each
-    rated game, and its latest games (public ones; all of them to the player)."""
+    rated game, and its latest games (public ones; all of them to the player); ``bot``: a
+    program plays it (the AI's, or an outside engine's). ``record``: its wins, losses...
+    in each game, and ``recent``: its latest finished games as the archive lists them,
+    both over the games the person asking may see (:mod:`hexstones.web.archive`); a
+    history point's ``game`` is null for a game they may not see."""
     user, written = _account(people, name)
     ratings = request.app.state.ratings
     history = {game: ratings.history(user, game) for game in GAME_NAMES}
-    return {"name": written, "ratings": ratings.of(user), "history": history,
-            "games": _recent(tables, user, who)}
+    archive = archive_of(request.app)
+    seen = archive.visible(sorted({p["game"] for points in history.values() for p in points}), who)
+    history = {game: [dict(p, game=p["game"] if p["game"] in seen else None) for p in points]
+               for game, points in history.items()}
+    bot = people.bot_accounts.is_bot(user) or request.app.state.bots.level_of(user) is not None
+    return {"name": written, "bot": bot, "ratings": ratings.of(user), "history": history,
+            "games": _recent(tables, user, who), "record": archive.record(user, who),
+            "recent": archive.recent(user, who)}
 
 
 @router.get("/api/leaderboard/{game}", dependencies=[NO_PARAMS])
@@ -87,7 +98,8 @@ def leaderboard_page():
 
 @router.get("/api/bots", dependencies=[NO_PARAMS])
 def bots(request: Request):
-    """The AI's accounts: ``{bots: [{name, level, bot, seconds_a_move, ratings}]}``;
+    """The AI's accounts and the outside engines' bot accounts (``outside``): ``{bots:
+    [{name, level, bot, outside, seconds_a_move, ratings}]}``;
     challenge one by its name."""
     state = request.app.state
     return {"bots": state.bots.listing(state.ratings)}

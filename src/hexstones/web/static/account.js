@@ -1,5 +1,5 @@
 // The account page: sign in, sign up, play as a guest, change the password, sign out; an
-// account's vacation from correspondence games and its email notices.
+// account's vacation from correspondence games and its email notices; a bot account's tokens.
 import { api } from "./api.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -10,12 +10,49 @@ async function show() {
   const r = await api("/api/account");
   if (!r.ok) { say(r.data.detail); return; }
   const me = r.data;
-  const who = me.kind === "account" ? `Signed in as ${me.name}.` : me.kind === "guest" ? `A guest named ${me.name} (not signed in).`
+  const who = me.kind === "account" ? `Signed in as ${me.name}${me.bot ? " (a bot account)" : ""}.` : me.kind === "guest" ? `A guest named ${me.name} (not signed in).`
     : "Not signed in: games you start are kept for this browser.";
   $("#who").textContent = who; // text: names are typed by people
   $("#signed-in").hidden = me.kind !== "account";
   $("#signed-out").hidden = me.kind === "account";
   if (me.kind === "account") { showVacation(); showMail(); }
+  $("#bot-tokens").hidden = !(me.kind === "account" && me.bot);
+  $("#bot-mark").hidden = !(me.kind === "account" && !me.bot);
+  if (me.kind === "account" && me.bot) showTokens();
+}
+
+const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "never");
+
+async function showTokens() {
+  const r = await api("/api/account/tokens");
+  if (!r.ok) return;
+  const list = $("#tokens");
+  list.replaceChildren();
+  if (!r.data.tokens.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = "No token yet.";
+    list.append(li);
+  }
+  for (const t of r.data.tokens) {
+    const li = document.createElement("li");
+    li.dataset.testid = "token";
+    const state = t.revoked ? `revoked ${when(t.revoked)}` : `last used ${when(t.last_used)}`;
+    li.append(`${t.label}: made ${when(t.created)}, ${state} `); // text: labels are typed by people
+    if (!t.revoked) {
+      const revoke = document.createElement("button");
+      revoke.type = "button";
+      revoke.textContent = "Revoke";
+      revoke.dataset.testid = "token-revoke";
+      revoke.addEventListener("click", async () => {
+        const answer = await api(`/api/account/tokens/${encodeURIComponent(t.id)}`, undefined, "DELETE");
+        say(answer.ok ? `The token ${t.label} is revoked: it works no more.` : answer.data.detail, answer.ok ? "info" : "error");
+        showTokens();
+      });
+      li.append(revoke);
+    }
+    list.append(li);
+  }
 }
 
 async function showVacation() {
@@ -42,14 +79,14 @@ async function showMail() {
   }
 }
 
-function form(id, path, done) {
+function form(id, path, done, shape = (body) => body) {
   let busy = false;
   $("#" + id).addEventListener("submit", async (e) => {
     e.preventDefault();
     if (busy) return; // a double click sends once
     busy = true;
     try {
-      const body = Object.fromEntries(new FormData(e.target).entries());
+      const body = shape(Object.fromEntries(new FormData(e.target).entries()));
       const r = await api(path, body);
       if (!r.ok) { say(r.data.detail); return; }
       e.target.reset();
@@ -60,7 +97,18 @@ function form(id, path, done) {
 }
 
 form("signin", "/api/account/signin", "Signed in.");
-form("signup", "/api/account/signup", "Your account is made, and you are signed in.");
+form("signup", "/api/account/signup", "Your account is made, and you are signed in.", (b) => ({ ...b, bot: b.bot === "on" }));
+form("bot-form", "/api/account/bot", "This account is a bot now: make its program a token.");
+$("#token-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await api("/api/account/tokens", { label: e.target.elements.label.value });
+  if (!r.ok) { say(r.data.detail); return; }
+  e.target.reset();
+  $("#new-token").textContent = r.data.token;
+  $("#new-token-row").hidden = false;
+  say("The token is made: copy it now.", "info");
+  showTokens();
+});
 form("guest", "/api/account/guest", "Your name is set.");
 form("password", "/api/account/password", "The password is changed; your other sessions are signed out.");
 $("#vacation").addEventListener("submit", async (e) => {

@@ -4,7 +4,8 @@
 // the principal variation on hover, the ownership map or each group's chance of the
 // prison, the mistakes. game.js tells it when it has drawn a position (its onRender).
 import { api } from "./api.js";
-import { currentState, gameId, load, onRender } from "./game.js";
+import { colorWord, currentState, gameId, load, moveWord, onRender } from "./game.js";
+import { t, tn } from "./i18n.js";
 
 const $ = (sel) => document.querySelector(sel);
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -20,32 +21,40 @@ let hintFor = -1; // the move count the hint was asked for
 const card = document.createElement("div");
 card.className = "card analysis";
 card.id = "analysis-card";
-card.innerHTML = `<h3>Analysis</h3>
+// Attributes' words first: Babel's extractor does not see a t() call inside an attribute of
+// a template literal.
+const budgetText = t("How long the AI searches each position");
+const tips = {
+  analyze: t("The AI searches every position of the game, in the background"),
+  deeper: t("Search the position shown four times as long"),
+  previous: t("the previous mistake"),
+  next: t("the next mistake"),
+};
+card.innerHTML = `<h3>${t("Analysis")}</h3>
   <div class="form-row analysis-actions">
-    <button id="analyze" data-testid="analyze" title="The AI searches every position of the game, in the background">Analyze the game</button>
-    <button id="analysis-stop" data-testid="analysis-stop" hidden>Stop</button>
-    <button id="analysis-deeper" data-testid="analysis-deeper" title="Search the position shown four times as long" hidden>Deeper here</button>
-    <select id="analysis-budget" data-testid="analysis-budget" aria-label="How long the AI searches each position" title="How long the AI searches each position">
-      <option value="">normal search</option><option value="300">quick search</option></select>
+    <button id="analyze" data-testid="analyze" title="${tips.analyze}">${t("Analyze the game")}</button>
+    <button id="analysis-stop" data-testid="analysis-stop" hidden>${t("Stop")}</button>
+    <button id="analysis-deeper" data-testid="analysis-deeper" title="${tips.deeper}" hidden>${t("Deeper here")}</button>
+    <select id="analysis-budget" data-testid="analysis-budget" aria-label="${budgetText}" title="${budgetText}">
+      <option value="">${t("normal search")}</option><option value="300">${t("quick search")}</option></select>
   </div>
-  <label class="hint-box" id="hint-box" hidden><input type="checkbox" id="hint" data-testid="hint"> Hint: show the AI's suggested moves</label>
+  <label class="hint-box" id="hint-box" hidden><input type="checkbox" id="hint" data-testid="hint"> ${t("Hint: show the AI's suggested moves")}</label>
   <div class="muted analysis-progress" id="analysis-progress" data-testid="analysis-progress"></div>
   <div class="winrate-graph" id="winrate-graph" data-testid="winrate-graph" hidden></div>
   <div class="analysis-position" id="analysis-position" data-testid="analysis-position"></div>
   <div class="mistakes" id="mistakes" data-testid="mistakes" hidden>
-    <div class="form-row"><b>Mistakes</b>
-      <button id="mistake-prev" data-testid="mistake-prev" title="the previous mistake">&#x25C0; previous</button>
-      <button id="mistake-next" data-testid="mistake-next" title="the next mistake">next &#x25B6;</button></div>
+    <div class="form-row"><b>${t("Mistakes")}</b>
+      <button id="mistake-prev" data-testid="mistake-prev" title="${tips.previous}">&#x25C0; ${t("previous")}</button>
+      <button id="mistake-next" data-testid="mistake-next" title="${tips.next}">${t("next")} &#x25B6;</button></div>
     <div class="mistake-list" id="mistake-list"></div>
   </div>
-  <label class="analysis-map-box" id="analysis-map-box" hidden><input type="checkbox" id="analysis-map" checked> <span id="analysis-map-label">Show the map</span></label>
+  <label class="analysis-map-box" id="analysis-map-box" hidden><input type="checkbox" id="analysis-map" checked> <span id="analysis-map-label">${t("Show the map")}</span></label>
   <div class="legend analysis-legend" id="analysis-legend" data-testid="analysis-legend"></div>`;
 const anchor = $("#score");
 anchor.parentNode.insertBefore(card, anchor);
 
 const base = () => `/api/games/${encodeURIComponent(gameId)}`;
 const pct = (x) => `${Math.round(100 * x)}%`;
-const cap = (s) => s[0].toUpperCase() + s.slice(1);
 const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(1);
 
 // -- the summary: progress, graph, mistakes -------------------------------------------
@@ -66,15 +75,19 @@ function renderSummary() {
   $("#analysis-stop").hidden = !running;
   $("#analysis-budget").hidden = running;
   const n = summary.positions.length, total = summary.move_count + 1;
-  $("#analyze").textContent = n === 0 ? "Analyze the game" : n < total ? "Analyze the rest" : "Analyze again";
+  $("#analyze").textContent = n === 0 ? t("Analyze the game") : n < total ? t("Analyze the rest") : t("Analyze again");
   let text = "";
-  if (job && job.state === "queued") text = `Queued: your analysis of another game runs first (place ${job.place} of your analyses).`;
-  else if (running) text = `Analysing: ${job.done} of ${job.total} positions` + (job.current !== null ? ` (now move ${job.current})` : "")
-    + (job.waiting ? ` (waiting for the AI: ${job.waiting} position${job.waiting === 1 ? "" : "s"} of other analyses first)` : "") + "…";
-  else if (job && job.state === "failed") text = job.error;
-  else if (job && job.state === "stopped") text = `Stopped: ${n} of ${total} positions analysed.`;
-  else if (n) text = `${n} of ${total} positions analysed` + (n === total ? "." : ": analyze the rest to fill the graph.");
-  else text = "The AI has not looked at this game yet.";
+  if (job && job.state === "queued") text = t("Queued: your analysis of another game runs first (place {place} of your analyses).", { place: job.place });
+  else if (running) {
+    text = t("Analysing: {done} of {total} positions", { done: job.done, total: job.total })
+      + (job.current !== null ? " " + t("(now move {n})", { n: job.current }) : "")
+      + (job.waiting ? " " + tn("(waiting for the AI: {n} position of other analyses first)",
+        "(waiting for the AI: {n} positions of other analyses first)", job.waiting) : "") + "…";
+  } else if (job && job.state === "failed") text = job.error;
+  else if (job && job.state === "stopped") text = t("Stopped: {n} of {total} positions analysed.", { n, total });
+  else if (n === total) text = t("{n} of {total} positions analysed.", { n, total });
+  else if (n) text = t("{n} of {total} positions analysed: analyze the rest to fill the graph.", { n, total });
+  else text = t("The AI has not looked at this game yet.");
   $("#analysis-progress").textContent = text;
   renderGraph();
   renderMistakes();
@@ -97,15 +110,16 @@ function renderGraph() {
   const leadLine = withLead.map((p, i) => `${i ? "L" : "M"}${x(p.ply).toFixed(1)} ${ys(p.score_lead).toFixed(1)}`).join("");
   const at = shown ? shown.at : summary.move_count;
   const mistakes = new Set(summary.mistakes.map((m) => m.ply));
-  const dots = pos.map((p) => `<circle data-ply="${p.ply}" cx="${x(p.ply).toFixed(1)}" cy="${y(p.black_win).toFixed(1)}" r="${mistakes.has(p.ply) ? 3.2 : 2}" class="${mistakes.has(p.ply) ? "mistake" : ""}"><title>move ${p.ply}${p.move ? " (" + p.move + ")" : ""}: Black ${pct(p.black_win)}${p.score_lead !== null ? ", score " + signed(p.score_lead) + " for Black" : ""}</title></circle>`).join("");
-  box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="Black's chance of winning over the moves">
+  const dots = pos.map((p) => `<circle data-ply="${p.ply}" cx="${x(p.ply).toFixed(1)}" cy="${y(p.black_win).toFixed(1)}" r="${mistakes.has(p.ply) ? 3.2 : 2}" class="${mistakes.has(p.ply) ? "mistake" : ""}"><title>${dotTitle(p)}</title></circle>`).join("");
+  const label = t("Black's chance of winning over the moves");
+  box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${label}">
     <rect x="0" y="0" width="${W}" height="${H}" class="graph-bg"/>
     <line x1="${pad}" x2="${W - pad}" y1="${y(0.5)}" y2="${y(0.5)}" class="graph-mid"/>
     ${leadLine ? `<path d="${leadLine}" class="graph-lead"/>` : ""}
     <path d="${winLine}" class="graph-win"/>
     <line x1="${x(at)}" x2="${x(at)}" y1="0" y2="${H}" class="graph-at" data-graph-at="${at}"/>
     ${dots}</svg>
-    <div class="graph-key muted"><span class="key-win"></span> Black's chance of winning (top: 100%)${scale ? ` <span class="key-lead"></span> expected score lead for Black (top: +${scale.toFixed(1)})` : ""}; click to go to a move.</div>`;
+    <div class="graph-key muted"><span class="key-win"></span> ${t("Black's chance of winning (top: {top})", { top: pct(1) })}${scale ? ` <span class="key-lead"></span> ${t("expected score lead for Black (top: {top})", { top: "+" + scale.toFixed(1) })}` : ""}; ${t("click to go to a move.")}</div>`;
   box.querySelector("svg").addEventListener("click", (e) => {
     const svg = e.currentTarget;
     const rect = svg.getBoundingClientRect();
@@ -115,12 +129,26 @@ function renderGraph() {
   });
 }
 
+// The search that analysed a position ("compiled": the classic search, "net": the network's).
+function engineWord(engine) {
+  return engine === "compiled" ? t("compiled") : engine === "net" ? t("net") : engine === "python" ? t("python") : engine;
+}
+
+// A graph point's tooltip: the move, Black's chance, the expected lead.
+function dotTitle(p) {
+  const move = p.move ? t("move {n} ({move})", { n: p.ply, move: p.move }) : t("move {n}", { n: p.ply });
+  const lead = p.score_lead !== null ? ", " + t("score {lead} for Black", { lead: signed(p.score_lead) }) : "";
+  return `${move}: ${t("Black {share}", { share: pct(p.black_win) })}${lead}`;
+}
+
 function renderMistakes() {
   const box = $("#mistakes");
   const ms = summary.mistakes;
   box.hidden = ms.length === 0;
-  $("#mistake-list").innerHTML = ms.map((m) =>
-    `<button class="mistake-item ${m.color === "black" ? "b" : "w"}" data-mistake="${m.ply}" title="go to the position before move ${m.ply}">${m.ply}. ${m.move} <span class="drop">${cap(m.color)} −${pct(m.drop)}</span></button>`).join("");
+  $("#mistake-list").innerHTML = ms.map((m) => {
+    const tip = t("go to the position before move {n}", { n: m.ply });
+    return `<button class="mistake-item ${m.color === "black" ? "b" : "w"}" data-mistake="${m.ply}" title="${tip}">${m.ply}. ${moveWord(m.move)} <span class="drop">${colorWord(m.color)} −${pct(m.drop)}</span></button>`;
+  }).join("");
   updateMistakeButtons();
 }
 
@@ -218,7 +246,7 @@ function drawMarks(s, data) {
   if (!data && !useHint) { info.innerHTML = ""; renderLegend(null); return; }
   const layer = el("g", { class: "analysis-layer", "pointer-events": "none" });
   const shownMap = $("#analysis-map").checked;
-  $("#analysis-map-label").textContent = data && data.prison_chance ? "Show each group's chance of the prison" : "Show the ownership map";
+  $("#analysis-map-label").textContent = data && data.prison_chance ? t("Show each group's chance of the prison") : t("Show the ownership map");
   const parts = new Set();
   if (data && shownMap && data.ownership) {
     parts.add("ownership");
@@ -283,35 +311,45 @@ function drawMarks(s, data) {
 function renderInfo(s, data, useHint, candidates, total) {
   const info = $("#analysis-position");
   if (useHint) {
-    info.innerHTML = `<p><b>Hint</b>: the AI would play ${candidates.slice(0, 3).map((m) => `<b>${m.move}</b> (${pct(m.win_rate)})`).join(", ")}.</p>`;
+    const moves = candidates.slice(0, 3).map((m) => `<b>${moveWord(m.move)}</b> (${pct(m.win_rate)})`).join(", ");
+    info.innerHTML = `<p>${t("<b>Hint</b>: the AI would play {moves}.", { moves })}</p>`;
     return;
   }
   const rows = [];
   if (data.to_move) {
-    rows.push(`<p>At move ${s.at}: <b>${cap(data.to_move)}</b> to move wins ${pct(data.win_rate)} of the AI's games (${data.iterations} searches, ${data.engine}).</p>`);
+    const values = { at: s.at, color: `<b>${colorWord(data.to_move)}</b>`, share: pct(data.win_rate),
+      searches: data.iterations, engine: engineWord(data.engine) };
+    rows.push(`<p>${t("At move {at}: {color} to move wins {share} of the AI's games ({searches} searches, {engine}).", values)}</p>`);
   } else {
-    rows.push(`<p>The game is over: ${data.black_win === 1 ? "Black" : "White"} wins.</p>`);
+    rows.push(`<p>${data.black_win === 1 ? t("The game is over: Black wins.") : t("The game is over: White wins.")}</p>`);
   }
-  if (data.expected_score) rows.push(`<p>Expected score: Black ${data.expected_score.black.toFixed(1)}, White ${data.expected_score.white.toFixed(1)}.</p>`);
+  if (data.expected_score) {
+    rows.push(`<p>${t("Expected score: Black {black}, White {white}.",
+      { black: data.expected_score.black.toFixed(1), white: data.expected_score.white.toFixed(1) })}</p>`);
+  }
   if (candidates.length) {
-    rows.push(`<table class="candidates"><thead><tr><th>move</th><th>wins</th><th>searched</th></tr></thead><tbody>` +
-      candidates.slice(0, 6).map((m, i) => `<tr data-move="${m.move}"${i === 0 ? ' class="best"' : ""}><td>${m.move}</td><td>${pct(m.win_rate)}</td><td>${pct(m.visits / total)}</td></tr>`).join("") + "</tbody></table>");
+    rows.push(`<table class="candidates"><thead><tr><th>${t("move")}</th><th>${t("wins")}</th><th>${t("searched")}</th></tr></thead><tbody>` +
+      candidates.slice(0, 6).map((m, i) => `<tr data-move="${m.move}"${i === 0 ? ' class="best"' : ""}><td>${moveWord(m.move)}</td><td>${pct(m.win_rate)}</td><td>${pct(m.visits / total)}</td></tr>`).join("") + "</tbody></table>");
   }
-  if (data.pv && data.pv.length) rows.push(`<p class="muted pv-line">Best line: ${data.pv.slice(0, 12).join(" ")} (hover the best move to see it on the board)</p>`);
+  if (data.pv && data.pv.length) {
+    rows.push(`<p class="muted pv-line">${t("Best line: {moves} (hover the best move to see it on the board)", { moves: data.pv.slice(0, 12).map(moveWord).join(" ") })}</p>`);
+  }
   if (data.played) {
     const p = candidates.find((m) => m.move === data.played);
-    rows.push(`<p>Played: <b>${data.played}</b>${p ? ` (${pct(p.win_rate)})` : " (not among the AI's best moves)"}.</p>`);
+    const played = `<b>${moveWord(data.played)}</b>`;
+    rows.push(`<p>${p ? t("Played: {move} ({share}).", { move: played, share: pct(p.win_rate) })
+      : t("Played: {move} (not among the AI's best moves).", { move: played })}</p>`);
   }
   info.innerHTML = rows.join("");
 }
 
 const LEGEND = {
-  candidates: [`<circle cx="9" cy="9" r="7" fill="${COLORS.best}"/>`, "the AI's best move; others in blue (upper figure: the mover's chance of winning after it, lower: share of the search)"],
-  other: [`<circle cx="9" cy="9" r="7" fill="${COLORS.other}" fill-opacity=".7"/>`, "another move the AI considered: the more it searched it, the stronger the colour"],
-  played: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.played}" stroke-width="2.5" stroke-dasharray="4 2"/>`, "the move that was played here"],
-  pv: [`<circle cx="9" cy="9" r="7" fill="${COLORS.pv}" fill-opacity=".75"/><text x="9" y="12.5" font-size="9" text-anchor="middle" fill="#fff">1</text>`, "hovering the best move: its line, numbered in order"],
-  ownership: [`<rect x="2" y="5" width="7" height="8" fill="#111"/><rect x="10" y="5" width="7" height="8" fill="#fff" stroke="#555"/>`, "likely Black's / White's at the end, the darker the surer (on a stone: likely lost)"],
-  prison: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.prison}" stroke-width="2.5"/>`, "the group's chance of ending in the prison (a stronger ring: likelier)"],
+  candidates: [`<circle cx="9" cy="9" r="7" fill="${COLORS.best}"/>`, t("the AI's best move; others in blue (upper figure: the mover's chance of winning after it, lower: share of the search)")],
+  other: [`<circle cx="9" cy="9" r="7" fill="${COLORS.other}" fill-opacity=".7"/>`, t("another move the AI considered: the more it searched it, the stronger the colour")],
+  played: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.played}" stroke-width="2.5" stroke-dasharray="4 2"/>`, t("the move that was played here")],
+  pv: [`<circle cx="9" cy="9" r="7" fill="${COLORS.pv}" fill-opacity=".75"/><text x="9" y="12.5" font-size="9" text-anchor="middle" fill="#fff">1</text>`, t("hovering the best move: its line, numbered in order")],
+  ownership: [`<rect x="2" y="5" width="7" height="8" fill="#111"/><rect x="10" y="5" width="7" height="8" fill="#fff" stroke="#555"/>`, t("likely Black's / White's at the end, the darker the surer (on a stone: likely lost)")],
+  prison: [`<circle cx="9" cy="9" r="6" fill="none" stroke="${COLORS.prison}" stroke-width="2.5"/>`, t("the group's chance of ending in the prison (a stronger ring: likelier)")],
 };
 
 function renderLegend(parts) {
@@ -357,7 +395,7 @@ boardEl.addEventListener("mouseleave", () => {
 // -- the hint ---------------------------------------------------------------------------
 async function askHint(s) {
   hintFor = s.move_count;
-  $("#analysis-position").innerHTML = `<p class="muted">Hint: the AI is looking…</p>`;
+  $("#analysis-position").innerHTML = `<p class="muted">${t("Hint: the AI is looking…")}</p>`;
   const r = await api(base() + "/hint", {});
   if (!r.ok) { $("#analysis-position").innerHTML = `<p class="muted">${r.data.detail}</p>`; return; }
   hint = r.data;

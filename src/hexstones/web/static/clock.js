@@ -5,6 +5,7 @@
 // decided meanwhile (a flag, or a missed first move), and says so.
 import { clockText, face } from "./clock-face.js";
 import { $, load, onRender } from "./game.js";
+import { t } from "./i18n.js";
 
 const LOW_LIVE_S = 20; // a live clock under this many seconds is shown as low
 const LOW_DAYS_S = 86400; // a correspondence bank under a day is shown as low
@@ -20,7 +21,7 @@ onRender((s) => {
   if (!s.clock) { box.hidden = true; shown = null; clearInterval(ticker); ticker = null; return; }
   box.hidden = false;
   shown = { clock: s.clock, received: performance.now(), you: s.you || [], over: !!s.over };
-  $("#clock-control").textContent = `Clock: ${s.clock.describe}${s.rated ? " · rated" : ""}`;
+  $("#clock-control").textContent = t("Clock: {control}", { control: s.clock.describe }) + (s.rated ? " · " + t("rated") : "");
   if (!s.clock.running) beeped = false;
   tick();
   if (!ticker) ticker = setInterval(tick, 200);
@@ -45,10 +46,11 @@ function tick() {
     const note = el.querySelector(".clock-note");
     if (running && clock.first_move && clock.abort_in !== null) {
       const left = Math.max(0, clock.abort_in - elapsed);
-      note.textContent = `first move within ${clockText(left)}`;
+      note.textContent = t("first move within {time}", { time: clockText(left) });
       if (left <= 0) timeUp = true;
     } else if (clock.period_seconds && side.periods) {
-      note.textContent = side.inPeriods ? `${side.periods} × ${clock.period_seconds} s left` : `then ${side.periods} × ${clock.period_seconds} s`;
+      const values = { periods: side.periods, seconds: clock.period_seconds };
+      note.textContent = side.inPeriods ? t("{periods} × {seconds} s left", values) : t("then {periods} × {seconds} s", values);
     } else note.textContent = "";
     if (running && clock.flag_in !== null && clock.flag_in - elapsed <= 0) timeUp = true;
     if (running && low && !beeped && shown.you.includes(color) && side.seconds <= 10 && !correspondence) {

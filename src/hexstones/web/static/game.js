@@ -2,6 +2,8 @@
 // shows its state, sends clicks, and polls while the AI is thinking. game-page.js starts
 // it (start()) once online.js and analysis.js have hooked themselves in (onRender).
 import { api } from "./api.js";
+import { formatNumber, t, tn } from "./i18n.js";
+import { warmingWhat } from "./warming.js";
 
 export const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 export const $ = (sel) => document.querySelector(sel);
@@ -21,7 +23,12 @@ let undoArmed = null; // undo of a finished game asks first: it reopens the game
 let sending = false; // a move is on its way: further clicks wait (a double click is one move)
 let legends = null; // overlay name -> legend items, for this game (null: not set up yet)
 
-function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
+// "black" as a person reads it: Black (흑 in Korean).
+export function colorWord(color) { return color === "black" ? t("Black") : color === "white" ? t("White") : color; }
+// A move as a person reads it: a point as it is, a special move in words (pass: 패스).
+export function moveWord(move) {
+  return move === "pass" ? t("pass") : move === "button" ? t("button") : move === "release" ? t("release") : move;
+}
 
 // What the other modules of the page read of this one's state.
 export const currentState = () => state; // the state shown, null before the first
@@ -152,7 +159,7 @@ function draw(s) {
 function setUpGame(s) {
   const spec = specOf(s);
   $("#rules-link").href = `/rules/${encodeURIComponent(s.game)}`;
-  $("#rules-link").textContent = `${spec.title} rules`;
+  $("#rules-link").textContent = t("{game} rules", { game: spec.title });
   for (const id of ["pass", "button", "release"]) {
     const help = (spec.special_help || {})[id];
     if (help) $("#" + id).title = help;
@@ -163,21 +170,23 @@ function setUpGame(s) {
 }
 
 function renderHeader(s) {
-  let who = "two players at this screen";
+  let who = t("two players at this screen");
   if (s.opponent === "ai") {
     const human = s.players ? (s.players.black === "human" ? "black" : "white") : null;
     // "you" only to the person who plays it; a spectator sees whose game it is.
-    const person = !human ? "" : s.spectator ? `a person (${human}) ` : `you (${human}) `;
-    who = `${person}vs the AI, level ${s.level}`;
+    const values = { level: s.level, color: human === "black" ? t("black") : t("white") };
+    who = !human ? t("vs the AI, level {level}", values)
+      : s.spectator ? t("a person ({color}) vs the AI, level {level}", values) : t("you ({color}) vs the AI, level {level}", values);
   }
   const b = specOf(s).balance;
   // A komi is a number of points; a prison balance is where the prison started.
-  const balance = b.offsets_score ? `${b.short} ${s.options[b.option]}` : `${s.options[b.option]} ${b.note}`;
-  const pie = s.pie && s.pie.stage !== "done" ? "komi pie" : balance;
+  const value = s.options[b.option];
+  const balance = b.offsets_score ? t("{balance} {value}", { balance: b.short, value }) : t("{value} {note}", { value, note: b.note });
+  const pie = s.pie && s.pie.stage !== "done" ? t("komi pie") : balance;
   const named = s.name ? `${s.name} · ` : "";
   const stones = s.options.handicap ? s.options.handicap.length : 0;
-  const handicap = stones ? ` · handicap: ${stones} black stone${stones === 1 ? "" : "s"}` : "";
-  $("#title").textContent = `${named}${specOf(s).title} · side ${s.size} · ${pie}${handicap} · ${who}`;
+  const handicap = stones ? " · " + tn("handicap: {n} black stone", "handicap: {n} black stones", stones) : "";
+  $("#title").textContent = `${named}${specOf(s).title} · ${t("side {size}", { size: s.size })} · ${pie}${handicap} · ${who}`;
   document.title = `${specOf(s).title} · hexstones`;
   $("#sgf-link").href = `/api/games/${encodeURIComponent(gameId)}/sgf`;
 }
@@ -200,9 +209,8 @@ function warmingShare(w) {
 }
 
 function warmingText(w) {
-  const what = !w.compiling ? `step ${Math.max(w.done, 0)} of ${w.total}`
-    : w.compiling.length ? `compiling ${w.compiling.join(", ")}` : "loading what is compiled";
-  return `first start only: ${what}; ${Math.round(100 * warmingShare(w))}% done after ${Math.round(w.seconds)} s`;
+  return t("first start only: {what}; {share} done after {seconds} s",
+    { what: warmingWhat(w), share: formatNumber(warmingShare(w), { style: "percent" }), seconds: Math.round(w.seconds) });
 }
 
 // The progress bar ``id`` (made on first use), showing ``share``.
@@ -214,7 +222,7 @@ function warmingBar(id, share) {
     bar.className = "warming-bar";
     bar.dataset.testid = id;
     bar.max = 1;
-    bar.setAttribute("aria-label", "The AI's compile, share done");
+    bar.setAttribute("aria-label", t("The AI's compile, share done"));
     bar.style.cssText = "display:block;flex:1 0 100%;width:100%;max-width:22rem;margin-top:.3rem";
   }
   bar.value = share;
@@ -225,16 +233,16 @@ function warmingBar(id, share) {
 // While this game's move waits for the AI's processes behind other games: its place in line.
 function aiQueueText(place) {
   if (!place) return "";
-  if (place === 1) return "The AI is busy with other games; it will think for this one next…";
-  const ahead = place - 1;
-  return `The AI will think after ${ahead} other ${ahead === 1 ? "game" : "games"} waiting before this one…`;
+  if (place === 1) return t("The AI is busy with other games; it will think for this one next…");
+  return tn("The AI will think after {n} other game waiting before this one…",
+    "The AI will think after {n} other games waiting before this one…", place - 1);
 }
 
 export function renderWarming(warming) {
   const text = warming ? warmingText(warming) : "";
   $("#thinking-text").textContent = warming
-    ? `The AI is thinking, with a simpler search while its own compiles (${text})…`
-    : aiQueueText(state && state.ai_queue) || "The AI is thinking…";
+    ? t("The AI is thinking, with a simpler search while its own compiles ({text})…", { text })
+    : aiQueueText(state && state.ai_queue) || t("The AI is thinking…");
   const note = $("#warming-note");
   note.hidden = !warming || !state || state.over || state.waiting_for === "ai";
   for (const bar of document.querySelectorAll(".warming-bar")) bar.hidden = !warming;
@@ -244,7 +252,7 @@ export function renderWarming(warming) {
   thinking.style.flexWrap = "wrap"; // the bar on a line of its own below the text
   $("#thinking-text").style.flex = "1 1 0";
   thinking.append(warmingBar("thinking-bar", share));
-  note.replaceChildren(`The AI's search is still compiling (${text}); until then the AI answers with a simpler, weaker search.`,
+  note.replaceChildren(t("The AI's search is still compiling ({text}); until then the AI answers with a simpler, weaker search.", { text }),
     warmingBar("warming-bar", share));
 }
 
@@ -259,7 +267,8 @@ function renderSpecialMoves(s, past) {
   if (s.prison) {
     const enemy = s.to_move === "white" ? "black" : "white";
     const n = s.to_move ? s.prison[enemy] : 0;
-    $("#release").textContent = s.to_move ? `Release a ${enemy} stone (${n} in prison)` : "Release";
+    $("#release").textContent = !s.to_move ? t("Release")
+      : enemy === "black" ? t("Release a black stone ({n} in prison)", { n }) : t("Release a white stone ({n} in prison)", { n });
   }
 }
 
@@ -268,9 +277,9 @@ function renderActions(s, past) {
   const pieOpen = s.pie && s.pie.stage !== "done";
   const resigned = s.result && s.result.reason === "resignation";
   $("#undo").disabled = !(s.move_count > 0 && !resigned && !pieOpen);
-  if (undoArmed === null) $("#undo").textContent = "Undo";
+  if (undoArmed === null) $("#undo").textContent = t("Undo");
   $("#resign").disabled = !!(s.over || pieOpen);
-  if (resignArmed === null) $("#resign").textContent = "Resign";
+  if (resignArmed === null) $("#resign").textContent = t("Resign");
 }
 
 function renderPie(s) {
@@ -282,11 +291,12 @@ function renderPie(s) {
   const spec = specOf(s).balance;
   const balance = spec.label;
   if (pie.stage === "propose" && pie.proposer === "human") {
-    const who = ai ? "You propose" : "First player: propose";
+    const who = ai ? t("You propose the balance; the AI then chooses a colour.")
+      : t("First player: propose the balance; the second player then chooses a colour.");
     if (panel.dataset.stage !== "propose") {
-      panel.innerHTML = `<p>${who} the balance; ${ai ? "the AI" : "the second player"} then chooses a colour.</p>
+      panel.innerHTML = `<p>${who}</p>
         <div class="form-row"><label>${balance} <input type="number" step="1" id="pie-komi" data-testid="pie-komi" value="${spec.default}" min="${spec.minimum}" max="${spec.maximum}"></label>
-        <button class="primary" id="pie-propose" data-testid="pie-propose">Propose</button></div>`;
+        <button class="primary" id="pie-propose" data-testid="pie-propose">${t("Propose")}</button></div>`;
       $("#pie-propose").onclick = async () => {
         const r = await api(`/api/games/${encodeURIComponent(gameId)}/pie`, { komi: $("#pie-komi").value });
         if (!r.ok) { say(r.data.detail); return; }
@@ -295,10 +305,11 @@ function renderPie(s) {
       };
     }
   } else if (pie.stage === "choose" && (!ai || pie.proposer === "ai")) {
-    const who = ai ? "The AI proposes" : "The proposal is";
-    panel.innerHTML = `<p>${who} <b>${pie.komi}</b> ${balance}. ${ai ? "Choose your colour" : "Second player: choose a colour"}:</p>
-      <div class="form-row"><button id="pie-black" data-testid="pie-black">Play black (first)</button>
-      <button id="pie-white" data-testid="pie-white">Play white</button></div>`;
+    const values = { komi: `<b>${pie.komi}</b>`, balance };
+    panel.innerHTML = `<p>${ai ? t("The AI proposes {komi} {balance}. Choose your colour:", values)
+      : t("The proposal is {komi} {balance}. Second player: choose a colour:", values)}</p>
+      <div class="form-row"><button id="pie-black" data-testid="pie-black">${t("Play black (first)")}</button>
+      <button id="pie-white" data-testid="pie-white">${t("Play white")}</button></div>`;
     for (const color of ["black", "white"]) {
       $("#pie-" + color).onclick = async () => {
         const r = await api(`/api/games/${encodeURIComponent(gameId)}/pie`, { color });
@@ -308,7 +319,8 @@ function renderPie(s) {
       };
     }
   } else {
-    panel.innerHTML = `<p class="muted">${pie.stage === "propose" ? "The AI is proposing the balance…" : `You proposed ${pie.komi} ${balance}; the AI is choosing a colour…`}</p>`;
+    panel.innerHTML = `<p class="muted">${pie.stage === "propose" ? t("The AI is proposing the balance…")
+      : t("You proposed {komi} {balance}; the AI is choosing a colour…", { komi: pie.komi, balance })}</p>`;
   }
   panel.dataset.stage = pie.stage === "propose" && pie.proposer === "human" ? "propose" : "";
 }
@@ -318,8 +330,8 @@ function scoreTable(s) {
     const white = s.score_details.white[i];
     return `<tr><td>${part.label}</td><td>${fmt(part.value)}</td><td>${fmt(white.value)}</td></tr>`;
   });
-  return `<table><thead><tr><th></th><th>Black</th><th>White</th></tr></thead><tbody>${rows.join("")}
-    <tr class="total"><td>total</td><td data-testid="score-black">${fmt(s.score.black)}</td><td data-testid="score-white">${fmt(s.score.white)}</td></tr></tbody></table>`;
+  return `<table><thead><tr><th></th><th>${t("Black")}</th><th>${t("White")}</th></tr></thead><tbody>${rows.join("")}
+    <tr class="total"><td>${t("total")}</td><td data-testid="score-black">${fmt(s.score.black)}</td><td data-testid="score-white">${fmt(s.score.white)}</td></tr></tbody></table>`;
 }
 
 function fmt(v) { return Number.isInteger(v) ? String(v) : v.toFixed(1); }
@@ -334,14 +346,14 @@ function renderScore(s) {
     box.innerHTML = "";
     box.hidden = true;
   } else if (s.score && s.score_details) {
-    const title = past ? `Score at move ${s.at} if the game ended there`
-      : s.over ? "Final score" : "Score if the game ended now";
+    const title = past ? t("Score at move {at} if the game ended there", { at: s.at })
+      : s.over ? t("Final score") : t("Score if the game ended now");
     box.innerHTML = `<h3>${title}</h3>` + scoreTable(s);
   } else if (s.prison) {
-    box.innerHTML = `<h3>Prison</h3><div class="prison">
-      <span class="dot black"></span><span data-testid="prison-black">${s.prison.black} black stone${s.prison.black === 1 ? "" : "s"} (White may release them)</span>
-      <span class="dot white"></span><span data-testid="prison-white">${s.prison.white} white stone${s.prison.white === 1 ? "" : "s"} (Black may release them)</span></div>
-      <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">No score in ${specOf(s).title}: whoever cannot act loses.</p>`;
+    box.innerHTML = `<h3>${t("Prison")}</h3><div class="prison">
+      <span class="dot black"></span><span data-testid="prison-black">${tn("{n} black stone (White may release them)", "{n} black stones (White may release them)", s.prison.black)}</span>
+      <span class="dot white"></span><span data-testid="prison-white">${tn("{n} white stone (Black may release them)", "{n} white stones (Black may release them)", s.prison.white)}</span></div>
+      <p class="muted" style="margin:.4rem 0 0;font-size:.85rem">${t("No score in {game}: whoever cannot act loses.", { game: specOf(s).title })}</p>`;
   } else {
     box.innerHTML = "";
     box.hidden = true;
@@ -355,20 +367,22 @@ function renderResult(s) {
   box.hidden = false;
   let how = "";
   const loser = r.winner === "black" ? "white" : "black";
-  if (r.reason === "resignation") how = `${cap(loser)} resigned after ${s.move_count} move${s.move_count === 1 ? "" : "s"}.`;
+  if (r.reason === "resignation") {
+    how = tn("{loser} resigned after {n} move.", "{loser} resigned after {n} moves.", s.move_count, { loser: colorWord(loser) });
+  }
   else if (r.score) {
     // The final position's parts, not those of the position shown.
     const parts = (color) => r.score_details[color].filter((p) => p.value !== 0).map((p) => `${fmt(p.value)} ${p.label}`).join(" + ").replace(/\+ -/g, "− ");
-    how = `<div>Black ${fmt(r.score.black)} = ${parts("black") || "0"}</div><div>White ${fmt(r.score.white)} = ${parts("white") || "0"}</div>`;
-  } else how = `${cap(r.winner)} took the last action; ${cap(loser)} has no legal action.`;
-  box.innerHTML = `<div class="winner" data-testid="winner">${cap(r.winner)} wins</div><div class="muted">${how}</div>`;
+    how = `<div>${t("Black")} ${fmt(r.score.black)} = ${parts("black") || "0"}</div><div>${t("White")} ${fmt(r.score.white)} = ${parts("white") || "0"}</div>`;
+  } else how = t("{winner} took the last action; {loser} has no legal action.", { winner: colorWord(r.winner), loser: colorWord(loser) });
+  box.innerHTML = `<div class="winner" data-testid="winner">${r.winner === "black" ? t("Black wins") : t("White wins")}</div><div class="muted">${how}</div>`;
 }
 
 function renderMoves(s) {
   const list = $("#movelist");
   const items = [];
   const first = document.createElement("li");
-  first.innerHTML = `<button data-at="0"${s.at === 0 ? ' class="current"' : ""}>start</button>`;
+  first.innerHTML = `<button data-at="0"${s.at === 0 ? ' class="current"' : ""}>${t("start")}</button>`;
   items.push(first);
   // Colours alternate from Black, except in Droched handicap games (White first).
   let color = s.options.handicap && s.options.handicap.length ? "white" : "black";
@@ -376,7 +390,7 @@ function renderMoves(s) {
     const li = document.createElement("li");
     const b = document.createElement("button");
     b.dataset.at = String(i + 1);
-    b.textContent = `${i + 1}. ${move}`;
+    b.textContent = `${i + 1}. ${moveWord(move)}`;
     b.className = (color === "black" ? "b" : "w") + (s.at === i + 1 ? " current" : "");
     li.append(b);
     items.push(li);
@@ -391,7 +405,8 @@ function renderMoves(s) {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
   }
-  $("#where").textContent = viewing() === null ? `move ${s.move_count} (now)` : `move ${s.at} of ${s.move_count}`;
+  $("#where").textContent = viewing() === null ? t("move {n} (now)", { n: s.move_count })
+    : t("move {at} of {n}", { at: s.at, n: s.move_count });
   $("#first").disabled = $("#prev").disabled = s.at === 0;
   $("#next").disabled = $("#last").disabled = s.at === s.move_count;
 }
@@ -478,7 +493,7 @@ export function holdActions() {
 
 async function play(move) {
   if (viewing() !== null) {
-    say(`You are looking at move ${state.at}: go to the current position (End) to play.`, "info");
+    say(t("You are looking at move {at}: go to the current position (End) to play.", { at: state.at }), "info");
     return;
   }
   if (sending) return;
@@ -509,8 +524,8 @@ $("#undo").addEventListener("click", async (e) => {
   if (e.detail > 1) return; // the second click of a double click takes back nothing more
   // A finished game is reopened by undo: ask with a second click, as resign does.
   if (state && state.over && undoArmed === null) {
-    $("#undo").textContent = "Reopen the finished game? Click again";
-    undoArmed = setTimeout(() => { undoArmed = null; $("#undo").textContent = "Undo"; }, 4000);
+    $("#undo").textContent = t("Reopen the finished game? Click again");
+    undoArmed = setTimeout(() => { undoArmed = null; $("#undo").textContent = t("Undo"); }, 4000);
     return;
   }
   clearTimeout(undoArmed);
@@ -523,7 +538,7 @@ $("#undo").addEventListener("click", async (e) => {
     return;
   }
   if (!r.ok) { say(r.data.detail); return; }
-  say(`Took back ${r.data.undone.join(", ")}.`, "info");
+  say(t("Took back {moves}.", { moves: r.data.undone.join(", ") }), "info");
   finalShown = false;
   render(r.data);
 });
@@ -531,8 +546,8 @@ $("#undo").addEventListener("click", async (e) => {
 $("#resign").addEventListener("click", async () => {
   // Two clicks: a misclick must not end the game.
   if (resignArmed === null) {
-    $("#resign").textContent = "Really resign? Click again";
-    resignArmed = setTimeout(() => { resignArmed = null; $("#resign").textContent = "Resign"; }, 4000);
+    $("#resign").textContent = t("Really resign? Click again");
+    resignArmed = setTimeout(() => { resignArmed = null; $("#resign").textContent = t("Resign"); }, 4000);
     return;
   }
   clearTimeout(resignArmed);
@@ -551,7 +566,7 @@ $("#movelist").addEventListener("click", (e) => {
 $("#zoom").addEventListener("click", () => {
   const zoomed = board.classList.toggle("zoomed");
   $("#zoom").setAttribute("aria-pressed", String(zoomed));
-  $("#zoom").textContent = zoomed ? "Fit" : "Zoom";
+  $("#zoom").textContent = zoomed ? t("Fit") : t("Zoom");
 });
 $("#first").addEventListener("click", () => load(0));
 $("#prev").addEventListener("click", () => load(Math.max(0, state.at - 1)));

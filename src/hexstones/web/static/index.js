@@ -1,5 +1,7 @@
 // The start page: new-game form (it builds the /new link), stored games, SGF loading.
 import { api } from "./api.js";
+import { formatDate, formatNumber, t, tn } from "./i18n.js";
+import { warmingWhat } from "./warming.js";
 
 // The games' facts (sizes, balance, title) come from the server: GET /api/spec.
 let specs = null;
@@ -14,8 +16,8 @@ function fillSizes(game) {
   const [smallest, largest] = specs[game].sizes;
   for (let n = smallest; n <= largest; n++) {
     const points = 3 * n * (n - 1) + 1;
-    const opt = new Option(`${n}  (${points} points)`, String(n));
-    if (n === specs[game].default_size) { opt.selected = true; opt.text += "  default"; }
+    const opt = new Option(t("{size}  ({points} points)", { size: n, points }), String(n));
+    if (n === specs[game].default_size) { opt.selected = true; opt.text += "  " + t("default"); }
     size.add(opt);
   }
 }
@@ -60,7 +62,7 @@ function refreshForm(gameChanged) {
   $("#komi").min = String(d.minimum);
   $("#komi").max = String(d.maximum);
   $$(".balance-name").forEach((el) => (el.textContent = d.short));
-  $(".balance-name-cap").textContent = d.short[0].toUpperCase() + d.short.slice(1);
+  $(".balance-name-cap").textContent = d.short[0].toUpperCase() + d.short.slice(1); // no case in Korean: as it is
   $("#komi-note").textContent = d.note;
   // The balance found even between the AI's players on this side, where a study placed one.
   const fair = d.fair[$("#size").value];
@@ -70,12 +72,13 @@ function refreshForm(gameChanged) {
     const set = String(fair) === $("#komi").value;
     fairButton.dataset.value = String(fair);
     fairButton.disabled = set;
-    fairButton.textContent = set ? `${fair}: even between the AI's players` : `use ${fair}, even between the AI's players`;
+    fairButton.textContent = set ? t("{value}: even between the AI's players", { value: fair })
+      : t("use {value}, even between the AI's players", { value: fair });
   }
   const ai = value("opponent") === "ai";
   const fixed = value("balance") === "fixed";
   const friend = value("opponent") === "friend";
-  $(".chooser").textContent = ai ? "the AI" : friend ? "your friend" : "the other player";
+  $(".chooser").textContent = ai ? t("the AI") : friend ? t("your friend") : t("the other player");
   if (!ai) { const you = $("[name=pie][value=you]"); you.checked = true; }
   for (const row of $$("[data-for]", form)) {
     const needs = row.dataset.for.split(" ");
@@ -114,9 +117,9 @@ async function showWarming() {
     line.hidden = !w;
     if (!w) return;
     const share = typeof w.fraction === "number" ? w.fraction : Math.max(w.done, 0) / w.total;
-    const what = !w.compiling ? `step ${Math.max(w.done, 0)} of ${w.total}`
-      : w.compiling.length ? `compiling ${w.compiling.join(", ")}` : "loading what is compiled";
-    line.textContent = `The AI is getting ready, first start only: ${what}; ${Math.round(100 * share)}% done after ${Math.round(w.seconds)} s. A game can start meanwhile: until then the AI answers with a simpler search.`;
+    const what = warmingWhat(w);
+    line.textContent = t("The AI is getting ready, first start only: {what}; {share} done after {seconds} s. A game can start meanwhile: until then the AI answers with a simpler search.",
+      { what, share: formatNumber(share, { style: "percent" }), seconds: Math.round(w.seconds) });
     setTimeout(showWarming, 1000);
   } catch (_) { line.hidden = true; }
 }
@@ -125,13 +128,12 @@ async function showWarming() {
 function players(g) {
   const s = g.setup;
   if (s.seats) {
-    const names = Object.values(s.seats).map((seat) => seat.open ? "(an open seat)" : seat.you ? "you" : seat.name || "a guest");
-    return names.join(" vs ") + (g.your_turn ? ": your turn" : "");
+    const names = Object.values(s.seats).map((seat) => seat.open ? t("(an open seat)") : seat.you ? t("you") : seat.name || t("a guest"));
+    return names.join(" vs ") + (g.your_turn ? ": " + t("your turn") : "");
   }
-  if (s.opponent !== "ai") return "two players";
-  if (!s.players) return `vs AI level ${s.level} (komi pie)`;
-  const you = s.players.black === "human" ? "black" : "white";
-  return `you ${you} vs AI level ${s.level}`;
+  if (s.opponent !== "ai") return t("two players");
+  if (!s.players) return t("vs AI level {level} (komi pie)", { level: s.level });
+  return s.players.black === "human" ? t("you black vs AI level {level}", { level: s.level }) : t("you white vs AI level {level}", { level: s.level });
 }
 
 let listAsked = 0; // the list asked for last: an older answer arriving later is not drawn
@@ -145,24 +147,25 @@ export async function loadGames() {
   const asked = ++listAsked;
   try {
     const listed = await api("/api/games");
-    if (!listed.ok) { box.textContent = "Cannot list the stored games: " + listed.data.detail; return; }
+    if (!listed.ok) { box.textContent = t("Cannot list the stored games:") + " " + listed.data.detail; return; }
     const data = listed.data;
     if (asked !== listAsked || naming !== null) return;
     myTurns(data.games);
     drawWatchList(data.watch || []);
-    if (!data.games.length) { box.innerHTML = '<p class="muted">No games yet.</p>'; return; }
+    if (!data.games.length) { box.innerHTML = `<p class="muted">${t("No games yet.")}</p>`; return; }
     const rows = data.games.map((g) => {
       const tr = gameRow(g);
       const td = document.createElement("td");
       td.className = "row-actions";
       const a = document.createElement("a");
       a.href = `/game/${g.id}`;
-      a.textContent = g.finished ? "Replay" : "Resume";
-      const rename = Object.assign(document.createElement("button"), { type: "button", textContent: "Name", title: "give this game a name" });
+      a.textContent = g.finished ? t("Replay") : t("Resume");
+      const rename = Object.assign(document.createElement("button"), { type: "button", textContent: t("Name"), title: t("give this game a name") });
       rename.dataset.action = "name";
       rename.addEventListener("click", () => nameGame(g, tr));
       const armed = armedDelete !== null && armedDelete.id === g.id;
-      const del = Object.assign(document.createElement("button"), { type: "button", textContent: armed ? "Really delete?" : "Delete", title: "delete this game (click twice)" });
+      const del = Object.assign(document.createElement("button"),
+        { type: "button", textContent: armed ? t("Really delete?") : t("Delete"), title: t("delete this game (click twice)") });
       del.dataset.action = "delete";
       del.addEventListener("click", () => deleteGame(g, del));
       td.append(a, " ", rename, " ", del);
@@ -173,7 +176,7 @@ export async function loadGames() {
     const empty = data.games.filter((g) => g.move_count === 0).length;
     if (empty) {
       const b = Object.assign(document.createElement("button"), { type: "button", id: "remove-empty" });
-      b.textContent = `Delete the ${empty} game${empty === 1 ? "" : "s"} with no moves`;
+      b.textContent = tn("Delete the {n} game with no moves", "Delete the {n} games with no moves", empty);
       b.addEventListener("click", async () => {
         const r = await api("/api/games/remove-empty", undefined, "POST");
         if (!r.ok) { listMessage(r.data.detail); return; }
@@ -185,18 +188,19 @@ export async function loadGames() {
     }
     box.replaceChildren(...parts);
   } catch (err) {
-    box.textContent = "Cannot list the stored games: " + err;
+    box.textContent = t("Cannot list the stored games:") + " " + err;
   }
 }
 
 // A stored game's cells: name, board, players, moves, state, when (the actions come after).
 function gameRow(g) {
-  const when = new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
+  const when = formatDate(g.updated, { dateStyle: "short", timeStyle: "short" });
   const title = specs[g.game] ? specs[g.game].title : g.game;
   const tr = document.createElement("tr");
   tr.dataset.gameId = g.id;
-  const cells = [[g.setup.name || title, "name"], [g.setup.name ? `${title}, side ${g.options.size}` : `side ${g.options.size}`, ""],
-    [players(g), "wide"], [String(g.move_count), ""], [g.summary, ""], [when, "wide"]];
+  const side = t("side {size}", { size: g.options.size });
+  const cells = [[g.setup.name || title, "name"], [g.setup.name ? `${title}, ${side}` : side, ""],
+    [players(g), "wide"], [String(g.move_count), ""], [t(g.summary), ""], [when, "wide"]];
   for (const [text, kind] of cells) {
     const td = document.createElement("td");
     td.textContent = text;
@@ -209,7 +213,8 @@ function gameRow(g) {
 function gamesTable(rows) {
   const table = document.createElement("table");
   table.className = "games";
-  table.innerHTML = '<thead><tr><th>Game</th><th>Board</th><th class="wide">Players</th><th>Moves</th><th>State</th><th class="wide">Last played</th><th></th></tr></thead>';
+  table.innerHTML = `<thead><tr><th>${t("Game")}</th><th>${t("Board")}</th><th class="wide">${t("Players")}</th><th>${t("Moves")}</th>`
+    + `<th>${t("State")}</th><th class="wide">${t("Last played")}</th><th></th></tr></thead>`;
   const body = document.createElement("tbody");
   body.append(...rows);
   table.append(body);
@@ -226,7 +231,7 @@ function drawWatchList(games) {
     const tr = gameRow(g);
     const td = document.createElement("td");
     td.className = "row-actions";
-    const a = Object.assign(document.createElement("a"), { href: `/game/${g.id}`, textContent: "Watch" });
+    const a = Object.assign(document.createElement("a"), { href: `/game/${g.id}`, textContent: t("Watch") });
     td.append(a);
     tr.append(td);
     return tr;
@@ -268,7 +273,7 @@ function nameGame(g, tr) {
 function disarmDelete() {
   if (armedDelete !== null) clearTimeout(armedDelete.timer);
   armedDelete = null;
-  for (const b of document.querySelectorAll("[data-action=delete]")) b.textContent = "Delete";
+  for (const b of document.querySelectorAll("[data-action=delete]")) b.textContent = t("Delete");
 }
 
 async function deleteGame(g, button) {
@@ -276,7 +281,7 @@ async function deleteGame(g, button) {
   if (armedDelete === null || armedDelete.id !== g.id) {
     disarmDelete();
     armedDelete = { id: g.id, timer: setTimeout(disarmDelete, 4000) };
-    button.textContent = "Really delete?";
+    button.textContent = t("Really delete?");
     return;
   }
   disarmDelete();
@@ -287,12 +292,12 @@ async function deleteGame(g, button) {
 }
 
 // -- SGF ------------------------------------------------------------------------------
-for (let n = 1; n <= 10; n++) $("#sgf-level").add(new Option(`level ${n}`, String(n), n === 3, n === 3));
+for (let n = 1; n <= 10; n++) $("#sgf-level").add(new Option(t("level {n}", { n }), String(n), n === 3, n === 3));
 $("#load-sgf").addEventListener("submit", async (e) => {
   e.preventDefault();
   const msg = $("#sgf-message");
   const file = $("#sgf-file").files[0];
-  if (!file) { msg.className = "message error"; msg.textContent = "Choose an SGF file first."; return; }
+  if (!file) { msg.className = "message error"; msg.textContent = t("Choose an SGF file first."); return; }
   const body = { sgf: await file.text(), opponent: $("#sgf-opponent").value };
   if (body.opponent === "ai") { body.color = $("#sgf-color").value; body.level = Number($("#sgf-level").value); }
   const r = await api("/api/import", body);
@@ -311,7 +316,7 @@ function myTurns(list) {
   const badge = $("#turn-badge");
   badge.hidden = mine.length === 0;
   badge.textContent = String(mine.length);
-  badge.title = `your turn in ${mine.length} game${mine.length === 1 ? "" : "s"}`;
+  badge.title = tn("your turn in {n} game", "your turn in {n} games", mine.length);
   document.title = mine.length ? `(${mine.length}) hexstones` : "hexstones";
   const online = list.some((g) => g.setup.seats);
   $("#notify-row").hidden = !online || !("Notification" in window) || Notification.permission !== "default";
@@ -319,7 +324,7 @@ function myTurns(list) {
     for (const g of list) {
       if (g.your_turn && !turnsSeen.has(g.id)) {
         const title = specs && specs[g.game] ? specs[g.game].title : g.game;
-        const note = new Notification("hexstones: your turn", { body: `${g.setup.name || title}: ${g.summary}`, tag: g.id });
+        const note = new Notification(t("hexstones: your turn"), { body: `${g.setup.name || title}: ${g.summary}`, tag: g.id });
         note.onclick = () => { window.focus(); location.href = `/game/${g.id}`; };
       }
     }
@@ -358,15 +363,18 @@ async function showChallenges() {
   const lines = r.data.to_you.map((c) => {
     const p = Object.assign(document.createElement("p"), { className: "challenge-line" });
     p.dataset.testid = "challenge-line";
-    const link = Object.assign(document.createElement("a"), { href: "/lobby", textContent: "open the lobby" });
+    const link = Object.assign(document.createElement("a"), { href: "/lobby", textContent: t("open the lobby") });
     p.title = c.text; // what is offered, in words
-    p.append(`${c.maker || "A guest"} challenges you: `, link); // text: names are typed by people
+    const maker = c.maker || t("A guest");
+    p.append(t("{name} challenges you:", { name: maker }) + " ", link); // text: names are typed by people
     return p;
   });
   $("#challenge-lines").replaceChildren(...lines);
   if (challengesSeen !== null && "Notification" in window && Notification.permission === "granted") {
     for (const c of r.data.to_you.filter((each) => !challengesSeen.has(each.id))) {
-      const note = new Notification("hexstones: a challenge", { body: `${c.maker || "A guest"} challenges you: ${c.text}`, tag: `challenge-${c.id}` });
+      const maker = c.maker || t("A guest");
+      const body = `${t("{name} challenges you:", { name: maker })} ${c.text}`;
+      const note = new Notification(t("hexstones: a challenge"), { body, tag: `challenge-${c.id}` });
       note.onclick = () => { window.focus(); location.href = "/lobby"; };
     }
   }
@@ -375,6 +383,6 @@ async function showChallenges() {
 
 async function showAccount() {
   const me = (await api("/api/account")).data; // on a refusal, no kind: the link says "Sign in"
-  $("#account-link").textContent = me.kind === "account" ? me.name : me.kind === "guest" ? `${me.name} (guest)` : "Sign in";
+  $("#account-link").textContent = me.kind === "account" ? me.name : me.kind === "guest" ? t("{name} (guest)", { name: me.name }) : t("Sign in");
 }
 showAccount();

@@ -4,12 +4,14 @@
 // ("White d4; two black stones captured"), and the cursor's point below the board.
 import { api } from "./api.js";
 import { $, board, currentState, onRender } from "./game.js";
+import { t, tn } from "./i18n.js";
 
 // The board's three directions with four keys: Left and Right along a row; Up and Down
 // to the nearer point above or below, to the right (with Shift: to the left).
 const BEARINGS = { ArrowRight: 0, ArrowLeft: 180, ArrowUp: 90, ArrowDown: 270 };
 const KEYS = { p: "#pass", b: "#button", r: "#release", u: "#undo" };
-const COUNTS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+// Counts said in words up to ten (Korean's native numbers: 한 개, 두 개, ...).
+const COUNTS = [null, t("one"), t("two"), t("three"), t("four"), t("five"), t("six"), t("seven"), t("eight"), t("nine"), t("ten")];
 
 let cursor = null; // the point the cursor is on
 let prisons = {}; // game name -> whether the stones a move removes go to a prison (Droched)
@@ -19,7 +21,7 @@ api("/api/spec").then((r) => {
 
 board.tabIndex = 0;
 board.setAttribute("role", "application");
-board.setAttribute("aria-roledescription", "game board");
+board.setAttribute("aria-roledescription", t("game board"));
 board.setAttribute("aria-describedby", "cursor-note keys-note");
 
 function points() { return Array.from(board.querySelectorAll("[data-point]")); }
@@ -32,8 +34,11 @@ function centre(el) {
 // What a point holds, in words.
 function content(el) {
   const stone = el.dataset.stone;
-  const legal = el.hasAttribute("data-legal") ? ", you may play here" : "";
-  return `${el.dataset.point}: ${stone ? `${stone} stone` : "empty"}${legal}`;
+  const legal = el.hasAttribute("data-legal") ? t(", you may play here") : "";
+  const point = el.dataset.point;
+  const what = stone === "black" ? t("{point}: black stone", { point }) : stone === "white" ? t("{point}: white stone", { point })
+    : stone ? `${point}: ${stone}` : t("{point}: empty", { point });
+  return what + legal;
 }
 
 function show(name) {
@@ -94,7 +99,25 @@ board.addEventListener("focus", () => {
   } else show(cursor);
 });
 
-function stones(n, color) { return `${COUNTS[n] || n} ${color} stone${n === 1 ? "" : "s"}`; }
+// "two black stones captured": the count in words (한 개, 두 개 in Korean).
+function taken(n, color, imprisoned) {
+  const count = COUNTS[n] || String(n);
+  if (color === "black") {
+    return imprisoned ? tn("{count} black stone imprisoned", "{count} black stones imprisoned", n, { count })
+      : tn("{count} black stone captured", "{count} black stones captured", n, { count });
+  }
+  return imprisoned ? tn("{count} white stone imprisoned", "{count} white stones imprisoned", n, { count })
+    : tn("{count} white stone captured", "{count} white stones captured", n, { count });
+}
+
+// A move in words: "Black d4", "White passes".
+function moveWords(color, move) {
+  const black = color === "black";
+  if (move === "button") return black ? t("Black takes the button") : t("White takes the button");
+  if (move === "pass") return black ? t("Black passes") : t("White passes");
+  if (move === "release") return black ? t("Black releases") : t("White releases");
+  return black ? t("Black {move}", { move }) : t("White {move}", { move });
+}
 
 // The moves ``s`` adds to ``previous``, in words, with what the last one took off the board.
 function said(s, previous) {
@@ -102,14 +125,14 @@ function said(s, previous) {
   if (!added.length) return s.over ? s.status : null;
   let mover = previous.to_move || "black";
   const words = added.map((move) => {
-    const text = `${mover[0].toUpperCase() + mover.slice(1)} ${move === "button" ? "takes the button" : move === "pass" ? "passes" : move === "release" ? "releases" : move}`;
+    const text = moveWords(mover, move);
     mover = mover === "black" ? "white" : "black";
     return text;
   });
   const removed = {};
   board.querySelectorAll("[data-removed]").forEach((el) => { removed[el.dataset.was] = (removed[el.dataset.was] || 0) + 1; });
-  const taken = Object.entries(removed).map(([color, n]) => `${stones(n, color)} ${prisons[s.game] ? "imprisoned" : "captured"}`);
-  let text = words.join(", ") + (taken.length ? "; " + taken.join(", ") : "");
+  const off = Object.entries(removed).map(([color, n]) => taken(n, color, prisons[s.game]));
+  let text = words.join(", ") + (off.length ? "; " + off.join(", ") : "");
   if (s.over) text += `. ${s.status}`;
   return text;
 }

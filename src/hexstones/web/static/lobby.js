@@ -197,7 +197,7 @@ async function sendChallenge() {
   if (!to) { say("Type the name of the player to challenge (their account name)."); $("#challenge-to").focus(); return; }
   const body = { to };
   for (const [name, value] of new FormData(form)) { // disabled fields (komi beside the pie) are left out
-    if (!["opponent", "balance", "to"].includes(name)) body[name] = value;
+    if (!["opponent", "balance", "to", "bots"].includes(name)) body[name] = value; // bots: a seek's choice
   }
   if (checked("balance") === "pie") body.pie = "you";
   $("#challenge-submit").disabled = true;
@@ -231,5 +231,23 @@ async function start() {
   refreshAiLink();
 }
 
+// The outside engines' bot accounts, beside the AI's: each a link to its profile.
+async function loadBots() {
+  const r = await api("/api/bots");
+  if (!r.ok) return;
+  const outside = r.data.bots.filter((b) => b.outside);
+  const note = $("#outside-bots");
+  note.hidden = !outside.length;
+  note.replaceChildren("Bots run by their owners (programs, through hexstones bot): ");
+  outside.forEach((b, i) => {
+    const link = document.createElement("a");
+    link.href = `/players/${encodeURIComponent(b.name)}`;
+    link.textContent = b.name; // text: names are typed by people
+    link.dataset.testid = "outside-bot";
+    note.append(...(i ? [", "] : []), link);
+  });
+}
+
 start();
 connectLive();
+loadBots();

@@ -1,5 +1,7 @@
 // A player's profile: the rating in each game (a "?" while provisional), a graph of each
-// rating after every rated game, and the latest games (public ones; all to the player).
+// rating after every rated game, the record in each game and the latest finished games
+// (public ones; all to the player), the games being played, links to their archive search
+// and SGF download, and a Challenge button that opens the lobby's challenge, addressed to them.
 import { api } from "./api.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -31,8 +33,68 @@ function graph(title, points) {
   return svg;
 }
 
+// A table of ``rows`` (each a list of cells: text or elements); ``testids``: each row's, if any.
+function table(head, rows, testids = []) {
+  const t = document.createElement("table");
+  t.className = "games";
+  const tr = document.createElement("tr");
+  for (const h of head) tr.append(Object.assign(document.createElement("th"), { textContent: h }));
+  t.createTHead().append(tr);
+  const body = t.createTBody();
+  for (const [i, cells] of rows.entries()) {
+    const line = document.createElement("tr");
+    if (testids[i]) line.dataset.testid = testids[i];
+    for (const c of cells) {
+      const td = document.createElement("td");
+      if (/^\d{4}-\d\d-\d\d$/.test(c)) td.className = "day"; // a date stays on one line
+      td.append(c);
+      line.append(td);
+    }
+    body.append(line);
+  }
+  return t;
+}
+
+// Wins and losses by game, with how many of them on time and by resignation.
+function record(rec, titles) {
+  const played = Object.entries(rec).filter(([, r]) => r.games);
+  if (!played.length) return "No finished game yet.";
+  const rows = played.map(([game, r]) => [titles[game] || game, String(r.games), String(r.wins), String(r.losses),
+    `${r.won_on_time} / ${r.lost_on_time}`, `${r.won_by_resignation} / ${r.lost_by_resignation}`, String(r.aborted)]);
+  return table(["Game", "Games", "Wins", "Losses", "On time (won / lost)", "By resignation (won / lost)", "Aborted"],
+    rows, played.map(([game]) => `record-${game}`));
+}
+
+function recentRow(g) {
+  const names = g.players.map((p) => p.name).join(" vs ");
+  const link = Object.assign(document.createElement("a"), { href: g.url, textContent: names }); // text: names are typed by people
+  link.dataset.testid = "recent-game";
+  const ended = new Date(g.ended * 1000).toISOString().slice(0, 10);
+  return [link, `${g.title} ${g.size}${g.rated ? ", rated" : ""}`, g.clock || "none", g.result.text, ended];
+}
+
+// The challenge form: the games and their board sides from the spec, sent to /new as the lobby's
+// challenge link is (opponent=challenge&to=NAME), which opens the challenge's waiting page.
+function challengeForm(spec, to) {
+  const games = $("#challenge-game"), sizes = $("#challenge-size");
+  games.replaceChildren(...Object.entries(spec.games).map(([g, s]) => Object.assign(document.createElement("option"), { value: g, textContent: s.title })));
+  const fill = () => {
+    const s = spec.games[games.value];
+    const options = [];
+    for (let n = s.sizes[0]; n <= s.sizes[1]; n++) options.push(Object.assign(document.createElement("option"), { value: String(n), textContent: String(n), selected: n === s.default_size }));
+    sizes.replaceChildren(...options);
+  };
+  games.addEventListener("change", fill);
+  fill();
+  $("#challenge-to").value = to;
+  $("#challenge").addEventListener("click", () => {
+    $("#challenge-form").hidden = !$("#challenge-form").hidden;
+    if (!$("#challenge-form").hidden) games.focus();
+  });
+}
+
 async function show() {
-  const [r, spec] = await Promise.all([api(`/api/players/${encodeURIComponent(name)}`), api("/api/spec")]);
+  const [r, spec, me] = await Promise.all([api(`/api/players/${encodeURIComponent(name)}`), api("/api/spec"), api("/api/account")]);
   if (!r.ok) { $("#message").textContent = r.data.detail; return; }
   const p = r.data;
   const titles = spec.ok ? Object.fromEntries(Object.entries(spec.data.games).map(([g, s]) => [g, s.title])) : {};
@@ -53,9 +115,13 @@ async function show() {
   graphs.replaceChildren();
   for (const [game, points] of Object.entries(p.history)) if (points.length) graphs.append(graph(titles[game] || game, points));
   if (!graphs.children.length) graphs.textContent = "No rated game yet.";
+  $("#record").replaceChildren(record(p.record, titles));
+  $("#games").replaceChildren(p.recent.length
+    ? table(["Players", "Game", "Clock", "Result", "Ended"], p.recent.map(recentRow)) : "No finished game to show.");
   const list = document.createElement("ul");
   list.className = "games-list";
-  for (const g of p.games) {
+  const playing = p.games.filter((g) => !g.finished);
+  for (const g of playing) {
     const li = document.createElement("li");
     const link = document.createElement("a");
     link.href = `/game/${encodeURIComponent(g.id)}`;
@@ -63,6 +129,14 @@ async function show() {
     li.append(link, ` · ${g.color}${g.clock ? " · " + g.clock : ""}${g.rated ? " · rated" : ""} · ${g.summary}`);
     list.append(li);
   }
-  $("#games").replaceChildren(p.games.length ? list : "No games to show.");
+  $("#playing").replaceChildren(playing.length ? list : "No game being played to show.");
+  $("#archive-link").href = `/games?${new URLSearchParams({ player: p.name })}`;
+  $("#sgf-link").href = `/api/players/${encodeURIComponent(p.name)}/games.sgf`;
+  // One challenges another account: a guest is asked to sign in; nobody challenges themselves.
+  const signedIn = me.ok && me.data.signed_in;
+  const self = signedIn && me.data.name === p.name;
+  if (spec.ok) challengeForm(spec.data, p.name);
+  $("#challenge").hidden = !signedIn || self || !spec.ok;
+  $("#challenge-sign-in").hidden = signedIn;
 }
 show();
