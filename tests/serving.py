@@ -9,12 +9,15 @@ against each.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
@@ -28,6 +31,27 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving_in_this_process(app, log_level: str = "warning") -> Iterator[str]:
+    """``app`` served by uvicorn (the app's real stack) in a thread of the test, which can
+    then reach into it (its clock, its AI) while clients talk to it: its address."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_SECONDS
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
 
 
 class Server:

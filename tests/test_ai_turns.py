@@ -6,7 +6,6 @@ holds the one AI process's slot with a gate the test opens, then lets the real A
 
 from __future__ import annotations
 
-import contextlib
 import random
 import threading
 import time
@@ -254,28 +253,6 @@ def test_the_state_shows_the_place_of_an_ai_move_waiting_behind_other_games(tmp_
             release()
 
 
-@contextlib.contextmanager
-def serving_in_this_process(app):
-    """``app`` served by uvicorn in a thread of the test (so that the test can hold its AI)."""
-    import uvicorn
-
-    from serving import free_port
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(WAIT)
-
-
 @pytest.mark.slow
 def test_the_game_page_says_where_its_ai_move_waits_in_line(tmp_path, browser):
     """In chromium: a game whose AI move waits behind another person's games says so, and
@@ -288,6 +265,8 @@ def test_the_game_page_says_where_its_ai_move_waits_in_line(tmp_path, browser):
         pytest.skip(f"no chromium at {CHROMIUM}")
     app = create_app(str(tmp_path / "games.db"), ai_processes=1)
     gate = threading.Event()
+    from serving import serving_in_this_process
+
     with serving_in_this_process(app) as url:
         release = hold_the_ai(app, gate)
         try:

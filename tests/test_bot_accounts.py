@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from serving import free_port
+from serving import serving_in_this_process
 
 WAIT_SECONDS = 120  # bound of a wait for a line of the stream: generous on purpose
 PASSWORD = "correct horse battery"
@@ -32,23 +32,11 @@ CHALLENGE = {"game": "keil", "size": 3, "clock": "fischer:300:5"}
 @pytest.fixture
 def server(tmp_path):
     """The app under uvicorn in this process: (url, database path)."""
-    import uvicorn
-
     from hexstones.web import create_app
 
     db = str(tmp_path / "games.db")
-    app = create_app(db, ai_processes=1)
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", db
-    srv.should_exit = True
-    thread.join(timeout=60)
+    with serving_in_this_process(create_app(db, ai_processes=1)) as url:
+        yield url, db
 
 
 def browser(url: str) -> httpx.Client:

@@ -11,13 +11,11 @@ passes at once. Every wait is for a condition on a page, with a generous bound.
 from __future__ import annotations
 
 import re
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from serving import CHROMIUM, free_port
+from serving import CHROMIUM, serving_in_this_process
 
 pytestmark = pytest.mark.slow
 
@@ -87,22 +85,10 @@ def test_the_flag_falls_with_the_pages_closed_and_the_server_restarted(sqlite_se
 def hand_server(tmp_path, clock):
     """A server in this process (uvicorn, the app's real stack) on a clock the test moves:
     (url, clock)."""
-    import uvicorn
-
     from hexstones.web import create_app
 
-    app = create_app(str(tmp_path / "games.db"), ai_processes=1, clock=clock)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", clock
-    server.should_exit = True
-    thread.join(timeout=60)
+    with serving_in_this_process(create_app(str(tmp_path / "games.db"), ai_processes=1, clock=clock)) as url:
+        yield url, clock
 
 
 class OneServer:

@@ -94,10 +94,10 @@ def test_ko_param_sets_the_cookie_and_renders_korean(client):
     assert "Max-Age=" in r.headers["set-cookie"] and "SameSite=Lax" in r.headers["set-cookie"]
     # The cookie sticks: the next page, with no parameter, is Korean too.
     page = client.get("/rules")
-    assert '<html lang="ko">' in page.text and "전체 규칙" in page.text
+    assert '<html lang="ko">' in page.text and "순위표" in page.text
     # ?lang=en switches back, and is no parameter a page refuses.
     r = client.get("/rules?lang=en")
-    assert r.status_code == 200 and '<html lang="en">' in r.text and "All rules" in r.text
+    assert r.status_code == 200 and '<html lang="en">' in r.text and "Leaderboard" in r.text
     assert "hexstones_lang=en" in r.headers["set-cookie"]
 
 

@@ -300,7 +300,7 @@ def test_the_connection_survives_a_refusal_and_an_internal_error(server):
 
 
 def test_an_internal_error_is_a_clean_500_on_a_kept_alive_connection(db):
-    import uvicorn
+    from serving import serving_in_this_process
 
     app = create_app(db)
 
@@ -308,24 +308,13 @@ def test_an_internal_error_is_a_clean_500_on_a_kept_alive_connection(db):
     def broken():
         raise KeyError("a bug")
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="critical"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + WAIT
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive()
-            time.sleep(0.02)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    with serving_in_this_process(app, log_level="critical") as url:
+        conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=60)
         status, answer = call(conn, "GET", "/api/broken")
         assert status == 500 and "KeyError" in answer["detail"]
         status, _ = call(conn, "GET", "/api/games")  # the same connection still answers
         assert status == 200
         conn.close()
-    finally:
-        server.should_exit = True
-        thread.join(60)
 
 
 def rss_kib(pid: int) -> int:
