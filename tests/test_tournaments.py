@@ -328,6 +328,11 @@ def test_a_swiss_of_two_people_and_two_bots_runs_to_the_end(people, clock):
                 assert g["result"] != bea and "aborted" in state["status"].lower(), state["status"]
             else:
                 assert g["result"] == state["result"]["winner"]
+            if {g["black"], g["white"]} == {"level2-bot", "level4-bot"}:  # each bot plays at its own level
+                sgf = b.get(f"/api/games/{g['game']}/sgf").text
+                for color, tag in (("black", "PB"), ("white", "PW")):
+                    level = g[color].removeprefix("level").removesuffix("-bot")
+                    assert f"{tag}[hexstones AI level {level}]" in sgf, sgf[:300]
     # Standings: a point a win, Buchholz the opponents' points; the winner leads them.
     standings = t["standings"]
     points = {s["name"]: s["points"] for s in standings}

@@ -174,7 +174,7 @@ def players_of(setup: GameSetup) -> list[tuple[str | None, Holder | None, str]]:
     found: list[tuple[str | None, Holder | None, str]] = []
     for c in (BLACK, WHITE):
         if (setup.players or {}).get(c) == "ai":
-            found.append((c, None, f"AI level {setup.level}"))
+            found.append((c, None, f"AI level {setup.level_for(c)}"))
         else:
             owner = setup.owner
             name = (setup.names or {}).get(c) or (owner.name if owner is not None else None) or "a player"

@@ -69,7 +69,7 @@ class Holder:
 OPEN_SEAT: dict[str, Any] = {"open": True}
 FIELDS = ("opponent", "level", "players", "pie", "owner", "seats", "invite", "public", "name", "names",
           "takeback", "time_control", "rated", "flagged", "aborted",
-          "conditional")
+          "conditional", "levels")
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,12 @@ class GameSetup:
     flagged: str | None = None
     aborted: bool = False
     conditional: dict[str, Conditional] | None = None
+    levels: dict[str, int] | None = None  # the AI on both sides at different levels: each colour's
     kept: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def level_for(self, color: str) -> int | None:
+        """The level the AI plays ``color`` at."""
+        return (self.levels or {}).get(color, self.level)
 
     @property
     def against_ai(self) -> bool:
@@ -137,6 +142,8 @@ class GameSetup:
             data["aborted"] = True
         if self.conditional:
             data["conditional"] = {color: lines.to_list() for color, lines in self.conditional.items()}
+        if self.levels:
+            data["levels"] = dict(self.levels)
         return data
 
     def shown(self) -> dict[str, Any]:
@@ -187,13 +194,17 @@ class GameSetup:
                 raise DamagedSetup("the setup's conditional moves are not lines of moves by colour")
             conditional = {color: Conditional(tuple(tuple(line) for line in lines))
                            for color, lines in conditional.items()}
+        levels = _mapping(data.get("levels"), "levels")
+        if levels is not None and not all(color in ("black", "white") and isinstance(n, int) and not isinstance(n, bool)
+                                          for color, n in levels.items()):
+            raise DamagedSetup("the setup's levels are not whole numbers by colour")
         return cls(
             opponent=opponent, level=level, players=_texts(data.get("players"), "players"), pie=pie,
             owner=None if data.get("owner") is None else Holder.from_dict(data["owner"], "owner"),
             seats=seats, invite=_text(data.get("invite"), "invite"), public=data.get("public") is True,
             name=_text(data.get("name"), "name"), names=_texts(data.get("names"), "names"),
             takeback=takeback, time_control=time_control, rated=data.get("rated") is True,
-            flagged=flagged, aborted=data.get("aborted") is True, conditional=conditional,
+            flagged=flagged, aborted=data.get("aborted") is True, conditional=conditional, levels=levels,
             kept={key: value for key, value in data.items() if key not in FIELDS})
 
 

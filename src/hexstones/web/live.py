@@ -733,7 +733,7 @@ class Tables:
             version = live.version
             pie = live.pie
             job = (task, live.record.game, dict(live.record.options), list(live.game.moves),
-                   live.setup.level or DEFAULT_LEVEL, None if pie is None else pie.komi)
+                   live.setup.level_for(live.game.to_move) or DEFAULT_LEVEL, None if pie is None else pie.komi)
             live.ai_busy = True
             owner = live.setup.owner
 

@@ -614,7 +614,7 @@ def watch_list(tables: Tables) -> list[dict[str, Any]]:
             else:
                 human = setup.owner.name if setup.owner is not None else None
                 ai_colors = [c for c, p in (setup.players or {}).items() if p == "ai"]
-                players = {c: f"AI level {setup.level}" if c in ai_colors else (human or "a guest")
+                players = {c: f"AI level {setup.level_for(c)}" if c in ai_colors else (human or "a guest")
                            for c in (BLACK, WHITE)}
             to_move = None if live.pie_pending else live.game.to_move
             clock = clock_view(live)

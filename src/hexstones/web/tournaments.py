@@ -487,10 +487,11 @@ class Tournaments:
 
         def claim(setup: GameSetup, _color: str | None) -> GameSetup:
             setup = setup.replace(owner=owner, seats=holders, invite=None, name=label)
-            if levels:  # the AI plays each bot's seat (two bots: both at the higher level)
-                setup = setup.replace(level=max(levels), players={
-                    color: "ai" if self.bots.level_of(board[color]) is not None else "human"
-                    for color in (BLACK, WHITE)})
+            if levels:  # the AI plays each bot's seat, at that bot's level
+                by_color = {color: level for color in (BLACK, WHITE)
+                            if (level := self.bots.level_of(board[color])) is not None}
+                setup = setup.replace(level=max(levels), levels=by_color if len(by_color) == 2 else None, players={
+                    color: "ai" if color in by_color else "human" for color in (BLACK, WHITE)})
             return setup
 
         game_id = self.tables.create(dict(tournament.choices, opponent="friend", color=BLACK), claim=claim)["id"]

@@ -203,7 +203,7 @@ def sgf(live: LiveGame, analyses: AnalysesDep):
         players = live.setup.players or {}
         recorded = live.setup.names or {}  # from an imported record
         names = tuple(
-            f"hexstones AI level {live.setup.level}" if players.get(c) == "ai"
+            f"hexstones AI level {live.setup.level_for(c)}" if players.get(c) == "ai"
             else recorded.get(c) or "Human"
             for c in ("black", "white")
         )
