@@ -3,7 +3,9 @@
 Starts ``hexstones serve`` on a free port with a throwaway database, sets up one game of
 each kind by playing seeded random legal moves through the API (two players at the
 screen, so no AI is involved and the pictures are the same every time), and photographs
-the pages with Playwright and Debian's chromium.
+the pages with Playwright and Debian's chromium: the Keil game also in Korean and on a
+phone's screen (390x844), in both languages. Korean needs a CJK font (Debian's
+``fonts-noto-cjk``), which the tests do not.
 
     python scripts/screenshots.py [--out docs/img] [--chromium /usr/bin/chromium] [--only analysis]
 
@@ -115,11 +117,19 @@ def main(argv: list[str] | None = None) -> int:
                 for file, gid, overlays, game in games:
                     page.goto(base + "/")
                     page.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
-                    page.goto(f"{base}/game/{gid}")
-                    page.wait_for_selector("[data-testid=status]:not(:has-text('Loading'))")
-                    page.wait_for_timeout(1500)  # let the last-move animation finish
-                    page.screenshot(path=str(out / file))
-                    print("wrote", out / file)
+                    game_shot(page, f"{base}/game/{gid}", out / file)
+                    if game == "keil":  # the same page in Korean, and on a phone in both languages
+                        game_shot(page, f"{base}/game/{gid}?lang=ko", out / "keil-ko.png")
+                        phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                                 is_mobile=True, has_touch=True)
+                        phone.context.add_cookies([{"name": c.name, "value": c.value or "", "url": base}
+                                                   for c in COOKIES])
+                        phone.goto(base + "/")
+                        phone.evaluate(f"localStorage.setItem('hexstones-overlays-{game}', '{overlays}')")
+                        game_shot(phone, f"{base}/game/{gid}?lang=en", out / "phone-keil.png")
+                        game_shot(phone, f"{base}/game/{gid}?lang=ko", out / "phone-keil-ko.png")
+                        phone.context.close()
+                        page.goto(base + "/?lang=en")
                 if args.only != "analysis":
                     page.goto(base + "/")
                     page.wait_for_selector("table.games")
@@ -127,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                     print("wrote", out / "start.png")
                     # A game against a friend online: Ann's page once Bea joined from the invitation.
                     page.goto(f"{base}/new?game=keil&size=5&opponent=friend&color=black")
+                    # The page's script writes the link once it has the game.
+                    page.wait_for_selector("[data-testid=invite-link][href^='http']")
                     link = page.get_attribute("[data-testid=invite-link]", "href")
                     page.fill("[data-testid=my-name]", "Ann")
                     page.press("[data-testid=my-name]", "Enter")
@@ -149,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
             server.terminate()
             server.wait(timeout=30)
     return 0
+
+
+def game_shot(page, url: str, path: Path) -> None:
+    """Photograph the game page at ``url`` once its position is drawn."""
+    page.goto(url)
+    page.wait_for_selector("[data-testid=status]:not(:has-text('Loading'))")
+    page.wait_for_timeout(1500)  # let the last-move animation finish
+    page.screenshot(path=str(path))
+    print("wrote", path)
 
 
 def analysis_shot(page, base: str, gid: str, path: Path) -> None:

@@ -1,6 +1,7 @@
 """Every page checked with axe-core (Deque's accessibility engine, from npm, run in
-chromium): no finding at the "serious" or "critical" level, on a desktop's screen and on a
-phone's (390x844), where the page must also fit the width (no horizontal scroll).
+chromium): no finding at the "serious" or "critical" level, in English and in Korean, on a
+desktop's screen and on a phone's (390x844), where the page must also fit the width (no
+horizontal scroll).
 
 axe-core is installed by ``npm ci`` (package.json), as .ci/run does before the tests.
 """
@@ -71,14 +72,16 @@ def pages(base: str, person, name: str) -> list[str]:
     return [*PAGES, game, f"{game}?at=1", f"/players/{name}", f"/tournaments/{made['id']}"]
 
 
-@pytest.mark.parametrize("device", ["desktop", "phone"])
+@pytest.mark.parametrize("device, lang", [("desktop", "en"), ("phone", "en"), ("desktop", "ko"), ("phone", "ko")])
 def test_no_serious_accessibility_finding_on_any_page_and_phones_need_no_sideways_scroll(module_server, person,
-                                                                                      device):
+                                                                                      device, lang):
     base = module_server.url
     problems = {}
-    for address in pages(base, person, f"Ada {device}"):
+    for address in pages(base, person, f"Ada {device} {lang}"):
         page = person(**(PHONE if device == "phone" else DESKTOP))
+        page.context.add_cookies([{"name": "hexstones_lang", "value": lang, "url": base}])
         page.goto(base + address)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
         page.wait_for_load_state("networkidle")
         found = findings(page)
         if device == "phone" and (wider := overflow(page)) > 0:

@@ -69,7 +69,15 @@ def test_the_catalogue_covers_every_source_and_each_translation_is_korean(korean
         by_source[source] = by_source.get(source, 0) + 1
     print("catalogue coverage by source:", json.dumps(by_source, indent=1))
     for source in ("templates/index.html", "templates/game.html", "static/game.js", "static/analysis.js",
-                   "static/rules.js", "static/keyboard.js", "static/rules/keil.json", "view.py"):
+                   "static/rules.js", "static/keyboard.js", "static/rules/keil.json", "view.py",
+                   "templates/choices.html", "templates/lobby.html", "templates/seek.html", "templates/watch.html",
+                   "templates/account.html", "templates/player.html", "templates/leaderboard.html",
+                   "templates/tournaments.html", "templates/tournament.html", "templates/games.html",
+                   "templates/invite.html", "templates/start-link.html", "templates/unsubscribe.html",
+                   "static/online.js", "static/chat.js", "static/conditional.js", "static/lobby.js", "static/seek.js",
+                   "static/watch.js", "static/account.js", "static/player.js", "static/leaderboard.js",
+                   "static/tournaments.js", "static/tournament.js", "static/archive.js", "static/invite.js",
+                   "static/unsubscribe.js", "lobby.py", "seats.py", "analysis.py"):
         assert by_source.get(source, 0) > 0, source
     not_korean = [m.id for m in korean if m.id and m.string and not any(
         _reads_korean(s) for s in (m.string if isinstance(m.string, tuple) else (m.string,)))]

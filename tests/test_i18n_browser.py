@@ -2,8 +2,10 @@
 serve``): the home page, a game after a few moves, the rules pages and the analysis with
 ``?lang=ko``. Each page's visible text is walked, and an English word left where the
 catalogue has an entry fails the test (game names, coordinates, SGF, numbers aside): the
-guard that no string a person sees is missing from the catalogue. The language switcher
-sticks across pages."""
+guard that no string a person sees is missing from the catalogue. The lobby, a seek's
+page, the account, a player's profile, the leaderboard, the tournaments, the archive, the
+watch list, an invitation and an online game between two accounts are walked the same
+way. The language switcher sticks across pages."""
 
 from __future__ import annotations
 
@@ -62,8 +64,10 @@ def english_left(page) -> list[str]:
     """The texts of the page that hold an English word (two letters or more, not allowed)."""
     left = []
     for text in page.evaluate(VISIBLE_TEXT_JS):
-        # A link's address and the rules' file name are no words.
-        words = re.findall(r"[A-Za-z]{2,}", re.sub(r"https?://\S+|docs/rules\.md", "", text))
+        # A link's address, the rules' file name, the AI's account names and the bots'
+        # command are no words.
+        words = re.findall(r"[A-Za-z]{2,}", re.sub(r"https?://\S+|docs/rules\.md|\blevel\d+-bot\b|hexstones bot\b",
+                                                   "", text))
         if any(w not in ALLOWED for w in words):
             left.append(text)
     return left
@@ -191,3 +195,102 @@ def test_a_game_against_the_ai_in_korean(module_server, person):
     expect(status).to_have_text("흑 차례 (내 차례)")  # the AI answered
     expect(page.get_by_test_id("where")).to_have_text("2수 (현재)")
     assert english_left(page) == []
+
+
+def post(page, url: str, path: str, body: dict, status: int = 200) -> dict:
+    """A request of the person of ``page`` (their browser's cookies)."""
+    r = page.request.post(url + path, data=body)
+    assert r.status == status, r.text()
+    return r.json()
+
+
+def korean_page(page, url: str) -> None:
+    """Open ``url`` (the language is the cookie's: Korean)."""
+    page.goto(url)
+    expect(page.locator("html")).to_have_attribute("lang", "ko")
+
+
+def test_the_online_pages_in_korean(module_server, person):
+    url = module_server.url
+    # Korean names: a name is typed by a person and shown as it is.
+    a, b, visitor = person(), person(), person()
+    for page, name in ((a, "김하나"), (b, "이두리")):
+        page.goto(f"{url}/account?lang=ko")
+        expect(page.get_by_test_id("who")).to_have_text("로그인하지 않음: 시작한 대국은 이 브라우저에 보관됩니다.")
+        assert english_left(page) == []
+        post(page, url, "/api/account/signup", {"name": name, "password": "correct horse battery"}, 201)
+    visitor.goto(f"{url}/?lang=ko")
+
+    # An online game between the two, rated, public and on a clock: the invitation, the
+    # game page's seats and chat, and the watch list.
+    a.goto(f"{url}/new?game=keil&size=4&opponent=friend&color=black&clock=fischer:300:5&rated=yes&public=yes")
+    link = a.get_by_test_id("invite-link")
+    expect(link).to_be_visible()
+    assert english_left(a) == []
+    b.goto(link.get_attribute("href"))
+    expect(b.get_by_test_id("invite-text")).to_contain_text("김하나 님이 Keil 대국에 초대합니다.")
+    assert english_left(b) == []
+    b.get_by_test_id("join").click()
+    b.wait_for_url(re.compile(r"/game/"))
+    expect(a.locator("#seats")).to_contain_text("백: 이두리")
+    a.click('[data-point="d4"]')
+    expect(b.get_by_test_id("status")).to_have_text("백 차례 (나)")
+    expect(a.get_by_test_id("status")).to_have_text("백 차례 (이두리)")
+    for page in (a, b):
+        assert english_left(page) == []
+    korean_page(visitor, f"{url}/watch")
+    expect(visitor.get_by_test_id("watch-game")).to_contain_text("김하나 (흑) 대 이두리 (백): 1수, 백 차례")
+    assert english_left(visitor) == []
+    b.click("#resign")
+    b.click("#resign")
+    expect(a.get_by_test_id("status")).to_have_text("흑 불계승: 백 기권")
+
+    # The archive, the profile (a rating, a record, a graph, a recent game), the leaderboard.
+    korean_page(visitor, f"{url}/games")
+    expect(visitor.get_by_test_id("archive-row")).to_contain_text("흑 불계승: 백 기권")
+    assert english_left(visitor) == []
+    korean_page(visitor, f"{url}/players/김하나")
+    expect(visitor.get_by_test_id("rating-keil")).to_contain_text("레이팅 대국 1판")
+    expect(visitor.get_by_test_id("recent-game")).to_have_count(1)
+    assert english_left(visitor) == []
+    korean_page(a, f"{url}/players/이두리")  # signed in: the challenge button and its form
+    a.get_by_test_id("challenge").click()
+    expect(a.get_by_test_id("challenge-form")).to_be_visible()
+    assert english_left(a) == []
+    korean_page(visitor, f"{url}/leaderboard/keil")
+    expect(visitor.locator("#heading")).to_have_text("Keil: 레이팅 상위 기사")
+    expect(visitor.get_by_test_id("leader")).to_have_count(2)
+    assert english_left(visitor) == []
+
+    # A challenge: its waiting page, and the lobby of the player challenged (the server's
+    # words for what it offers are Korean too).
+    made = post(a, url, "/api/challenges", {"to": "이두리", "game": "dehil", "size": 5, "clock": "byoyomi:600:5:30"},
+                201)
+    korean_page(a, f"{url}/seek/{made['id']}")
+    expect(a.get_by_test_id("seek-text")).to_contain_text("이두리 님에게 도전: Dehil, 판 크기 5")
+    assert english_left(a) == []
+    korean_page(b, f"{url}/lobby")
+    expect(b.get_by_test_id("challenge")).to_contain_text("10분 + 5x30초")
+    assert english_left(b) == []
+    korean_page(a, f"{url}/account")
+    expect(a.get_by_test_id("who")).to_have_text("김하나(으)로 로그인함.")
+    expect(a.get_by_test_id("vacation-status")).not_to_be_empty()
+    assert english_left(a) == []
+
+    # A tournament: the list with its form, and its page, open, then running.
+    korean_page(a, f"{url}/tournaments")
+    assert english_left(a) == []
+    made = post(a, url, "/api/tournaments", {"name": "일요 대회", "game": "keil", "size": 5, "clock": "fischer:300:3",
+                                             "system": "swiss", "rounds": 1}, 201)
+    korean_page(a, f"{url}{made['url']}")
+    expect(a.get_by_test_id("t-about")).to_contain_text("Keil, 판 크기 5, 5+3, 스위스 방식, 1라운드")
+    assert english_left(a) == []
+    for page in (a, b):
+        post(page, url, f"/api/tournaments/{made['id']}/join", {})
+    post(a, url, f"/api/tournaments/{made['id']}/start", {})
+    expect(a.get_by_test_id("t-status")).to_have_text("1라운드 중 1라운드 진행 중.")
+    expect(a.get_by_test_id("board")).to_have_count(1)
+    assert english_left(a) == []
+    korean_page(visitor, f"{url}/tournaments")
+    expect(visitor.locator('[data-testid="running"] a', has_text="일요 대회")).to_be_visible()
+    assert english_left(visitor) == []

@@ -33,6 +33,7 @@ from sqlalchemy import exc as sa_exc
 import hexstones
 from hexstones.games import BLACK, WHITE
 from hexstones.web.errors import WebError, shown, whole
+from hexstones.web.i18n import gettext
 from hexstones.web.store import Store, metadata
 
 log = logging.getLogger("hexstones.web")
@@ -474,5 +475,5 @@ def open_to(live) -> None:
     would show the players the AI's moves."""
     with live.lock:
         if live.setup.friend_game and not live.over:
-            raise WebError(409, "the analysis of a game between two people opens when the game is "
-                                "over: until then it would show the players the AI's moves")
+            raise WebError(409, gettext("the analysis of a game between two people opens when the game is "
+                                        "over: until then it would show the players the AI's moves"))

@@ -54,6 +54,7 @@ from hexstones.web.store import (
     moves_table,
     stored_game_of,
 )
+from hexstones.web.texts import control_text, summary_text
 
 PAGE_SIZE = 20  # games on a page of the archive
 RECENT_GAMES = 10  # games a profile shows
@@ -421,8 +422,8 @@ def line(record: StoredGame, moves: int, ratings: dict[tuple[str, str], dict[str
     return {
         "id": record.id, "url": f"/game/{record.id}", "game": record.game, "title": spec_of(record.game)["title"],
         "size": record.options.get("size"), "name": setup.name, "players": players,
-        "clock": None if setup.time_control is None else setup.time_control.describe(),
+        "clock": None if setup.time_control is None else control_text(setup.time_control.describe()),
         "rated": setup.rated, "public": setup.public,
-        "result": {"winner": winner, "reason": reason, "text": record.summary},
+        "result": {"winner": winner, "reason": reason, "text": summary_text(record.summary)},
         "ended": record.updated, "moves": moves,
     }

@@ -27,12 +27,17 @@ from hexstones.web.spec import game_specs, overlay_legends
 from hexstones.web.texts import level_texts, refusal_templates, spec_texts
 
 WEB = Path(__file__).parent
-# The pages translated so far; the others still show English (their texts are not
-# marked yet, so they are not asked for here).
-TEMPLATE_FILES = ("base.html", "index.html", "game.html", "rules.html", "error.html")
+# Every page's template and script (a file added here has its texts marked).
+TEMPLATE_FILES = ("base.html", "index.html", "game.html", "rules.html", "error.html", "choices.html",
+                  "lobby.html", "seek.html", "watch.html", "account.html", "player.html", "leaderboard.html",
+                  "tournaments.html", "tournament.html", "games.html", "invite.html", "start-link.html",
+                  "unsubscribe.html")
 SCRIPT_FILES = ("i18n.js", "index.js", "game-page.js", "game.js", "analysis.js", "rules.js",
-                "keyboard.js", "clock.js", "clock-face.js", "warming.js")
-PYTHON_FILES = ("view.py", "texts.py")
+                "keyboard.js", "clock.js", "clock-face.js", "warming.js", "online.js", "chat.js",
+                "conditional.js", "lobby.js", "seek.js", "watch.js", "account.js", "player.js",
+                "leaderboard.js", "tournaments.js", "tournament.js", "archive.js", "invite.js",
+                "unsubscribe.js")
+PYTHON_FILES = ("view.py", "texts.py", "lobby.py", "seats.py", "analysis.py")
 JS_KEYWORDS = {"t": None, "tn": (1, 2)}
 PYTHON_KEYWORDS = {"gettext": None, "ngettext": (1, 2), "N_": None, "_": None}
 # The JSON fields of a rules page that are prose (moves and expectations are not).

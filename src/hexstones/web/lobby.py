@@ -67,12 +67,14 @@ from hexstones.web.bots import Bots
 from hexstones.web.broker import user_topic
 from hexstones.web.errors import WebError, choice, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
+from hexstones.web.i18n import gettext
 from hexstones.web.live import Tables
 from hexstones.web.online import People
 from hexstones.web.ratings import Ratings
 from hexstones.web.rows import column_text
 from hexstones.web.setup import CHOICES, NewGame, parse_setup
 from hexstones.web.spec import balance_of, spec_of
+from hexstones.web.texts import control_text
 from hexstones.web.view import clock_view
 
 log = logging.getLogger("hexstones.web")
@@ -190,16 +192,21 @@ class Seek:
         control = setup.time_control
         mine = seats.holds(self.maker, who)
         to_you = self.challenge and who is not None and who.user == self.to_user
-        balance_text = ("komi pie" if setup.pie is not None
-                        else f"{balance['short']} {options[balance['option']]}")
+        # In the request's language (English, the bots' and the API's, by default).
+        balance_text = (gettext("komi pie") if setup.pie is not None
+                        else f"{gettext(balance['short'])} {options[balance['option']]}")
         color = None if setup.pie is not None else str(self.choices.get("color") or "random").strip().lower()
-        clock_text = control.describe() if control is not None else "no time limit"
-        words = [f"{spec_of(new.game)['title']}, board side {options['size']}", balance_text, clock_text,
-                 "rated" if setup.rated else "casual", "public" if setup.public else "private"]
+        clock_text = control_text(control.describe()) if control is not None else gettext("no time limit")
+        board = gettext("%(game)s, board side %(size)s") % {"game": spec_of(new.game)["title"], "size": options["size"]}
+        words = [board, balance_text, clock_text,
+                 gettext("rated") if setup.rated else gettext("casual"),
+                 gettext("public") if setup.public else gettext("private")]
         if color != "random" and color is not None:
-            words.append(f"the maker plays {color}")
+            said = gettext(color) if color in (BLACK, WHITE) else color
+            words.append(gettext("the maker plays %(color)s") % {"color": said})
         if self.bots:
-            words.append(f"the AI takes it if nobody has in {BOTS_AFTER_SECONDS:.0f} s")
+            after = f"{BOTS_AFTER_SECONDS:.0f}"
+            words.append(gettext("the AI takes it if nobody has in %(seconds)s s") % {"seconds": after})
         return {
             "id": self.id, "game": new.game, "title": spec_of(new.game)["title"], "size": options["size"],
             "options": options, "pie": setup.pie is not None,
@@ -610,11 +617,12 @@ def watch_list(tables: Tables) -> list[dict[str, Any]]:
                 roles = [c for c in (BLACK, WHITE) if seats.role_of(setup, c) is not None] or list(setup.seats or {})
                 held = {role: seats.seat_of(setup, role) if role in (BLACK, WHITE) else (setup.seats or {})[role]
                         for role in roles}
-                players = {role: (None if h is None else h.name or "a guest") for role, h in held.items()}
+                players = {role: (None if h is None else h.name or gettext("a guest")) for role, h in held.items()}
             else:
                 human = setup.owner.name if setup.owner is not None else None
                 ai_colors = [c for c, p in (setup.players or {}).items() if p == "ai"]
-                players = {c: f"AI level {setup.level_for(c)}" if c in ai_colors else (human or "a guest")
+                players = {c: gettext("AI level %(level)s") % {"level": setup.level_for(c)} if c in ai_colors
+                           else (human or gettext("a guest"))
                            for c in (BLACK, WHITE)}
             to_move = None if live.pie_pending else live.game.to_move
             clock = clock_view(live)

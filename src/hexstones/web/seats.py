@@ -29,6 +29,7 @@ from hexstones.games import BLACK, WHITE, other
 from hexstones.web.accounts import Identity
 from hexstones.web.errors import WebError
 from hexstones.web.game_setup import GameSetup, Holder
+from hexstones.web.i18n import gettext
 
 COLORS = (BLACK, WHITE)
 
@@ -219,10 +220,10 @@ def personal(answer: dict[str, Any], setup: GameSetup, who: Identity | None) -> 
         if to_move and not answer.get("over") and role_of(setup, to_move) is not None:
             seat = seat_of(setup, to_move)
             if seat is not None:  # taken; else open
-                tag = "you" if holds(seat, who) else (seat.name or "a guest")
-                answer["status"] = f"{answer['status']} ({tag})"
+                tag = gettext("you") if holds(seat, who) else (seat.name or gettext("a guest"))
+                answer["status"] = gettext("%(status)s (%(who)s)") % {"status": answer["status"], "who": tag}
             else:
-                answer["status"] = f"{answer['status']}: waiting for a friend to join"
+                answer["status"] = gettext("%(status)s: waiting for a friend to join") % {"status": answer["status"]}
     return answer
 
 

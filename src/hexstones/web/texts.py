@@ -13,7 +13,7 @@ import re
 from functools import cache
 from typing import Any
 
-from hexstones.web.i18n import N_, SOURCE, current, gettext
+from hexstones.web.i18n import N_, SOURCE, current, gettext, ngettext
 
 COLORS = {"black": N_("Black"), "white": N_("White")}
 
@@ -159,3 +159,57 @@ def board_label(svg: str) -> str:
         return svg
     return _BOARD_LABEL.sub(lambda m: 'aria-label="{}"'.format(html.escape(
         gettext("%(game)s board, side %(size)s, after %(moves)s moves") % m.groupdict())), svg, count=1)
+
+
+# -- a stored result line and a clock's control, written in English ---------------------------
+
+_SUMMARY = (
+    (re.compile(r"(?P<winner>Black|White) wins: (?P<loser>Black|White) resigned"),
+     "%(winner)s wins: %(loser)s resigned"),
+    (re.compile(r"(?P<winner>Black|White) wins on time"), "%(winner)s wins on time"),
+    (re.compile(r"(?P<winner>Black|White) wins by (?P<margin>\S+) \((?P<black>\S+) to (?P<white>\S+)\)"),
+     "%(winner)s wins by %(margin)s (%(black)s to %(white)s)"),
+    (re.compile(r"(?P<winner>Black|White) wins: (?P<loser>Black|White) has no legal action"),
+     "%(winner)s wins: %(loser)s has no legal action"),
+)
+ABORTED = N_("Aborted: a first move was not made in time")
+
+
+def summary_text(text: str) -> str:
+    """A stored game's result line (``Outcome.text()``, kept in English) in the request's
+    language; a line of another shape is shown as it is."""
+    if current() == SOURCE:
+        return text
+    if text == ABORTED:
+        return gettext(ABORTED)
+    for pattern, template in _SUMMARY:
+        match = pattern.fullmatch(text)
+        if match is not None:
+            values = {k: gettext(v) if k in ("winner", "loser") else v for k, v in match.groupdict().items()}
+            return gettext(template) % values
+    return text
+
+
+_UNITS = re.compile(r"(\d+) (days?|h|min|s)\b")
+_UNIT_WORDS = {"h": N_("%(n)s h"), "min": N_("%(n)s min"), "s": N_("%(n)s s")}
+
+
+def control_text(text: str) -> str:
+    """A clock's control in words (``TimeControl.describe()``: "10 min + 5x30 s", "3 days a
+    move", "no time limit") in the request's language; "5+3" has no words to translate."""
+    if current() == SOURCE:
+        return text
+    if text == "no time limit":
+        return gettext("no time limit")
+    days = re.fullmatch(r"(\d+) days? a move", text)
+    if days:
+        n = int(days.group(1))
+        return ngettext("%(n)s day a move", "%(n)s days a move", n) % {"n": n}
+
+    def unit(match: re.Match[str]) -> str:
+        n, name = int(match.group(1)), match.group(2)
+        if name.startswith("day"):
+            return ngettext("%(n)s day", "%(n)s days", n) % {"n": n}
+        return gettext(_UNIT_WORDS[name]) % {"n": n}
+
+    return _UNITS.sub(unit, text)

@@ -60,6 +60,7 @@ from hexstones.web.ratings import Ratings
 from hexstones.web.rows import column_text
 from hexstones.web.setup import NewGame, parse_setup
 from hexstones.web.spec import spec_of
+from hexstones.web.texts import control_text
 
 log = logging.getLogger("hexstones.web")
 
@@ -588,7 +589,7 @@ class Tournaments:
             "id": tournament.id, "name": tournament.name, "url": f"/tournaments/{tournament.id}",
             "game": tournament.game, "title": spec_of(tournament.game)["title"], "size": new.options.get("size"),
             "clock": None if control is None else control.text,
-            "clock_text": None if control is None else control.describe(), "rated": new.setup.rated,
+            "clock_text": None if control is None else control_text(control.describe()), "rated": new.setup.rated,
             "system": tournament.system, "tiebreak": "Buchholz" if tournament.system == "swiss" else "Sonneborn-Berger",
             "round_count": tournament.rounds, "round": tournament.round, "max_players": tournament.max_players,
             "entrants": tournament.entrants, "starts_at": tournament.starts_at, "status": tournament.status,

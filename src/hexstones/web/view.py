@@ -17,7 +17,7 @@ from hexstones.web.answer import Bounded
 from hexstones.web.errors import WebError, shown, whole
 from hexstones.web.i18n import N_, gettext
 from hexstones.web.spec import spec_of
-from hexstones.web.texts import board_label, outcome_text
+from hexstones.web.texts import board_label, control_text, outcome_text, summary_text
 
 if TYPE_CHECKING:
     from hexstones.web.live import Live
@@ -204,7 +204,7 @@ def clock_view(live: Live) -> dict[str, Any] | None:
     flag_at, abort_at = clock.flag_at(), clock.abort_at()
     return {
         "control": control.text,
-        "describe": control.describe(),
+        "describe": control_text(control.describe()),
         "period_seconds": getattr(control, "period_seconds", None),
         "running": clock.running,
         "paused": clock.paused,
@@ -220,7 +220,7 @@ def status_text(live: Live, state: dict[str, Any], result) -> str:
     """One line: whose turn it is, or the result (in the request's language)."""
     ended = end_text(live, result)
     if ended is not None:
-        return ended if result is None else outcome_text(result)
+        return summary_text(ended) if result is None else outcome_text(result)
     pie = live.pie
     if pie is not None and pie.pending:
         values = {"balance": gettext(spec_of(state["game"])["balance"]["short"]), "komi": pie.komi}

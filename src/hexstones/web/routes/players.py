@@ -16,6 +16,7 @@ from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import NO_PARAMS
 from hexstones.web.pages import page
 from hexstones.web.spec import spec_of
+from hexstones.web.texts import control_text
 
 router = APIRouter()
 
@@ -44,7 +45,7 @@ def _recent(tables, user: str, asker) -> list[dict[str, Any]]:
                       "size": row["options"].get("size"), "color": mine[0],
                       "opponent": opponent.name if opponent is not None else None,
                       "rated": setup.rated,
-                      "clock": None if setup.time_control is None else setup.time_control.describe(),
+                      "clock": None if setup.time_control is None else control_text(setup.time_control.describe()),
                       "finished": bool(row["finished"]), "summary": row["summary"], "updated": row["updated"]})
         if len(games) == RECENT_GAMES:
             break

@@ -2,6 +2,7 @@
 // drawn as a table, one finished game a row, each linking to its game page; the form above it
 // is the address's parameters, so a search is a link that can be shared, and Back goes back.
 import { api } from "./api.js";
+import { formatNumber, t } from "./i18n.js";
 
 const $ = (sel) => document.querySelector(sel);
 const FIELDS = ["player", "game", "size", "result", "from", "to"];
@@ -20,7 +21,7 @@ function playersText(players) {
     if (!p.rating) return p.name;
     const change = p.rating.change >= 0 ? `+${p.rating.change}` : String(p.rating.change);
     return `${p.name} (${Math.round(p.rating.rating)}, ${change})`;
-  }).join(" vs ");
+  }).join(t(" vs "));
 }
 
 function row(g) {
@@ -29,11 +30,11 @@ function row(g) {
   tr.dataset.game = g.id;
   const link = Object.assign(document.createElement("a"), { href: g.url, textContent: playersText(g.players) });
   link.dataset.testid = "archive-row-link";
-  const what = `${g.title} ${g.size}${g.rated ? ", rated" : ""}${g.name ? ` · ${g.name}` : ""}`;
+  const what = `${g.title} ${g.size}${g.rated ? t(", rated") : ""}${g.name ? ` · ${g.name}` : ""}`;
   const ended = new Date(g.ended * 1000).toISOString().slice(0, 10); // the UTC day, as the search reads dates
-  const clock = cell(g.clock || "none");
+  const clock = cell(g.clock || t("none"));
   clock.className = "wide";
-  const moves = cell(String(g.moves));
+  const moves = cell(formatNumber(g.moves));
   moves.className = "wide";
   const day = cell(ended);
   day.className = "day";
@@ -64,7 +65,7 @@ async function search() {
   const { games, page, more } = r.data;
   $("#archive-games").replaceChildren(...games.map(row));
   $("#none").hidden = games.length > 0;
-  $("#found").textContent = page > 1 ? `Games (page ${page})` : "Games";
+  $("#found").textContent = page > 1 ? t("Games (page {page})", { page }) : t("Games");
   pageLink($("#previous"), page - 1, page > 1);
   pageLink($("#next"), page + 1, more);
 }

@@ -4,6 +4,7 @@
 // new message or change of switches; it then asks for what it lacks. Every text typed by
 // people reaches the page as text (textContent), never as markup.
 import { api } from "./api.js";
+import { lang, t } from "./i18n.js";
 import { $, gameId, onRender } from "./game.js";
 
 const chatUrl = `/api/games/${encodeURIComponent(gameId)}/chat`;
@@ -59,7 +60,7 @@ function draw(chat) {
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
   const items = [...shown.values()].sort((x, y) => x.id - y.id).map(messageItem);
   if (items.length === 0) {
-    const empty = Object.assign(document.createElement("li"), { className: "muted chat-empty", textContent: "No messages yet." });
+    const empty = Object.assign(document.createElement("li"), { className: "muted chat-empty", textContent: t("No messages yet.") });
     items.push(empty);
   }
   list.replaceChildren(...items);
@@ -76,13 +77,13 @@ function messageItem(m) {
   head.className = "chat-head";
   const author = document.createElement("span");
   author.className = "chat-author";
-  author.textContent = m.you ? "You" : (m.author || "a guest") + (m.role === "spectator" ? " (spectator)" : "");
+  author.textContent = m.you ? t("You") : (m.author || t("a guest")) + (m.role === "spectator" ? t(" (spectator)") : "");
   const time = document.createElement("time");
   time.className = "chat-time muted";
   const sent = new Date(m.sent * 1000);
   time.dateTime = sent.toISOString();
-  time.textContent = sent.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  time.title = sent.toLocaleString();
+  time.textContent = sent.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+  time.title = sent.toLocaleString(lang);
   head.append(author, " ", time);
   const text = document.createElement("div");
   text.className = "chat-text";
@@ -102,10 +103,10 @@ function drawRights(chat) {
   }
   const opponentAllows = chat.player && Object.entries(chat.allows).some(([role, on]) => role !== chat.role && on);
   let note;
-  if (chat.spectators_may_write) note = "Spectators may write too: both players allow it.";
-  else if (!chat.player) note = "You are watching: only the players write here, unless both of them let spectators write.";
-  else if (opponentAllows) note = "Your opponent lets spectators write; they may once you do too.";
-  else note = "Spectators read; they may write only while both players allow it.";
+  if (chat.spectators_may_write) note = t("Spectators may write too: both players allow it.");
+  else if (!chat.player) note = t("You are watching: only the players write here, unless both of them let spectators write.");
+  else if (opponentAllows) note = t("Your opponent lets spectators write; they may once you do too.");
+  else note = t("Spectators read; they may write only while both players allow it.");
   if (chat.spectators_may_write && !chat.can_write) note += " To write, sign in or choose a guest name on your Account page.";
   if (chat.mute) note += " Your opponent's messages are hidden from you.";
   $("#chat-note").textContent = note;

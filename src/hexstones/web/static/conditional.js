@@ -3,6 +3,7 @@
 // server checks every line on a copy of the game and plays an answer the moment the
 // opponent's move matches; it cancels lines the game leaves.
 import { api } from "./api.js";
+import { tn } from "./i18n.js";
 import { $, gameId, onRender, overlayParam, render } from "./game.js";
 
 let editing = false; // the person is typing: a live update does not replace the text
@@ -15,7 +16,7 @@ onRender((s) => {
   if (box.hidden) return;
   const lines = (s.conditional && s.conditional[s.you[0]]) || [];
   if (!editing) $("#conditional-lines").value = lines.map((line) => line.join(" ")).join("\n");
-  $("#conditional-note").textContent = lines.length ? `${lines.length} line${lines.length === 1 ? "" : "s"} waiting` : "";
+  $("#conditional-note").textContent = lines.length ? tn("{n} line waiting", "{n} lines waiting", lines.length) : "";
   $("#conditional-lines").disabled = !waiting;
 });
 

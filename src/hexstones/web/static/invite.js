@@ -1,5 +1,6 @@
 // The invitation page: who invites to what; join as a guest under a name (or signed in).
 import { api } from "./api.js";
+import { t } from "./i18n.js";
 
 const [, , gameId, secret] = location.pathname.split("/").map(decodeURIComponent);
 const $ = (sel) => document.querySelector(sel);
@@ -11,20 +12,21 @@ async function show() {
   const r = await api(`/api/invitations/${encodeURIComponent(gameId)}/${encodeURIComponent(secret)}`);
   const data = r.data;
   if (!r.ok) {
-    if (r.status) $("#invite-title").textContent = "No such invitation"; // the server said so
+    if (r.status) $("#invite-title").textContent = t("No such invitation"); // the server said so
     say(data.detail);
     return;
   }
-  $("#invite-title").textContent = `${data.title}, board side ${data.size}`;
-  const who = data.inviter || "A friend";
-  const seat = data.color ? ` You play ${data.color}.` : data.pie ? " A komi pie decides the colours: your friend proposes the balance, you choose a colour." : "";
+  $("#invite-title").textContent = t("{game}, board side {size}", { game: data.title, size: data.size });
+  const who = data.inviter || t("A friend");
+  const seat = data.color ? " " + t("You play {color}.", { color: data.color === "black" ? t("black") : t("white") })
+    : data.pie ? " " + t("A komi pie decides the colours: your friend proposes the balance, you choose a colour.") : "";
   if (data.playing) {
-    $("#invite-text").textContent = "You play in this game already.";
+    $("#invite-text").textContent = t("You play in this game already.");
     location.replace(`/game/${encodeURIComponent(gameId)}`);
     return;
   }
-  if (!data.open) { $("#invite-text").textContent = `Both seats are taken: you can watch the game.`; return; }
-  $("#invite-text").textContent = `${who} invites you to a game of ${data.title}.${seat}`; // text: names are typed by people
+  if (!data.open) { $("#invite-text").textContent = t("Both seats are taken: you can watch the game."); return; }
+  $("#invite-text").textContent = t("{who} invites you to a game of {game}.", { who, game: data.title }) + seat; // text: names are typed by people
   const named = data.you && data.you.name;
   $("#join-name").value = named || "";
   $("#name-row").hidden = !!(data.you && data.you.kind === "account");

@@ -5,6 +5,7 @@
 // person (accept, decline) and theirs (withdraw) come live on the same WebSocket, with a
 // notification when one arrives, if the person allowed them.
 import { api } from "./api.js";
+import { t } from "./i18n.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const form = $("#seek-form");
@@ -23,7 +24,7 @@ async function loadSeeks() {
     li.dataset.testid = "seek";
     li.dataset.seek = seek.id;
     const who = document.createElement("b");
-    who.textContent = seek.yours ? "You" : (seek.maker || "a guest"); // text: names are typed by people
+    who.textContent = seek.yours ? t("You") : (seek.maker || t("a guest")); // text: names are typed by people
     if (seek.maker_rating) { // an account: its profile, and its rating in this game ("?": provisional)
       const link = document.createElement("a");
       link.href = `/players/${encodeURIComponent(seek.maker)}`;
@@ -36,11 +37,11 @@ async function loadSeeks() {
     const button = document.createElement("button");
     button.type = "button";
     if (seek.yours) {
-      Object.assign(button, { textContent: "Withdraw" });
+      Object.assign(button, { textContent: t("Withdraw") });
       button.dataset.testid = "withdraw";
       button.addEventListener("click", () => withdraw(seek.id, button));
     } else {
-      Object.assign(button, { textContent: "Accept", className: "primary" });
+      Object.assign(button, { textContent: t("Accept"), className: "primary" });
       button.dataset.testid = "accept";
       button.addEventListener("click", () => accept(seek.id, button));
     }
@@ -48,7 +49,7 @@ async function loadSeeks() {
     return li;
   });
   if (rows.length === 0) {
-    const none = Object.assign(document.createElement("li"), { className: "muted", textContent: "No open seeks: make one, and others see it here." });
+    const none = Object.assign(document.createElement("li"), { className: "muted", textContent: t("No open seeks: make one, and others see it here.") });
     rows.push(none);
   }
   $("#seeks").replaceChildren(...rows);
@@ -62,16 +63,16 @@ async function loadChallenges() {
   const r = await api("/api/challenges");
   if (mine !== challengesAsked) return;
   if (!r.ok) { say(r.data.detail); return; }
-  const toYou = r.data.to_you.map((c) => challengeRow(c, "challenge", `${c.maker || "A guest"} challenges you: `, [
-    ["Accept", "accept", "primary", () => `/api/challenges/${encodeURIComponent(c.id)}/accept`],
-    ["Decline", "decline", "", () => `/api/challenges/${encodeURIComponent(c.id)}/decline`],
+  const toYou = r.data.to_you.map((c) => challengeRow(c, "challenge", t("{maker} challenges you: ", { maker: c.maker || t("A guest") }), [
+    [t("Accept"), "accept", "primary", () => `/api/challenges/${encodeURIComponent(c.id)}/accept`],
+    [t("Decline"), "decline", "", () => `/api/challenges/${encodeURIComponent(c.id)}/decline`],
   ]));
-  const fromYou = r.data.from_you.map((c) => challengeRow(c, "my-challenge", `You challenge ${c.to}: `, [
-    ["Withdraw", "withdraw", "", null],
+  const fromYou = r.data.from_you.map((c) => challengeRow(c, "my-challenge", t("You challenge {player}: ", { player: c.to }), [
+    [t("Withdraw"), "withdraw", "", null],
   ]));
   const none = (text) => [Object.assign(document.createElement("li"), { className: "muted", textContent: text })];
-  $("#challenges").replaceChildren(...(toYou.length ? toYou : none("No one is challenging you now.")));
-  $("#my-challenges").replaceChildren(...(fromYou.length ? fromYou : none("None: challenge a player by name with the form below.")));
+  $("#challenges").replaceChildren(...(toYou.length ? toYou : none(t("No one is challenging you now."))));
+  $("#my-challenges").replaceChildren(...(fromYou.length ? fromYou : none(t("None: challenge a player by name with the form below."))));
   notifyOfChallenges(r.data.to_you);
 }
 
@@ -115,7 +116,7 @@ function notifyOfChallenges(list) {
   if (challengesSeen !== null && "Notification" in window && Notification.permission === "granted") {
     for (const c of list) {
       if (!challengesSeen.has(c.id)) {
-        const note = new Notification("hexstones: a challenge", { body: `${c.maker || "A guest"} challenges you: ${c.text}`, tag: `challenge-${c.id}` });
+        const note = new Notification(t("hexstones: a challenge"), { body: t("{maker} challenges you: ", { maker: c.maker || t("A guest") }) + c.text, tag: `challenge-${c.id}` });
         note.onclick = () => { window.focus(); };
       }
     }
@@ -158,7 +159,7 @@ function connectLive() {
   };
   ws.onclose = () => {
     delete document.body.dataset.live;
-    $("#connection").textContent = "Connection lost: reconnecting…";
+    $("#connection").textContent = t("Connection lost: reconnecting…");
     $("#connection").hidden = false;
     setTimeout(connectLive, retry);
     retry = Math.min(retry * 2, 4000);
@@ -176,7 +177,7 @@ function refreshForm(gameChanged) {
     const size = $("#seek-size");
     size.replaceChildren(...spec.app_sizes.map((n) => new Option(String(n), String(n), false, n === spec.default_size)));
     $("#seek-komi").value = spec.balance.default;
-    $("#balance-name").textContent = spec.balance.short;
+    $("#balance-name").textContent = spec.balance.short; // the server's spec is in the page's language
   }
   const pie = checked("balance") === "pie";
   $("#seek-komi").disabled = pie; // a disabled field is not sent: no komi beside the pie
@@ -194,7 +195,7 @@ form.addEventListener("change", (e) => { if (specs) { refreshForm(e.target.id ==
 // A challenge is sent here (a wrong name is said on this page), then its waiting page opens.
 async function sendChallenge() {
   const to = $("#challenge-to").value.trim();
-  if (!to) { say("Type the name of the player to challenge (their account name)."); $("#challenge-to").focus(); return; }
+  if (!to) { say(t("Type the name of the player to challenge (their account name).")); $("#challenge-to").focus(); return; }
   const body = { to };
   for (const [name, value] of new FormData(form)) { // disabled fields (komi beside the pie) are left out
     if (!["opponent", "balance", "to", "bots"].includes(name)) body[name] = value; // bots: a seek's choice
@@ -238,7 +239,7 @@ async function loadBots() {
   const outside = r.data.bots.filter((b) => b.outside);
   const note = $("#outside-bots");
   note.hidden = !outside.length;
-  note.replaceChildren("Bots run by their owners (programs, through hexstones bot): ");
+  note.replaceChildren(t("Bots run by their owners (programs, through hexstones bot): "));
   outside.forEach((b, i) => {
     const link = document.createElement("a");
     link.href = `/players/${encodeURIComponent(b.name)}`;

@@ -3,6 +3,7 @@
 // and the live updates: a WebSocket tells the page of every change; it then fetches the
 // state. A lost connection is retried by itself, and the page catches up when it is back.
 import { api } from "./api.js";
+import { t } from "./i18n.js";
 import {
   $, board, currentState, gameId, holdActions, isSending, load, onRender, overlayParam, render, say,
   undoAsking, viewing,
@@ -20,13 +21,13 @@ onRender((s, previous) => {
   // A friend's move made it this player's turn while the page is in the background: say so.
   if (s.seats && s.human_turn && wasMyTurn === false && document.hidden && "Notification" in window
       && Notification.permission === "granted") {
-    new Notification("hexstones: your turn", { body: s.status, tag: s.id });
+    new Notification(t("hexstones: your turn"), { body: s.status, tag: s.id });
   }
 });
 
 function renderOnline(s) {
   const friend = !!s.seats;
-  if (friend) $("#title").textContent = $("#title").textContent.replace("two players at this screen", "a game online");
+  if (friend) $("#title").textContent = $("#title").textContent.replace(t("two players at this screen"), t("a game online"));
   $("#online").hidden = !friend && !s.spectator;
   renderSeats(s);
   const invite = $("#invite");
@@ -45,8 +46,8 @@ function renderOnline(s) {
     board.classList.remove("can-play");
   }
   if (friend) {
-    if (!undoAsking()) $("#undo").textContent = "Ask to take back";
-    $("#undo").title = "ask your opponent to take back your last move";
+    if (!undoAsking()) $("#undo").textContent = t("Ask to take back");
+    $("#undo").title = t("ask your opponent to take back your last move");
     $("#undo").disabled = s.spectator || !s.you.length || s.move_count === 0 || !!s.over || !!s.takeback;
     if (s.you.length === 0 || (s.pie && s.pie.stage !== "done")) $("#resign").disabled = true;
   }
@@ -70,9 +71,9 @@ function renderSeats(s) {
         dot.className = "dot " + role;
         line.append(dot);
       }
-      const label = { black: "Black", white: "White", proposer: "Proposes the komi", chooser: "Chooses a colour" }[role];
-      const who = seat.open ? "waiting for a friend" : (seat.name || "a guest") + (seat.you ? " (you)" : "");
-      line.append(`${label}: ${who}`); // text, never markup: names are typed by people
+      const label = { black: t("Black"), white: t("White"), proposer: t("Proposes the komi"), chooser: t("Chooses a colour") }[role];
+      const who = seat.open ? t("waiting for a friend") : (seat.name || t("a guest")) + (seat.you ? t(" (you)") : "");
+      line.append(t("{seat}: {who}", { seat: label, who })); // text, never markup: names are typed by people
       rows.push(line);
     }
   }
@@ -81,14 +82,14 @@ function renderSeats(s) {
 
 function renderTakeback(s) {
   const box = $("#takeback");
-  const t = s.takeback;
-  if (!t || !s.you.length) { box.hidden = true; box.replaceChildren(); return; }
+  const asked = s.takeback;
+  if (!asked || !s.you.length) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
-  const mine = s.you.includes(t.by);
+  const mine = s.you.includes(asked.by);
   const text = document.createElement("p");
-  text.textContent = mine ? "You asked to take back your last move: waiting for the answer."
-    : "Your opponent asks to take back their last move.";
-  const buttons = mine ? [["cancel", "Cancel"]] : [["accept", "Accept"], ["decline", "Decline"]];
+  text.textContent = mine ? t("You asked to take back your last move: waiting for the answer.")
+    : t("Your opponent asks to take back their last move.");
+  const buttons = mine ? [["cancel", t("Cancel")]] : [["accept", t("Accept")], ["decline", t("Decline")]];
   const row = document.createElement("div");
   row.className = "form-row";
   for (const [action, label] of buttons) {
@@ -108,9 +109,9 @@ function renderPieSeat(s) {
   const panel = $("#pie-panel");
   const p = document.createElement("p");
   p.className = "muted";
-  p.textContent = s.spectator ? `Komi pie: the players ${step === "propose" ? "propose the balance" : "choose colours"}.`
-    : step === "propose" ? "Komi pie: your opponent proposes the balance; you then choose a colour."
-      : `Komi pie: you proposed ${s.pie.komi}; your opponent chooses a colour.`;
+  p.textContent = s.spectator ? (step === "propose" ? t("Komi pie: the players propose the balance.") : t("Komi pie: the players choose colours."))
+    : step === "propose" ? t("Komi pie: your opponent proposes the balance; you then choose a colour.")
+      : t("Komi pie: you proposed {komi}; your opponent chooses a colour.", { komi: s.pie.komi });
   panel.replaceChildren(p);
   panel.dataset.stage = ""; // game.js draws its controls afresh when they are this page's again
 }
@@ -123,7 +124,7 @@ async function takeback(action) {
     r = await api(`/api/games/${encodeURIComponent(gameId)}/takeback`, { action, overlays: overlayParam() });
   } finally { release(); }
   if (!r.ok) { say(r.data.detail); load(null); return; }
-  say(action === "accept" ? "Took back." : "", "info");
+  say(action === "accept" ? t("Took back.") : "", "info");
   render(r.data);
 }
 
@@ -146,8 +147,8 @@ $("#my-name").addEventListener("submit", async (e) => {
 $("#invite-copy").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("#invite-link").href);
-    say("The invitation link is copied.", "info");
-  } catch (_) { say("Select the link and copy it.", "info"); }
+    say(t("The invitation link is copied."), "info");
+  } catch (_) { say(t("Select the link and copy it."), "info"); }
 });
 
 // -- live updates ------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ function connectLive() {
   };
   ws.onclose = (e) => {
     if (liveSocket === ws) liveSocket = null;
-    if (e.code === 4404) { showConnection(false, "This game is no longer on the server."); return; }
+    if (e.code === 4404) { showConnection(false, t("This game is no longer on the server.")); return; }
     showConnection(false);
     setTimeout(connectLive, liveRetry);
     liveRetry = Math.min(liveRetry * 2, 4000);
@@ -178,7 +179,7 @@ function showConnection(up, text) {
   const state = currentState();
   line.hidden = up;
   if (!up) {
-    line.textContent = text || "Connection lost: reconnecting…";
+    line.textContent = text || t("Connection lost: reconnecting…");
     $("#online").hidden = false;
   } else if (state) {
     $("#online").hidden = !state.seats && !state.spectator;

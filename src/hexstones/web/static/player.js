@@ -3,10 +3,13 @@
 // (public ones; all to the player), the games being played, links to their archive search
 // and SGF download, and a Challenge button that opens the lobby's challenge, addressed to them.
 import { api } from "./api.js";
+import { t, tn } from "./i18n.js";
 
 const $ = (sel) => document.querySelector(sel);
 const name = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 const SVG = "http://www.w3.org/2000/svg";
+
+const rated = (n) => tn("{n} rated game", "{n} rated games", n);
 
 function el(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG, tag);
@@ -18,7 +21,7 @@ function el(tag, attrs = {}, text) {
 // The ratings after each game as a line, with the deviation as a band around it.
 function graph(title, points) {
   const w = 560, h = 180, pad = 36;
-  const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, role: "img", "aria-label": `${title} rating history`, class: "rating-graph" });
+  const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, role: "img", "aria-label": t("{game} rating history", { game: title }), class: "rating-graph" });
   const lows = points.map((p) => p.rating - p.deviation), highs = points.map((p) => p.rating + p.deviation);
   const lo = Math.min(...lows, 1400), hi = Math.max(...highs, 1600);
   const x = (i) => pad + (points.length === 1 ? (w - 2 * pad) / 2 : (i * (w - 2 * pad)) / (points.length - 1));
@@ -35,12 +38,12 @@ function graph(title, points) {
 
 // A table of ``rows`` (each a list of cells: text or elements); ``testids``: each row's, if any.
 function table(head, rows, testids = []) {
-  const t = document.createElement("table");
-  t.className = "games";
+  const tbl = document.createElement("table");
+  tbl.className = "games";
   const tr = document.createElement("tr");
   for (const h of head) tr.append(Object.assign(document.createElement("th"), { textContent: h }));
-  t.createTHead().append(tr);
-  const body = t.createTBody();
+  tbl.createTHead().append(tr);
+  const body = tbl.createTBody();
   for (const [i, cells] of rows.entries()) {
     const line = document.createElement("tr");
     if (testids[i]) line.dataset.testid = testids[i];
@@ -52,25 +55,25 @@ function table(head, rows, testids = []) {
     }
     body.append(line);
   }
-  return t;
+  return tbl;
 }
 
 // Wins and losses by game, with how many of them on time and by resignation.
 function record(rec, titles) {
   const played = Object.entries(rec).filter(([, r]) => r.games);
-  if (!played.length) return "No finished game yet.";
+  if (!played.length) return t("No finished game yet.");
   const rows = played.map(([game, r]) => [titles[game] || game, String(r.games), String(r.wins), String(r.losses),
     `${r.won_on_time} / ${r.lost_on_time}`, `${r.won_by_resignation} / ${r.lost_by_resignation}`, String(r.aborted)]);
-  return table(["Game", "Games", "Wins", "Losses", "On time (won / lost)", "By resignation (won / lost)", "Aborted"],
+  return table([t("Game"), t("Games"), t("Wins"), t("Losses"), t("On time (won / lost)"), t("By resignation (won / lost)"), t("Aborted")],
     rows, played.map(([game]) => `record-${game}`));
 }
 
 function recentRow(g) {
-  const names = g.players.map((p) => p.name).join(" vs ");
+  const names = g.players.map((p) => p.name).join(t(" vs "));
   const link = Object.assign(document.createElement("a"), { href: g.url, textContent: names }); // text: names are typed by people
   link.dataset.testid = "recent-game";
   const ended = new Date(g.ended * 1000).toISOString().slice(0, 10);
-  return [link, `${g.title} ${g.size}${g.rated ? ", rated" : ""}`, g.clock || "none", g.result.text, ended];
+  return [link, `${g.title} ${g.size}${g.rated ? t(", rated") : ""}`, g.clock || t("none"), g.result.text, ended];
 }
 
 // The challenge form: the games and their board sides from the spec, sent to /new as the lobby's
@@ -99,7 +102,7 @@ async function show() {
   const p = r.data;
   const titles = spec.ok ? Object.fromEntries(Object.entries(spec.data.games).map(([g, s]) => [g, s.title])) : {};
   $("#name").textContent = p.name;
-  $("#title").textContent = `${p.name}'s profile`;
+  $("#title").textContent = t("{name}'s profile", { name: p.name });
   document.title = `${p.name} · hexstones`;
   const ratings = $("#ratings");
   ratings.replaceChildren();
@@ -108,16 +111,16 @@ async function show() {
     box.className = "rating";
     box.dataset.testid = `rating-${game}`;
     box.textContent = `${titles[game] || game}: ${Math.round(rating.rating)}${rating.provisional ? "?" : ""} ` +
-      `(±${Math.round(rating.deviation)}, ${rating.games} rated game${rating.games === 1 ? "" : "s"})`;
+      t("(±{deviation}, {games})", { deviation: Math.round(rating.deviation), games: rated(rating.games) });
     ratings.append(box);
   }
   const graphs = $("#graphs");
   graphs.replaceChildren();
   for (const [game, points] of Object.entries(p.history)) if (points.length) graphs.append(graph(titles[game] || game, points));
-  if (!graphs.children.length) graphs.textContent = "No rated game yet.";
+  if (!graphs.children.length) graphs.textContent = t("No rated game yet.");
   $("#record").replaceChildren(record(p.record, titles));
   $("#games").replaceChildren(p.recent.length
-    ? table(["Players", "Game", "Clock", "Result", "Ended"], p.recent.map(recentRow)) : "No finished game to show.");
+    ? table([t("Players"), t("Game"), t("Clock"), t("Result"), t("Ended")], p.recent.map(recentRow)) : t("No finished game to show."));
   const list = document.createElement("ul");
   list.className = "games-list";
   const playing = p.games.filter((g) => !g.finished);
@@ -125,11 +128,11 @@ async function show() {
     const li = document.createElement("li");
     const link = document.createElement("a");
     link.href = `/game/${encodeURIComponent(g.id)}`;
-    link.textContent = `${g.title} ${g.size} vs ${g.opponent || "an open seat"}`;
-    li.append(link, ` · ${g.color}${g.clock ? " · " + g.clock : ""}${g.rated ? " · rated" : ""} · ${g.summary}`);
+    link.textContent = `${g.title} ${g.size}${t(" vs ")}${g.opponent || t("an open seat")}`;
+    li.append(link, ` · ${t(g.color)}${g.clock ? " · " + g.clock : ""}${g.rated ? " · " + t("rated") : ""} · ${t(g.summary)}`);
     list.append(li);
   }
-  $("#playing").replaceChildren(playing.length ? list : "No game being played to show.");
+  $("#playing").replaceChildren(playing.length ? list : t("No game being played to show."));
   $("#archive-link").href = `/games?${new URLSearchParams({ player: p.name })}`;
   $("#sgf-link").href = `/api/players/${encodeURIComponent(p.name)}/games.sgf`;
   // One challenges another account: a guest is asked to sign in; nobody challenges themselves.

@@ -3,6 +3,7 @@
 // someone accepts, and says when a challenge is declined or expires. A WebSocket tells of each change (the page then
 // fetches the seek); while it is open on the maker's browser, it keeps a live seek open.
 import { api } from "./api.js";
+import { t } from "./i18n.js";
 
 const seekId = decodeURIComponent(location.pathname.split("/")[2]);
 const $ = (sel) => document.querySelector(sel);
@@ -20,25 +21,26 @@ async function show() {
     location.replace(`/game/${encodeURIComponent(seek.game_id)}`);
     return;
   }
-  $("#seek-title").textContent = `${seek.title}, board side ${seek.size}`;
-  const maker = seek.maker || "A guest";
+  $("#seek-title").textContent = t("{game}, board side {size}", { game: seek.title, size: seek.size });
+  const maker = seek.maker || t("A guest");
   const open = seek.status === "open";
   if (seek.challenge) {
-    $("#seek-text").textContent = (seek.yours ? `You challenge ${seek.to}: ` : seek.to_you ? `${maker} challenges you: ` : `${maker} challenges ${seek.to}: `) + seek.text + ".";
+    $("#seek-text").textContent = (seek.yours ? t("You challenge {player}: ", { player: seek.to }) : seek.to_you ? t("{maker} challenges you: ", { maker })
+      : t("{maker} challenges {player}: ", { maker, player: seek.to })) + seek.text + ".";
     $("#seek-status").textContent = {
-      open: seek.yours ? `Waiting for ${seek.to} to accept or decline…` : seek.to_you ? "Accept it to play, or decline it." : "Open: only the player challenged may answer it.",
-      taken: `${seek.to} accepted the challenge.`,
-      declined: `${seek.to} declined the challenge.`,
-      expired: "The challenge expired: a day passed without an answer.",
-      withdrawn: "This challenge was withdrawn.",
+      open: seek.yours ? t("Waiting for {player} to accept or decline…", { player: seek.to }) : seek.to_you ? t("Accept it to play, or decline it.") : t("Open: only the player challenged may answer it."),
+      taken: t("{player} accepted the challenge.", { player: seek.to }),
+      declined: t("{player} declined the challenge.", { player: seek.to }),
+      expired: t("The challenge expired: a day passed without an answer."),
+      withdrawn: t("This challenge was withdrawn."),
     }[seek.status] || seek.status;
   } else {
-    $("#seek-text").textContent = (seek.yours ? "You seek an opponent: " : `${maker} seeks an opponent: `) + seek.text + ".";
+    $("#seek-text").textContent = (seek.yours ? t("You seek an opponent: ") : t("{maker} seeks an opponent: ", { maker })) + seek.text + ".";
     $("#seek-status").textContent = open
-      ? (seek.yours ? "Waiting for someone to accept it in the lobby…" : "Open: accept it to play.")
-      : seek.status === "taken" ? "Someone accepted this seek." : "This seek was withdrawn.";
+      ? (seek.yours ? t("Waiting for someone to accept it in the lobby…") : t("Open: accept it to play."))
+      : seek.status === "taken" ? t("Someone accepted this seek.") : t("This seek was withdrawn.");
   }
-  $("#withdraw").textContent = seek.challenge ? "Withdraw the challenge" : "Withdraw the seek";
+  $("#withdraw").textContent = seek.challenge ? t("Withdraw the challenge") : t("Withdraw the seek");
   $("#withdraw").hidden = !(open && seek.yours);
   $("#accept").hidden = !(open && (seek.challenge ? seek.to_you : !seek.yours));
   $("#decline").hidden = !(open && seek.to_you);
@@ -82,8 +84,8 @@ function connectLive() {
   };
   ws.onclose = (e) => {
     delete document.body.dataset.live;
-    if (e.code === 4404) { say("This seek or challenge is no longer on the server."); return; }
-    $("#connection").textContent = "Connection lost: reconnecting…";
+    if (e.code === 4404) { say(t("This seek or challenge is no longer on the server.")); return; }
+    $("#connection").textContent = t("Connection lost: reconnecting…");
     $("#connection").hidden = false;
     setTimeout(connectLive, retry);
     retry = Math.min(retry * 2, 4000);

@@ -3,8 +3,11 @@
 // running (the server brings the tournament up to date at each look); the winner at the
 // end. Join, leave, and for its creator: add one of the AI's accounts, start now.
 import { api } from "./api.js";
+import { lang, t, tn } from "./i18n.js";
 
-const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
+const rounds = (n) => tn("{n} round", "{n} rounds", n);
+// The tie-breaks' names (the server sends them in English).
+const TIEBREAKS = { Buchholz: () => t("Buchholz"), "Sonneborn-Berger": () => t("Sonneborn-Berger") };
 
 const $ = (sel) => document.querySelector(sel);
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -27,9 +30,9 @@ function gameLink(text, game) {
 
 const points = (p) => (Number.isInteger(p) ? String(p) : `${Math.floor(p) || ""}½`);
 
-function drawStandings(t) {
-  $("#tiebreak").textContent = t.tiebreak;
-  $("#standings").replaceChildren(...t.standings.map((s) => {
+function drawStandings(tour) {
+  $("#tiebreak").textContent = TIEBREAKS[tour.tiebreak] ? TIEBREAKS[tour.tiebreak]() : tour.tiebreak;
+  $("#standings").replaceChildren(...tour.standings.map((s) => {
     const tr = document.createElement("tr");
     tr.dataset.testid = "standing";
     tr.append(cell(String(s.place)), cell(s.name), cell(points(s.points), "points"), cell(points(s.tiebreak)),
@@ -40,13 +43,13 @@ function drawStandings(t) {
 
 // One row per player in standings order, one column per opponent: the points scored
 // against them (b/w: the colour), each a link to its game; "…" while it is played.
-function drawCrosstable(t) {
+function drawCrosstable(tour) {
   const table = $("#crosstable");
   const head = document.createElement("tr");
-  head.append(cell("#"), cell("Player"));
-  t.crosstable.players.forEach((_, i) => head.append(cell(String(i + 1))));
-  head.append(cell("Points"));
-  const rows = t.crosstable.rows.map((r, i) => {
+  head.append(cell("#"), cell(t("Player")));
+  tour.crosstable.players.forEach((_, i) => head.append(cell(String(i + 1))));
+  head.append(cell(t("Points")));
+  const rows = tour.crosstable.rows.map((r, i) => {
     const tr = document.createElement("tr");
     tr.dataset.testid = "cross-row";
     tr.append(cell(String(r.place)), cell(r.name));
@@ -69,60 +72,61 @@ function drawCrosstable(t) {
   table.replaceChildren(thead, body);
 }
 
-function drawRounds(t) {
-  $("#rounds").replaceChildren(...t.rounds.slice().reverse().map((r) => {
+function drawRounds(tour) {
+  $("#rounds").replaceChildren(...tour.rounds.slice().reverse().map((r) => {
     const box = document.createElement("div");
     box.dataset.testid = "round";
-    box.append(Object.assign(document.createElement("h3"), { textContent: `Round ${r.round}` }));
+    box.append(Object.assign(document.createElement("h3"), { textContent: t("Round {n}", { n: r.round }) }));
     const list = document.createElement("ul");
     for (const g of r.games) {
       const li = document.createElement("li");
       li.dataset.testid = "board";
-      li.append(`${g.board}. ${g.black} (black) – ${g.white} (white): `, gameLink(g.score || "being played", g.game));
+      li.append(t("{board}. {black} (black) – {white} (white): ", { board: g.board, black: g.black, white: g.white }), gameLink(g.score || t("being played"), g.game));
       list.append(li);
     }
-    if (r.bye) list.append(Object.assign(document.createElement("li"), { textContent: `${r.bye}: a bye` }));
+    if (r.bye) list.append(Object.assign(document.createElement("li"), { textContent: t("{name}: a bye", { name: r.bye }) }));
     box.append(list);
     return box;
   }));
 }
 
 const STATUS = {
-  open: (t) => `Open to join: ${t.entrants} of at most ${t.max_players} players. ` +
-    (t.starts_at ? `Starts ${new Date(t.starts_at * 1000).toLocaleString()}.` : "Starts when its creator starts it."),
-  running: (t) => `Round ${t.round} of ${t.round_count} being played.`,
-  finished: (t) => `Finished after ${rounds(t.round_count)}.`,
-  cancelled: () => "Cancelled: too few players at its start.",
+  open: (tour) => t("Open to join: {n} of at most {total} players.", { n: tour.entrants, total: tour.max_players }) + " " +
+    (tour.starts_at ? t("Starts {when}.", { when: new Date(tour.starts_at * 1000).toLocaleString(lang) }) : t("Starts when its creator starts it.")),
+  running: (tour) => t("Round {n} of {total} being played.", { n: tour.round, total: tour.round_count }),
+  finished: (tour) => t("Finished after {rounds}.", { rounds: rounds(tour.round_count) }),
+  cancelled: () => t("Cancelled: too few players at its start."),
 };
 
 let timer = null;
 async function load() {
   const r = await api(path);
   if (!r.ok) { say(r.data.detail); return; }
-  const t = r.data;
-  document.title = `${t.name} · hexstones`;
-  $("#name").textContent = t.name;
-  $("#title").textContent = t.name;
-  const system = t.system === "swiss" ? `Swiss, ${rounds(t.round_count)}` : "round robin";
-  $("#about").textContent = `${t.title}, board side ${t.size}, ${t.clock_text}, ${system}${t.rated ? ", rated" : ""}; made by ${t.creator}.`;
-  $("#status").textContent = STATUS[t.status](t);
-  $("#winner").hidden = !t.winner;
-  $("#winner").textContent = t.winner ? `Winner: ${t.winner}` : "";
-  const open = t.status === "open";
-  $("#join").hidden = !open || t.joined;
-  $("#leave").hidden = !open || !t.joined;
-  $("#start").hidden = !open || !t.yours;
-  $("#bot-form").hidden = !open || !t.yours;
-  $("#players").replaceChildren(...t.players.map((p) => {
+  const tour = r.data;
+  document.title = `${tour.name} · hexstones`;
+  $("#name").textContent = tour.name;
+  $("#title").textContent = tour.name;
+  const system = tour.system === "swiss" ? t("Swiss, {rounds}", { rounds: rounds(tour.round_count) }) : t("round robin");
+  $("#about").textContent = t("{game}, board side {size}", { game: tour.title, size: tour.size }) +
+    `, ${tour.clock_text}, ${system}${tour.rated ? t(", rated") : ""}` + t("; made by {name}.", { name: tour.creator });
+  $("#status").textContent = STATUS[tour.status](tour);
+  $("#winner").hidden = !tour.winner;
+  $("#winner").textContent = tour.winner ? t("Winner: {name}", { name: tour.winner }) : "";
+  const open = tour.status === "open";
+  $("#join").hidden = !open || tour.joined;
+  $("#leave").hidden = !open || !tour.joined;
+  $("#start").hidden = !open || !tour.yours;
+  $("#bot-form").hidden = !open || !tour.yours;
+  $("#players").replaceChildren(...tour.players.map((p) => {
     const li = document.createElement("li");
     li.dataset.testid = "player";
-    li.textContent = `${p.seed ? `${p.seed}. ` : ""}${p.name}${p.bot ? " (the AI)" : ""}`;
+    li.textContent = `${p.seed ? `${p.seed}. ` : ""}${p.name}${p.bot ? t(" (the AI)") : ""}`;
     return li;
   }));
-  drawStandings(t);
-  drawCrosstable(t);
-  drawRounds(t);
-  if (!open && t.status !== "running" && timer !== null) { clearInterval(timer); timer = null; }
+  drawStandings(tour);
+  drawCrosstable(tour);
+  drawRounds(tour);
+  if (!open && tour.status !== "running" && timer !== null) { clearInterval(timer); timer = null; }
 }
 
 async function act(what, body) {
@@ -140,7 +144,7 @@ async function start() {
   const bots = await api("/api/bots");
   if (bots.ok) {
     $("#bot-name").replaceChildren(...bots.data.bots.filter((b) => b.level !== null)
-      .map((b) => new Option(`${b.name} (level ${b.level})`, b.name)));
+      .map((b) => new Option(t("{name} (level {level})", { name: b.name, level: b.level }), b.name)));
   }
   await load();
   timer = setInterval(load, REFRESH_MS);

@@ -1,8 +1,9 @@
 // The tournaments: the upcoming, running and finished ones (fetched again every few
 // seconds), and the form that makes one (POST /api/tournaments, then its page opens).
 import { api } from "./api.js";
+import { lang, t, tn } from "./i18n.js";
 
-const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
+const rounds = (n) => tn("{n} round", "{n} rounds", n);
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const form = $("#tournament-form");
@@ -10,17 +11,17 @@ const REFRESH_MS = 5000;
 
 function say(text, kind = "error") { $("#message").textContent = text; $("#message").className = `message ${kind}`; }
 
-function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString() : ""; }
+function when(seconds) { return seconds ? new Date(seconds * 1000).toLocaleString(lang) : ""; }
 
 // One tournament's row: its name (a link to its page, as text: names are typed by people) and the cells.
-function row(t, last) {
+function row(tour, last) {
   const tr = document.createElement("tr");
   tr.dataset.testid = "tournament";
-  tr.dataset.tournament = t.id;
-  const link = Object.assign(document.createElement("a"), { href: t.url, textContent: t.name });
-  const system = t.system === "swiss" ? `Swiss, ${rounds(t.round_count)}` : "round robin";
-  const cells = [link, `${t.title} ${t.size}, ${system}${t.rated ? ", rated" : ""}`, t.clock_text,
-    `${t.entrants} of ${t.max_players}`, last];
+  tr.dataset.tournament = tour.id;
+  const link = Object.assign(document.createElement("a"), { href: tour.url, textContent: tour.name });
+  const system = tour.system === "swiss" ? t("Swiss, {rounds}", { rounds: rounds(tour.round_count) }) : t("round robin");
+  const cells = [link, `${tour.title} ${tour.size}, ${system}${tour.rated ? t(", rated") : ""}`, tour.clock_text,
+    t("{n} of {total}", { n: tour.entrants, total: tour.max_players }), last];
   for (const c of cells) {
     const td = document.createElement("td");
     if (typeof c === "string") td.textContent = c; else td.append(c);
@@ -30,7 +31,7 @@ function row(t, last) {
 }
 
 function fill(id, list, last, none) {
-  const rows = list.map((t) => row(t, last(t)));
+  const rows = list.map((tour) => row(tour, last(tour)));
   if (!rows.length) {
     const td = Object.assign(document.createElement("td"), { className: "muted", colSpan: 5, textContent: none });
     const tr = document.createElement("tr");
@@ -43,9 +44,9 @@ function fill(id, list, last, none) {
 async function load() {
   const r = await api("/api/tournaments");
   if (!r.ok) { say(r.data.detail); return; }
-  fill("upcoming", r.data.upcoming, (t) => (t.starts_at ? when(t.starts_at) : "when its creator starts it"), "None: make one with the form.");
-  fill("running", r.data.running, (t) => `${t.round} of ${t.round_count}`, "None now.");
-  fill("finished", r.data.finished, (t) => (t.status === "cancelled" ? "cancelled (too few players)" : t.winner || ""), "None yet.");
+  fill("upcoming", r.data.upcoming, (tour) => (tour.starts_at ? when(tour.starts_at) : t("when its creator starts it")), t("None: make one with the form."));
+  fill("running", r.data.running, (tour) => t("{n} of {total}", { n: tour.round, total: tour.round_count }), t("None now."));
+  fill("finished", r.data.finished, (tour) => (tour.status === "cancelled" ? t("cancelled (too few players)") : tour.winner || ""), t("None yet."));
 }
 
 // The games' facts (board sides) come from the server: GET /api/spec.

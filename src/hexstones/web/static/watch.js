@@ -4,6 +4,11 @@
 // every few seconds, which also catches games that ended.
 import { api } from "./api.js";
 import { clockText, face } from "./clock-face.js";
+import { t, tn } from "./i18n.js";
+
+// The seats and colours the list names (the server sends them in English).
+const ROLES = { black: () => t("black"), white: () => t("white"), proposer: () => t("proposer"), chooser: () => t("chooser") };
+const role = (name) => (ROLES[name] ? ROLES[name]() : name);
 
 const REFRESH_MS = 5000; // between fetches of the list while the page is open
 const $ = (sel) => document.querySelector(sel);
@@ -17,7 +22,7 @@ let clocks = []; // [{element, clock, color}] of the list drawn
 function sideText(clock, color) {
   const running = clock.running === color && !clock.paused && !clock.first_move;
   const side = face(clock[color], clock, (performance.now() - received) / 1000, running);
-  return clockText(side.seconds) + (clock.period_seconds && side.inPeriods ? ` (${side.periods} × ${clock.period_seconds} s)` : "");
+  return clockText(side.seconds) + (clock.period_seconds && side.inPeriods ? t(" ({periods} × {seconds} s)", { periods: side.periods, seconds: clock.period_seconds }) : "");
 }
 
 function tick() {
@@ -37,25 +42,26 @@ async function load() {
     const li = document.createElement("li");
     li.dataset.testid = "watch-game";
     li.dataset.game = g.id;
-    const link = Object.assign(document.createElement("a"), { href: g.url, textContent: g.name || `${g.title}, board side ${g.size}` });
+    const link = Object.assign(document.createElement("a"), { href: g.url, textContent: g.name || t("{game}, board side {size}", { game: g.title, size: g.size }) });
     const about = document.createElement("span");
-    const names = Object.entries(g.players).map(([role, name]) => `${name || "(an open seat)"} (${role})`);
-    const turn = g.to_move ? `${g.to_move} to play` : "the komi pie decides the colours";
-    about.textContent = ` ${names.join(" vs ")}: ${g.moves} move${g.moves === 1 ? "" : "s"}, ${turn}`; // text: names are typed by people
+    const names = Object.entries(g.players).map(([seat, name]) => t("{name} ({role})", { name: name || t("(an open seat)"), role: role(seat) }));
+    const turn = g.to_move ? t("{color} to play", { color: role(g.to_move) }) : t("the komi pie decides the colours");
+    const moves = tn("{n} move", "{n} moves", g.moves); // apart: Babel skips a call inside a call's arguments
+    about.textContent = t(" {players}: {moves}, {turn}", { players: names.join(t(" vs ")), moves, turn }); // text: names are typed by people
     li.append(link, about);
     if (g.clock) {
       const box = Object.assign(document.createElement("span"), { className: "watch-clocks" });
       for (const color of ["black", "white"]) {
         const element = Object.assign(document.createElement("span"), { className: g.clock.running === color ? "running" : "" });
         element.dataset.clock = color;
-        box.append(`${color} `, element, " ");
+        box.append(`${role(color)} `, element, " ");
         clocks.push({ element, clock: g.clock, color });
       }
       li.append(box);
     }
     return li;
   });
-  if (rows.length === 0) rows.push(Object.assign(document.createElement("li"), { className: "muted", textContent: "No public game is being played now." }));
+  if (rows.length === 0) rows.push(Object.assign(document.createElement("li"), { className: "muted", textContent: t("No public game is being played now.") }));
   $("#watch-games").replaceChildren(...rows);
   tick();
 }
