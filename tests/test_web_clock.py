@@ -336,13 +336,19 @@ def signed_up(client, name: str) -> None:
     assert r.status_code == 201, r.text
 
 
-def test_a_vacation_stops_a_correspondence_clock_on_its_player_s_turns_only(pair, clock):
-    a, b = pair
+def correspondence_game_of_ann_and_bea(a, b) -> str:
+    """A days:2 game between the accounts Ann (black) and Bea, three moves in: Bea to move."""
     signed_up(a, "Ann")
     signed_up(b, "Bea")
     gid = timed_game(a, b, "days:2")
     for mover, point in ((a, "a1"), (b, "e5"), (a, "b1")):
         played(mover, gid, point)
+    return gid
+
+
+def test_a_vacation_stops_a_correspondence_clock_on_its_player_s_turns_only(pair, clock):
+    a, b = pair
+    gid = correspondence_game_of_ann_and_bea(a, b)
     r = b.post("/api/account/vacation", json={"days": 3})
     assert r.status_code == 200, r.text
     assert r.json()["away"] and r.json()["days_left"] == 30
@@ -503,11 +509,7 @@ def test_nobody_takes_or_signs_in_to_a_bot_s_name(pair):
 
 def test_an_away_player_s_conditional_answer_is_played_and_a_paused_game_may_be_resigned(pair, clock):
     a, b = pair
-    signed_up(a, "Ann")
-    signed_up(b, "Bea")
-    gid = timed_game(a, b, "days:2")
-    for mover, point in ((a, "a1"), (b, "e5"), (a, "b1")):
-        played(mover, gid, point)
+    gid = correspondence_game_of_ann_and_bea(a, b)
     # Ann leaves an answer to d5, then goes away: Bea plays into it, and it is played.
     assert conditional(a, gid, [["d5", "c1"]]).status_code == 200
     assert a.post("/api/account/vacation", json={"days": 3}).status_code == 200

@@ -131,8 +131,12 @@ def seek_choices(data: dict[str, Any], kind: str = "seek") -> tuple[dict[str, An
     if "bots" in choices and not isinstance(choices["bots"], bool):  # a seek's own choice, not its game's
         choices["bots"] = choice(choices["bots"], "bots", ("yes", "no", "1", "0", "true", "false"),
                                  "no") in ("yes", "1", "true")
-    game = {key: value for key, value in data.items() if key != "bots"}
-    return choices, parse_setup({**game, "opponent": "friend"})
+    return choices, parse_setup({**game_choices(data), "opponent": "friend"})
+
+
+def game_choices(choices: dict[str, Any]) -> dict[str, Any]:
+    """A seek's choices that its game takes: all but the seek's own (``bots``)."""
+    return {key: value for key, value in choices.items() if key != "bots"}
 
 
 def person_topic(holder: Holder) -> str:
@@ -429,7 +433,7 @@ class Lobby:
         is deleted."""
         seek = self.acceptable(seek_id, who)
         maker, accepter = seek.maker, seats.holder(who)
-        choices = {key: value for key, value in seek.choices.items() if key != "bots"} | {"opponent": "friend"}
+        choices = game_choices(seek.choices) | {"opponent": "friend"}
         if choices.get("color") in (None, "random"):
             choices["color"] = random.choice((BLACK, WHITE))
 

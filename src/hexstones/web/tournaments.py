@@ -480,7 +480,7 @@ class Tournaments:
         playing a bot's; attached to the board unless another process attached one first."""
         holders: dict[str, Holder | None] = {BLACK: Holder(None, board["black"], names.get(board["black"])),
                                              WHITE: Holder(None, board["white"], names.get(board["white"]))}
-        levels = [level for color in (BLACK, WHITE) if (level := self.bots.level_of(board[color])) is not None]
+        levels = {color: level for color in (BLACK, WHITE) if (level := self.bots.level_of(board[color])) is not None}
         label = f"{tournament.name}, round {board['round']}"
 
         # The tournament owns its games: no player may delete one (a loss for both) or rename it.
@@ -489,10 +489,8 @@ class Tournaments:
         def claim(setup: GameSetup, _color: str | None) -> GameSetup:
             setup = setup.replace(owner=owner, seats=holders, invite=None, name=label)
             if levels:  # the AI plays each bot's seat, at that bot's level
-                by_color = {color: level for color in (BLACK, WHITE)
-                            if (level := self.bots.level_of(board[color])) is not None}
-                setup = setup.replace(level=max(levels), levels=by_color if len(by_color) == 2 else None, players={
-                    color: "ai" if color in by_color else "human" for color in (BLACK, WHITE)})
+                setup = setup.replace(level=max(levels.values()), levels=levels if len(levels) == 2 else None,
+                                      players={color: "ai" if color in levels else "human" for color in (BLACK, WHITE)})
             return setup
 
         game_id = self.tables.create(dict(tournament.choices, opponent="friend", color=BLACK), claim=claim)["id"]
