@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -170,10 +170,13 @@ def _accepted(header: str) -> list[str]:
 def negotiate(header: str | None) -> str | None:
     """The offered language that ``Accept-Language`` asks for first (``ko-KR`` finds
     ``ko``), or None."""
-    if not header:
-        return None
+    return _negotiated(header[:1000]) if header else None
+
+
+@lru_cache(maxsize=256)  # a browser sends the same header with each request, a move's included
+def _negotiated(header: str) -> str | None:
     offered = languages()
-    for tag in _accepted(header[:1000]):
+    for tag in _accepted(header):
         # Babel's negotiate_locale matches "ko-kr" to "ko" only as one of a list; one at
         # a time keeps the header's order over the order of the offered languages.
         found = negotiate_locale([tag.replace("_", "-")], offered, sep="-")
