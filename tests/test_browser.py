@@ -266,6 +266,25 @@ def test_a_double_click_plays_one_move_and_says_nothing_wrong(page, server):
     assert [u for u in sent if u.endswith("/moves")] == [f"{server.url}/api/games/{page.url.rsplit('/', 1)[1]}/moves"]
 
 
+def test_a_point_clicked_before_the_last_moves_answer_is_played_after_it(page, server):
+    open_new(page, server, "game=keil&size=4&opponent=human")
+    held = []
+
+    def hold_the_answer(route):
+        held.append((route, route.fetch()))  # the server has the move; the page waits
+
+    page.route("**/moves", hold_the_answer, times=1)
+    page.click('[data-point="d4"]')
+    # The live update draws the move before its answer is in; a person then plays on.
+    expect(page.locator('[data-point="d4"]')).to_have_attribute("data-stone", "black")
+    page.click('[data-point="e4"]')
+    route, response = held[0]
+    route.fulfill(response=response)
+    expect(page.locator('[data-point="e4"]')).to_have_attribute("data-stone", "white")
+    expect(page.get_by_test_id("status")).to_have_text("Black to move")
+    assert move_count(page) == 2
+
+
 def test_a_double_click_on_undo_takes_back_one_move(page, server):
     open_new(page, server, "game=keil&size=4&opponent=human")
     click_points(page, ["d4", "e4", "e5"])

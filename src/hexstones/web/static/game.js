@@ -21,6 +21,9 @@ let finalShown = false;
 let resignArmed = null;
 let undoArmed = null; // undo of a finished game asks first: it reopens the game
 let sending = false; // a move is on its way: further clicks wait (a double click is one move)
+// A point clicked while a move was on its way (its stone can show from a live update before
+// the answer is in): played when the answer is, if the person may still play there.
+let clickedMeanwhile = null;
 let legends = null; // overlay name -> legend items, for this game (null: not set up yet)
 
 // "black" as a person reads it: Black (흑 in Korean).
@@ -496,12 +499,17 @@ async function play(move) {
     say(t("You are looking at move {at}: go to the current position (End) to play.", { at: state.at }), "info");
     return;
   }
-  if (sending) return;
+  if (sending) {
+    if (board.querySelector(`[data-point="${CSS.escape(move)}"]`)) clickedMeanwhile = move;
+    return;
+  }
   const release = holdActions();
   let r;
   try {
     r = await api(`/api/games/${encodeURIComponent(gameId)}/moves`, { move, ply: state.move_count, overlays: overlayParam() });
   } finally { release(); }
+  const next = clickedMeanwhile;
+  clickedMeanwhile = null;
   if (r.status === 409) {
     // The game is not where this page thought (another tab, the AI): show it as it is.
     say(r.data.detail);
@@ -511,6 +519,7 @@ async function play(move) {
   if (!r.ok) { say(r.data.detail); return; }
   say("");
   render(r.data);
+  if (next !== null && next !== move && state && !state.over && state.human_turn && state.legal.includes(next)) play(next);
 }
 
 board.addEventListener("click", (e) => {

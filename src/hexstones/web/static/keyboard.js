@@ -122,7 +122,9 @@ function moveWords(color, move) {
 // The moves ``s`` adds to ``previous``, in words, with what the last one took off the board.
 function said(s, previous) {
   const added = s.moves.slice(previous.moves.length);
-  if (!added.length) return s.over ? s.status : null;
+  // No new move: only an end not said yet (a second drawing of the last move's state, its
+  // answer after its live update, must not replace what was said of that move).
+  if (!added.length) return s.over && !previous.over ? s.status : null;
   let mover = previous.to_move || "black";
   const words = added.map((move) => {
     const text = moveWords(mover, move);
