@@ -598,7 +598,8 @@ def test_the_rate_limit_counts_a_window_of_time():
     from hexstones.web.limits import RateLimit
 
     now = [0.0]
-    limit = RateLimit(2, 60, "new games", clock=lambda: now[0])
+    limit = RateLimit(2, 60, "too many new games: at most {limit} a minute; try again in {seconds} s",
+                      clock=lambda: now[0])
     limit.take("a")
     limit.take("a")
     with pytest.raises(WebError) as refused:

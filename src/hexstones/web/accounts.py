@@ -76,7 +76,7 @@ def check_name(name: Any) -> str:
                 raise WebError(400, "a name may not mix letters of different scripts that look "
                                     "alike (such as a Cyrillic 'а' among Latin letters): write it in one script")
             return name
-    raise WebError(400, f"a name is 1 to {MAX_NAME} printable characters on one line")
+    raise WebError(400, "a name is 1 to {most} printable characters on one line", most=MAX_NAME)
 
 
 def name_key(name: str) -> str:
@@ -87,7 +87,7 @@ def name_key(name: str) -> str:
 def check_password(password: Any) -> str:
     if isinstance(password, str) and MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         return password
-    raise WebError(400, f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+    raise WebError(400, "a password is {low} to {high} characters", low=MIN_PASSWORD, high=MAX_PASSWORD)
 
 
 class Throttle:
@@ -127,7 +127,7 @@ class Throttle:
                     "RETURNING failures, last_failed", {"key": k})
                 wait = max(wait, float(row["last_failed"]) + self.delay(int(row["failures"])) - now)
             if wait > 0:
-                raise WebError(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
+                raise WebError(429, "too many failed sign-ins: try again in {seconds} s", seconds=int(wait) + 1)
             for k in keys:
                 tx.execute("UPDATE sign_in_failures SET failures = failures + 1, last_failed = :now "
                            "WHERE key = :key", {"key": k, "now": now})
@@ -220,7 +220,8 @@ class Accounts:
     def sign_up(self, who: Identity | None, name: Any, password: Any) -> tuple[Identity, str]:
         name = check_name(name)
         if name_key(name).endswith(BOT_SUFFIX):
-            raise WebError(400, f"names ending in {BOT_SUFFIX!r} belong to the AI's accounts: choose another")
+            raise WebError(400, "names ending in {suffix} belong to the AI's accounts: choose another",
+                           suffix=repr(BOT_SUFFIX))
         digest = _hasher.hash(check_password(password))
         user = secrets.token_hex(16)
         key = name_key(name)

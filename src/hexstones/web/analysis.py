@@ -33,7 +33,6 @@ from sqlalchemy import exc as sa_exc
 import hexstones
 from hexstones.games import BLACK, WHITE
 from hexstones.web.errors import WebError, shown, whole
-from hexstones.web.i18n import gettext
 from hexstones.web.store import Store, metadata
 
 log = logging.getLogger("hexstones.web")
@@ -259,10 +258,11 @@ class Analyses:
         number = whole(ply, "ply")
         _, _, moves = self._snapshot(live)
         if not 0 <= number <= len(moves):
-            raise WebError(400, f"ply must be a move number from 0 to {len(moves)}, not {number}")
+            raise WebError(400, "ply must be a move number from 0 to {last}, not {number}", last=len(moves),
+                           number=number)
         data = self.stored(live).get(number)
         if data is None:
-            raise WebError(404, f"move {number} of game {live.record.id} is not analysed yet")
+            raise WebError(404, "move {number} of game {game} is not analysed yet", number=number, game=live.record.id)
         shown_data = {k: v for k, v in data.items() if k != "budget"}
         return dict(shown_data, ply=number, played=moves[number] if number < len(moves) else None)
 
@@ -285,7 +285,8 @@ class Analyses:
         if ply is not None:
             number = whole(ply, "ply")
             if not 0 <= number <= len(moves):
-                raise WebError(400, f"ply must be a move number from 0 to {len(moves)}, not {number}")
+                raise WebError(400, "ply must be a move number from 0 to {last}, not {number}", last=len(moves),
+                               number=number)
             before = _budget_of(known[number]) if number in known else budget
             todo = [(number, min(MAX_ITERATIONS, before * DEEPER_FACTOR),
                      None if seconds is None else seconds * DEEPER_FACTOR)]
@@ -441,7 +442,8 @@ def _budget(iterations: Any) -> tuple[int, float | None]:
         return DEFAULT_ITERATIONS, DEFAULT_SECONDS
     number = whole(iterations, "iterations")
     if not 1 <= number <= MAX_ITERATIONS:
-        raise WebError(400, f"iterations must be from 1 to {MAX_ITERATIONS}, not {shown(iterations)}")
+        raise WebError(400, "iterations must be from 1 to {most}, not {value}", most=MAX_ITERATIONS,
+                       value=shown(iterations))
     return number, None
 
 
@@ -475,5 +477,5 @@ def open_to(live) -> None:
     would show the players the AI's moves."""
     with live.lock:
         if live.setup.friend_game and not live.over:
-            raise WebError(409, gettext("the analysis of a game between two people opens when the game is "
-                                        "over: until then it would show the players the AI's moves"))
+            raise WebError(409, "the analysis of a game between two people opens when the game is "
+                                "over: until then it would show the players the AI's moves")

@@ -29,6 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
+from hexstones.web import texts
 from hexstones.web.analysis import Analyses, AnalysisStore
 from hexstones.web.bots import Bots
 from hexstones.web.chat import Chat
@@ -155,7 +156,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def web_error(request: Request, exc: WebError) -> Response:
-    return refusal(request, exc.status, exc.message)
+    return refusal(request, exc.status, texts.error_text(exc.template, exc.values, exc.message))
 
 
 async def http_error(request: Request, exc: HTTPException) -> Response:

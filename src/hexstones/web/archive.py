@@ -90,28 +90,32 @@ def parse_search(params: dict[str, str], named) -> Search:
     if "player" in given:
         found = named(given["player"])
         if found is None:
-            raise WebError(404, f"no player named {shown(given['player'])}: search by an account's name")
+            raise WebError(404, "no player named {name}: search by an account's name", name=shown(given["player"]))
         player = found[0]
     game = given.get("game", "").lower() or None
     if game is not None and game not in GAME_NAMES:
-        raise WebError(400, f"game must be one of {', '.join(GAME_NAMES)}, not {shown(given['game'])}")
+        raise WebError(400, "game must be one of {games}, not {value}", games=", ".join(GAME_NAMES),
+                       value=shown(given["game"]))
     size = None
     if "size" in given:
         size = whole(given["size"], "size")
         sizes = [spec_of(g)["sizes"] for g in ([game] if game else GAME_NAMES)]
         low, high = min(s[0] for s in sizes), max(s[1] for s in sizes)
         if not low <= size <= high:
-            raise WebError(400, f"size must be a board side from {low} to {high}, not {size}")
+            raise WebError(400, "size must be a board side from {low} to {high}, not {size}", low=low, high=high,
+                           size=size)
     result = given.get("result", "").lower() or None
     if result is not None and result not in RESULTS:
-        raise WebError(400, f"result must be one of {', '.join(RESULTS)}, not {shown(given['result'])}")
+        raise WebError(400, "result must be one of {results}, not {value}", results=", ".join(RESULTS),
+                       value=shown(given["result"]))
     start = _day(given.get("from"), "from")
     end = _day(given.get("to"), "to")
     if start is not None and end is not None and end < start:
-        raise WebError(400, f"the date range ends before it starts: from {given['from']} to {given['to']}")
+        raise WebError(400, "the date range ends before it starts: from {start} to {end}", start=given["from"],
+                       end=given["to"])
     page = whole(given.get("page", "1"), "page")
     if not 1 <= page <= MAX_PAGE:
-        raise WebError(400, f"page must be from 1 to {MAX_PAGE}, not {page}")
+        raise WebError(400, "page must be from 1 to {most}, not {page}", most=MAX_PAGE, page=page)
     return Search(player, game, size, result, start, None if end is None else end + 86400, page)
 
 
@@ -124,7 +128,8 @@ def _day(text: str | None, what: str) -> float | None:
             raise ValueError
         day = dt.date.fromisoformat(text)
     except ValueError:
-        raise WebError(400, f"{what} must be a date written YYYY-MM-DD (like 2026-03-01), not {shown(text)}") from None
+        raise WebError(400, "{what} must be a date written YYYY-MM-DD (like 2026-03-01), not {value}", what=what,
+                       value=shown(text)) from None
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
 
 

@@ -87,8 +87,8 @@ class BotAccounts:
         if self.is_bot(user):
             raise WebError(409, "this account is a bot already")
         if not isinstance(confirm, str) or who is None or confirm.strip() != who.name:
-            raise WebError(400, f"to confirm, give the account's name exactly as it is written: "
-                                f"{{\"confirm\": {json.dumps(who.name if who else '')}}}")
+            raise WebError(400, "to confirm, give the account's name exactly as it is written: "
+                                '{"confirm": {name}}', name=json.dumps(who.name if who else ""))
         if played:
             raise WebError(409, "this account has played games as a person: a bot needs an account of "
                                 "its own (sign up another, ticking 'this account is for a program')")
@@ -102,9 +102,9 @@ class BotAccounts:
         """The account of a person signed in with a browser: 401 without one, 403 for a
         token (a token never manages tokens or accounts)."""
         if who is not None and who.token is not None:
-            raise WebError(403, f"a bot's token cannot {what}: sign in to the account in a browser")
+            raise WebError(403, "a bot's token cannot {what}: sign in to the account in a browser", what=what)
         if who is None or not who.user:
-            raise WebError(401, f"sign in to the account to {what}")
+            raise WebError(401, "sign in to the account to {what}", what=what)
         return who.user
 
     # -- tokens --------------------------------------------------------------------------
@@ -118,8 +118,8 @@ class BotAccounts:
         if label is None or label == "":
             label = "token"
         if not isinstance(label, str) or len(label.strip()) > MAX_LABEL or any(ord(c) < 32 for c in label):
-            raise WebError(400, f"a token's label is text of at most {MAX_LABEL} characters on one line, "
-                                f"not {shown(label)}")
+            raise WebError(400, "a token's label is text of at most {most} characters on one line, "
+                                "not {value}", most=MAX_LABEL, value=shown(label))
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         digest = token_digest(token)
         now = self.clock()
@@ -127,8 +127,8 @@ class BotAccounts:
             (row,) = tx.query("SELECT count(*) AS n FROM bot_tokens WHERE user_id = :user AND revoked IS NULL",
                               {"user": user})
             if int(row["n"]) >= MAX_TOKENS:
-                raise WebError(409, f"this bot has {MAX_TOKENS} working tokens, the most it may hold: revoke one "
-                                    f"before making another")
+                raise WebError(409, "this bot has {most} working tokens, the most it may hold: revoke one "
+                                    "before making another", most=MAX_TOKENS)
             tx.execute("INSERT INTO bot_tokens (digest, user_id, label, created, last_used, revoked) "
                        "VALUES (:digest, :user, :label, :now, NULL, NULL)",
                        {"digest": digest, "user": user, "label": label.strip() or "token", "now": now})
@@ -150,7 +150,7 @@ class BotAccounts:
         user = self.account_of(who, "revoke tokens")
         mine = [t for t in self.tokens(who) if t["id"] == tid]
         if not mine or len(tid) != len(token_id("0" * 64)):
-            raise WebError(404, f"this account has no token {shown(tid)}")
+            raise WebError(404, "this account has no token {token}", token=shown(tid))
         if mine[0]["revoked"] is None:
             now = self.clock()
             self.db.execute("UPDATE bot_tokens SET revoked = :now WHERE user_id = :user AND revoked IS NULL "

@@ -36,6 +36,7 @@ from hexstones.web import seats
 from hexstones.web.accounts import Identity
 from hexstones.web.errors import WebError, shown
 from hexstones.web.game_setup import GameSetup, Holder
+from hexstones.web.i18n import N_
 from hexstones.web.limits import RateLimit
 from hexstones.web.rows import column_text
 from hexstones.web.store import LOCK_GAME, Store
@@ -76,13 +77,13 @@ def chat_topic(game_id: str) -> str:
 def message_text(value: Any) -> str:
     """``value`` as a message's text (see the module); a 400 saying what is wrong."""
     if not isinstance(value, str):
-        raise WebError(400, f"the message's text must be a string: {{\"text\": \"...\"}}, not {shown(value)}")
+        raise WebError(400, 'the message\'s text must be a string: {"text": "..."}, not {value}', value=shown(value))
     text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         raise WebError(400, "the message is empty: write some text before sending it")
     if len(text) > MAX_TEXT:
-        raise WebError(400, f"the message has {len(text)} characters, more than the {MAX_TEXT} "
-                            f"one message may hold: shorten it or send it in parts")
+        raise WebError(400, "the message has {length} characters, more than the {most} "
+                            "one message may hold: shorten it or send it in parts", length=len(text), most=MAX_TEXT)
     if any(c in _CONTROLS for c in text):
         raise WebError(400, "the message holds a control character: send plain text (line breaks "
                             "and tabs are fine)")
@@ -118,7 +119,8 @@ class Chat:
     def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
-        self.sending = RateLimit(RATE_LIMIT, RATE_WINDOW, "chat messages")
+        self.sending = RateLimit(RATE_LIMIT, RATE_WINDOW, N_("too many chat messages: at most {limit} every "
+                                                              "{window} s; try again in {seconds} s"))
 
     # -- reading ------------------------------------------------------------------------
 
@@ -224,7 +226,7 @@ class Chat:
         """Lock the game's row until the commit (PostgreSQL; SQLite's writes take turns
         anyway); a 404 for a game deleted meanwhile."""
         if connection.execute(LOCK_GAME, {"game_id_": game_id}).first() is None:
-            raise WebError(404, f"no game with id {shown(game_id)}")
+            raise WebError(404, "no game with id {game}", game=shown(game_id))
 
 
 

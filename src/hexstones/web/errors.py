@@ -1,9 +1,10 @@
 """Refusals: the one error type of the app, and how a refused value is shown back.
 
 Every refusal is a :class:`WebError` whose message says what and why; the routes answer
-it as ``{"detail": message}`` with its status. A value echoed in a message is cut short
-(a 1 MB string comes back as its first characters and its length), and a number is only
-ever read from ASCII digits.
+it as ``{"detail": message}`` with its status, in the request's language: the message is
+an English template (a catalogue entry) whose ``{name}`` places the values fill. A value
+echoed in a message is cut short (a 1 MB string comes back as its first characters and its
+length), and a number is only ever read from ASCII digits.
 """
 
 from __future__ import annotations
@@ -20,12 +21,29 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: '١' (Arabic-Indic one
 
 
 class WebError(Exception):
-    """A request the app refuses: ``status`` is the HTTP status, the message says why."""
+    """A request the app refuses: ``status`` is the HTTP status, the message says why.
 
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
+    ``template`` is the message in English with ``{name}`` places that ``values`` fill (a
+    value is any object, shown with ``str``): the template is what a catalogue translates,
+    ``message`` the English sentence (for logs and programs)."""
+
+    def __init__(self, status: int, template: str, **values: Any):
         self.status = status
-        self.message = message
+        self.template = template
+        self.values = {name: str(value) for name, value in values.items()}
+        self.message = filled(template, self.values)
+        super().__init__(self.message)
+
+
+_PLACE = re.compile(r"\{(\w+)\}")
+
+
+def filled(template: str, values: dict[str, str]) -> str:
+    """``template`` with its ``{name}`` places replaced by ``values`` (other braces, such
+    as a JSON example's, stay as they are)."""
+    if not values:
+        return template
+    return _PLACE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 @contextmanager
@@ -76,7 +94,7 @@ def whole(value: Any, what: str) -> int:
         text = value.strip()
         if _WHOLE.fullmatch(text):
             return int(text)
-    raise WebError(400, f"{what} must be a whole number, not {shown(value)}")
+    raise WebError(400, "{what} must be a whole number, not {value}", what=what, value=shown(value))
 
 
 def choice(value: Any, what: str, allowed: tuple[str, ...], default: str) -> str:
@@ -88,12 +106,13 @@ def choice(value: Any, what: str, allowed: tuple[str, ...], default: str) -> str
         if text in allowed:
             return text
     names = ", ".join(f"'{a}'" for a in allowed)
-    raise WebError(400, f"{what} must be one of {names}, not {shown(value)}")
+    raise WebError(400, "{what} must be one of {names}, not {value}", what=what, names=names,
+                   value=shown(value))
 
 
 def only_known(fields: dict[str, Any], known: tuple[str, ...] | set[str], what: str) -> None:
     """A 400 naming every field of ``fields`` that is not ``known``."""
     unknown = sorted(set(fields) - set(known))
     if unknown:
-        raise WebError(400, f"unknown {what} {', '.join(shown(u) for u in unknown)}: "
-                            f"the {what}s are {', '.join(sorted(known)) or 'none'}")
+        raise WebError(400, "unknown {what} {names}: the {what}s are {known}", what=what,
+                       names=", ".join(shown(u) for u in unknown), known=", ".join(sorted(known)) or "none")

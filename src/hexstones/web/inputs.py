@@ -26,7 +26,7 @@ def query(request: Request, known: tuple[str, ...] | None) -> dict[str, str]:
     params: dict[str, str] = {}
     for key, value in request.query_params.multi_items():
         if key in params:
-            raise WebError(400, f"the parameter {shown(key)} is given more than once: give it once")
+            raise WebError(400, "the parameter {name} is given more than once: give it once", name=shown(key))
         params[key] = value
     if known is not None:
         only_known(params, known, "parameter")
@@ -43,13 +43,13 @@ async def body(request: Request, known: tuple[str, ...] | None) -> dict[str, Any
     try:
         data = json.loads(raw, parse_constant=_no_constant)
     except RecursionError:
-        raise WebError(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+        raise WebError(400, "the request body nests deeper than {most} levels", most=MAX_JSON_DEPTH) from None
     except ValueError:
         raise WebError(400, "the request body is not valid JSON") from None
     if _depth(data) > MAX_JSON_DEPTH:
-        raise WebError(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
+        raise WebError(400, "the request body nests deeper than {most} levels", most=MAX_JSON_DEPTH)
     if not isinstance(data, dict):
-        raise WebError(400, f"the request body must be a JSON object, not {type(data).__name__}")
+        raise WebError(400, "the request body must be a JSON object, not {kind}", kind=type(data).__name__)
     valid_text(data)
     if known is not None:
         only_known(data, known, "field")

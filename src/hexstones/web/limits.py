@@ -22,10 +22,14 @@ MAX_KEYS = 10_000  # keys remembered at once
 
 
 class RateLimit:
-    """At most ``limit`` of ``what`` per ``window`` seconds for each key."""
+    """At most ``limit`` of a thing per ``window`` seconds for each key.
 
-    def __init__(self, limit: int, window: float, what: str, clock: Callable[[], float] = time.monotonic):
-        self.limit, self.window, self.what = limit, window, what
+    ``refusal`` is the 429's template (a catalogue entry, marked with ``N_``), with the
+    places ``{limit}``, ``{window}`` (the seconds) and ``{seconds}`` (how long to wait):
+    "too many new games: at most {limit} a minute; try again in {seconds} s"."""
+
+    def __init__(self, limit: int, window: float, refusal: str, clock: Callable[[], float] = time.monotonic):
+        self.limit, self.window, self.refusal = limit, window, refusal
         self._clock = clock
         self._seen: OrderedDict[str, deque[float]] = OrderedDict()
         self._lock = threading.Lock()
@@ -41,10 +45,9 @@ class RateLimit:
                 while times and times[0] <= now - self.window:
                     times.popleft()
                 if len(times) >= self.limit:
-                    wait = times[0] + self.window - now
-                    per = "a minute" if self.window == 60 else f"every {self.window:g} s"
-                    raise WebError(429, f"too many {self.what}: at most {self.limit} {per}; "
-                                        f"try again in {max(1, math.ceil(wait))} s")
+                    wait = max(1, math.ceil(times[0] + self.window - now))
+                    window = f"{self.window:g}"
+                    raise WebError(429, self.refusal, limit=self.limit, window=window, seconds=wait)
             for key in keys:
                 self._seen.setdefault(key, deque()).append(now)
                 self._seen.move_to_end(key)

@@ -267,11 +267,11 @@ class Tables:
             try:
                 record = self.store.get(game_id)
                 if record is None:
-                    raise WebError(404, f"no game with id {shown(game_id)}")
+                    raise WebError(404, "no game with id {game}", game=shown(game_id))
                 self.rules_for(record.game)
                 fresh = Live(record, replay(record, cached), ai_readiness=self.ai_readiness, now=self.now)
             except DamagedGame as exc:
-                raise WebError(500, f"stored {exc}") from None
+                raise WebError(500, "stored {reason}", reason=exc) from None
             with self._lock:
                 live = self._games.get(game_id)
                 # What is stored wins over the copy found stale, even at the same revision (a
@@ -337,8 +337,8 @@ class Tables:
             return Timed(step(clock, self.now()), live.record.revision)
         except NotNow as exc:
             if clock.paused:  # the clock's words, "resume it", are not the player's to follow
-                raise WebError(409, f"this game's clock stands still while {clock.running}'s player is away "
-                                    f"(a vacation): that player ends it to move on") from None
+                raise WebError(409, "this game's clock stands still while {color}'s player is away "
+                                    "(a vacation): that player ends it to move on", color=clock.running) from None
             raise WebError(409, exc.message) from None
 
     def _check_time(self, live: Live) -> None:
@@ -349,7 +349,8 @@ class Tables:
         self._end_by_clock(live)
         if live.setup.aborted:
             raise WebError(409, "too late: the game was aborted, a first move was not made in time")
-        raise WebError(409, f"too late: {live.setup.flagged} ran out of time ({view.summary(live)})")
+        raise WebError(409, "too late: {color} ran out of time ({result})", color=live.setup.flagged,
+                       result=view.summary(live))
 
     def _end_by_clock(self, live: Live) -> None:
         """End the game whose time ran out (``live.time_up``): on time, or aborted if a
@@ -455,8 +456,8 @@ class Tables:
     def rename(self, live: Live, name: Any, show: view.ViewRequest) -> dict[str, Any]:
         """Give the game a name for the list (an empty name takes it away)."""
         if not isinstance(name, str) or len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
-            raise WebError(400, f"a game's name is text of at most {MAX_NAME} characters on one line, "
-                                f"not {shown(name)}")
+            raise WebError(400, "a game's name is text of at most {most} characters on one line, "
+                                "not {value}", most=MAX_NAME, value=shown(name))
         with live.lock:
             setup = live.setup.replace(name=name.strip() or None)
             self._stored(live, lambda: self.store.update(live.record.id, None, setup=setup, touch=False))
@@ -467,7 +468,7 @@ class Tables:
     def delete(self, game_id: str) -> None:
         """Delete a stored game (404 if there is none); an AI answer on its way is dropped."""
         if self.store.get(game_id) is None:
-            raise WebError(404, f"no game with id {shown(game_id)}")
+            raise WebError(404, "no game with id {game}", game=shown(game_id))
         with self._lock:
             live = self._games.pop(game_id, None)
         if live is not None:
@@ -512,7 +513,7 @@ class Tables:
         try:
             revision = write()
         except StoreConflict as exc:
-            raise WebError(409, f"not stored: {exc}; reload the page") from None
+            raise WebError(409, "not stored: {reason}; reload the page", reason=exc) from None
         if revision is not None:
             live.record.revision = revision
         if timed is not None:
@@ -520,14 +521,14 @@ class Tables:
 
     def play(self, live: Live, move: Any, ply: Any, show: view.ViewRequest) -> dict[str, Any]:
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
-            raise WebError(400, f"a move is a point like 'e5' or a word like 'pass', not {shown(move)}")
+            raise WebError(400, "a move is a point like 'e5' or a word like 'pass', not {value}", value=shown(move))
         if ply is not None:
             ply = whole(ply, "ply")
         with live.lock:
             if ply is not None and ply != len(live.game.moves):
                 # Moves counted as the page counts them: "move N" is the position after N moves.
-                raise WebError(409, f"this move was meant for the position at move {ply}, but the "
-                                    f"game is at move {len(live.game.moves)} now")
+                raise WebError(409, "this move was meant for the position at move {ply}, but the "
+                                    "game is at move {now} now", ply=ply, now=len(live.game.moves))
             self._check_time(live)
             with refusing():
                 live.session.check_person_moves()
@@ -705,7 +706,7 @@ class Tables:
         try:
             balanced(live.record.game, live.record.options, value)
         except (ValueError, TypeError, OverflowError) as exc:
-            raise WebError(400, f"bad balance: {exc}") from None
+            raise WebError(400, "bad balance: {reason}", reason=exc) from None
 
     def _finish_pie(self, live: Live, pie: KomiPie) -> None:
         """The pie is done (``pie.chooser_color`` chosen): the game starts with its balance."""

@@ -124,8 +124,9 @@ def seek_choices(data: dict[str, Any], kind: str = "seek") -> tuple[dict[str, An
     game they make; a 400 saying what is wrong (an opponent, an unknown choice, a choice the
     game refuses)."""
     if "opponent" in data:
-        whom = "whoever accepts it" if kind == "seek" else "the player named in 'to'"
-        raise WebError(400, f"a {kind}'s opponent is {whom}: leave out opponent")
+        if kind == "seek":
+            raise WebError(400, "a seek's opponent is whoever accepts it: leave out opponent")
+        raise WebError(400, "a challenge's opponent is the player named in 'to': leave out opponent")
     only_known(data, (*SEEK_CHOICES, "bots") if kind == "seek" else SEEK_CHOICES, f"{kind} choice")
     choices = dict(data)
     if "bots" in choices and not isinstance(choices["bots"], bool):  # a seek's own choice, not its game's
@@ -245,15 +246,16 @@ class Lobby:
         with self.store.reading() as connection:
             row = connection.execute(sa.select(seeks_table).where(_c.id == seek_id)).first()
         if row is None:
-            raise WebError(404, f"no seek or challenge with id {shown(seek_id)}: check the link (one "
-                                f"closed is forgotten after a week)")
+            raise WebError(404, "no seek or challenge with id {seek}: check the link (one "
+                                "closed is forgotten after a week)", seek=shown(seek_id))
         return Seek.of_row(row._mapping)
 
     def get_challenge(self, seek_id: str) -> Seek:
         """The challenge ``seek_id`` (a 404 naming an unknown one, or a seek)."""
         seek = self.get(seek_id)
         if not seek.challenge:
-            raise WebError(404, f"{shown(seek_id)} is a seek, not a challenge: use /api/seeks/{seek_id}")
+            raise WebError(404, "{seek} is a seek, not a challenge: use /api/seeks/{id}", seek=shown(seek_id),
+                           id=seek_id)
         return seek
 
     def open_seeks(self) -> list[Seek]:
@@ -329,8 +331,8 @@ class Lobby:
             row = connection.execute(sa.text("SELECT id, name FROM users WHERE name_key = :key"),
                                      {"key": name_key(to.strip())[:400]}).first()
         if row is None:
-            raise WebError(404, f"no player named {shown(to.strip())}: a challenge goes to the name of "
-                                f"an account, check its spelling")
+            raise WebError(404, "no player named {name}: a challenge goes to the name of "
+                                "an account, check its spelling", name=shown(to.strip()))
         user, name = column_text(row[0]), column_text(row[1])
         if user == who.user:
             raise WebError(400, "you cannot challenge yourself: name another player")
@@ -351,8 +353,11 @@ class Lobby:
         a rated one without an account (its game would refuse the maker's seat)."""
         kind = "challenge" if to_user is not None else "seek"
         if new.setup.rated and not who.user:
-            raise WebError(403, f"a rated game is between two accounts: sign in (or sign up) to make a rated "
-                                f"{kind}, or make it casual")
+            if kind == "seek":
+                raise WebError(403, "a rated game is between two accounts: sign in (or sign up) to make a rated "
+                                    "seek, or make it casual")
+            raise WebError(403, "a rated game is between two accounts: sign in (or sign up) to make a rated "
+                                "challenge, or make it casual")
         game = new.game
         maker = seats.holder(who)
         self.sweep()  # a seek its maker left, or an expired challenge, counts no more
@@ -365,9 +370,12 @@ class Lobby:
             of_kind = _c.to_user.is_not(None) if seek.challenge else _c.to_user.is_(None)
             held = tx.connection.execute(sa.select(sa.func.count()).select_from(seeks_table).where(
                 _c.maker_key == maker_key(maker), _c.status == OPEN, of_kind)).scalar() or 0
+            if held >= MAX_OPEN and seek.challenge:
+                raise WebError(409, "you have {count} open challenges, the most one person may hold at "
+                                    "once: withdraw one before making another", count=held)
             if held >= MAX_OPEN:
-                raise WebError(409, f"you have {held} open {seek.kind}s, the most one person may hold at "
-                                    f"once: withdraw one before making another")
+                raise WebError(409, "you have {count} open seeks, the most one person may hold at "
+                                    "once: withdraw one before making another", count=held)
             tx.connection.execute(seeks_table.insert().values(
                 id=seek.id, maker=json.dumps(maker.to_dict()), maker_key=maker_key(maker), game=game,
                 choices=json.dumps(choices), status=OPEN, game_id=None, live=int(live), created=now,
@@ -383,7 +391,9 @@ class Lobby:
         seek = self.get(seek_id)
         seats.require_someone(who)
         if not seats.holds(seek.maker, who):
-            raise WebError(403, f"only the person who made a {seek.kind} may withdraw it")
+            if seek.challenge:
+                raise WebError(403, "only the person who made a challenge may withdraw it")
+            raise WebError(403, "only the person who made a seek may withdraw it")
         if not self._close(seek, WITHDRAWN, sa.true()):
             raise self._closed(seek_id)
         return self.get(seek_id)
@@ -403,7 +413,8 @@ class Lobby:
     def _require_challenged(seek: Seek, who: Identity | None, what: str) -> None:
         """A 403 unless ``who`` is signed in to the account the challenge goes to."""
         if who is None or not who.user or who.user != seek.to_user:
-            raise WebError(403, f"only {seek.to_name}, the player challenged, may {what} this challenge")
+            raise WebError(403, "only {name}, the player challenged, may {what} this challenge", name=seek.to_name,
+                           what=what)
 
     def _unexpired(self, seek: Seek) -> Any:
         """The condition under which the seek may close now: a challenge not yet expired."""
@@ -482,7 +493,9 @@ class Lobby:
             return WebError(409, "this challenge was declined: it is no longer open")
         if seek.status == EXPIRED:
             return WebError(409, "this challenge expired a day after it was made: it is no longer open")
-        return WebError(409, f"this {seek.kind} was withdrawn: it is no longer open")
+        if seek.challenge:
+            return WebError(409, "this challenge was withdrawn: it is no longer open")
+        return WebError(409, "this seek was withdrawn: it is no longer open")
 
     # -- the maker's presence ---------------------------------------------------------------
 

@@ -137,9 +137,9 @@ class Notices:
         wants = {key: data.get(key, False) for key in ("your_turn", "low_time")}
         for key, value in wants.items():
             if not isinstance(value, bool):
-                raise WebError(400, f"{key} is true or false, not {shown(value)}")
+                raise WebError(400, "{name} is true or false, not {value}", name=key, value=shown(value))
         if not isinstance(address, str) or len(address) > MAX_ADDRESS or not ADDRESS.fullmatch(address.strip()):
-            raise WebError(400, f"give an email address such as ann@example.org, not {shown(address)}")
+            raise WebError(400, "give an email address such as ann@example.org, not {value}", value=shown(address))
         values = {"u": user, "address": address.strip(), "your_turn": int(wants["your_turn"]),
                   "low_time": int(wants["low_time"]), "token": secrets.token_urlsafe(24)}
         with self.db.transaction() as rows:

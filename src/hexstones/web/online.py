@@ -20,6 +20,7 @@ from hexstones.web import seats
 from hexstones.web.accounts import COOKIE, SESSION_DAYS, Accounts, Identity
 from hexstones.web.bot_accounts import BotAccounts, is_bearer
 from hexstones.web.broker import user_topic
+from hexstones.web.i18n import N_
 from hexstones.web.limits import RateLimit
 from hexstones.web.live import Live, Tables
 from hexstones.web.rows import Rows
@@ -35,9 +36,11 @@ class People:
         self.bot_accounts = BotAccounts(Rows(tables.store), clock)
         self.epoch = secrets.token_hex(4)
         # New games (and imports) a person may start in a minute; an address, ten people's.
-        self.creation = None if games_per_minute is None else RateLimit(games_per_minute, 60, "new games")
-        self.creation_by_address = (None if games_per_minute is None
-                                    else RateLimit(10 * games_per_minute, 60, "new games from this address"))
+        self.creation = None if games_per_minute is None else RateLimit(
+            games_per_minute, 60, N_("too many new games: at most {limit} a minute; try again in {seconds} s"))
+        self.creation_by_address = None if games_per_minute is None else RateLimit(
+            10 * games_per_minute, 60,
+            N_("too many new games from this address: at most {limit} a minute; try again in {seconds} s"))
 
     def who(self, request: Request) -> Identity | None:
         """The session of the request's cookie (None without one, or expired); with an

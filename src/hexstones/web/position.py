@@ -42,7 +42,8 @@ def position(data: dict[str, Any]) -> dict[str, Any]:
         try:
             game.play(move)
         except IllegalMove as exc:
-            raise WebError(400, f"move {number} of moves ({shown(move)}) cannot be played: {exc}") from None
+            raise WebError(400, "move {number} of moves ({move}) cannot be played: {reason}", number=number,
+                           move=shown(move), reason=exc) from None
     refused = None
     if attempt is not None:
         stones, to_move = game.stones(), game.to_move
@@ -58,15 +59,16 @@ def position(data: dict[str, Any]) -> dict[str, Any]:
 def _new_game(data: dict[str, Any]) -> Game:
     name = data.get("game")
     if not isinstance(name, str):
-        raise WebError(400, f"give the game: {{\"game\": \"{games.GAME_NAMES[0]}\"}} "
-                            f"(one of {', '.join(games.GAME_NAMES)}), not {shown(name)}")
+        raise WebError(400, 'give the game: {"game": "{first}"} (one of {games}), not {value}',
+                       first=games.GAME_NAMES[0], games=", ".join(games.GAME_NAMES), value=shown(name))
     try:
         cls = games.game_class(name)
     except ValueError:
-        raise WebError(400, f"unknown game {shown(name)}: the games are {', '.join(games.GAME_NAMES)}") from None
+        raise WebError(400, "unknown game {name}: the games are {games}", name=shown(name),
+                       games=", ".join(games.GAME_NAMES)) from None
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise WebError(400, f"options are an object of option names to values, not {shown(options)}")
+        raise WebError(400, "options are an object of option names to values, not {value}", value=shown(options))
     if "size" in options:
         raise WebError(400, "give the size as the field 'size', not among the options")
     chosen = {**options, "size": data.get("size", cls.default_size)}
@@ -76,20 +78,21 @@ def _new_game(data: dict[str, Any]) -> Game:
         reason = str(exc)
         if len(reason) > MAX_REASON:  # a refused value is echoed in it: cut it short
             reason = reason[:MAX_REASON] + "..."
-        raise WebError(400, f"bad options for {cls.title}: {reason}") from None
+        raise WebError(400, "bad options for {game}: {reason}", game=cls.title, reason=reason) from None
 
 
 def _check_move_text(move: Any, what: str) -> str:
     if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
-        raise WebError(400, f"{what}: a move is a point like 'e5' or a word like 'pass', not {shown(move)}")
+        raise WebError(400, "{what}: a move is a point like 'e5' or a word like 'pass', not {value}", what=what,
+                       value=shown(move))
     return move
 
 
 def _moves(moves: Any, what: str) -> list[str]:
     if not isinstance(moves, list):
-        raise WebError(400, f"{what} is a list of moves like [\"e5\", \"d4\"], not {shown(moves)}")
+        raise WebError(400, '{what} is a list of moves like ["e5", "d4"], not {value}', what=what, value=shown(moves))
     if len(moves) > MAX_MOVES:
-        raise WebError(400, f"{what} holds {len(moves)} moves: at most {MAX_MOVES}")
+        raise WebError(400, "{what} holds {count} moves: at most {most}", what=what, count=len(moves), most=MAX_MOVES)
     return [_check_move_text(m, f"move {n} of {what}") for n, m in enumerate(moves, 1)]
 
 

@@ -141,9 +141,11 @@ def require_color(setup: GameSetup, who: Identity | None, color: str, what: str)
     """A 401 without a session, a 403 unless ``who`` holds ``color``."""
     require_someone(who)
     mine = colors_of(setup, who)
+    if color not in mine and mine:
+        raise WebError(403, "only the player of {color} may {what}; you play {mine}", color=color, what=what,
+                       mine=" and ".join(mine))
     if color not in mine:
-        doing = f"play {' and '.join(mine)}" if mine else "are watching"
-        raise WebError(403, f"only the player of {color} may {what}; you {doing}")
+        raise WebError(403, "only the player of {color} may {what}; you are watching", color=color, what=what)
 
 
 def require_player(setup: GameSetup, who: Identity | None, what: str) -> list[str]:
@@ -151,14 +153,14 @@ def require_player(setup: GameSetup, who: Identity | None, what: str) -> list[st
     require_someone(who)
     mine = colors_of(setup, who)
     if not mine and not is_player(setup, who):
-        raise WebError(403, f"only the players may {what}: you are watching this game")
+        raise WebError(403, "only the players may {what}: you are watching this game", what=what)
     return mine
 
 
 def require_owner(setup: GameSetup, who: Identity | None, what: str) -> None:
     require_someone(who)
     if not holds(setup.owner, who):
-        raise WebError(403, f"only the player who started this game may {what}")
+        raise WebError(403, "only the player who started this game may {what}", what=what)
 
 
 def check_rated_seats(setup: GameSetup) -> None:

@@ -47,7 +47,8 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
     name = params.get("game")
     name = name.strip().lower() if isinstance(name, str) else name
     if name not in GAME_NAMES:
-        raise WebError(400, f"unknown game {shown(params.get('game'))}: choose one of {', '.join(GAME_NAMES)}")
+        raise WebError(400, "unknown game {name}: choose one of {games}", name=shown(params.get("game")),
+                       games=", ".join(GAME_NAMES))
     spec = spec_of(name)
     size = whole(params.get("size", spec["default_size"]), "size")
     opponent = choice(params.get("opponent"),
@@ -55,7 +56,8 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
                       ("human", "ai", "friend"), "human")
     level = whole(params.get("level", DEFAULT_LEVEL), "level")
     if level not in LEVELS:
-        raise WebError(400, f"level must be from {LEVELS[0]} to {LEVELS[-1]}, not {level}")
+        raise WebError(400, "level must be from {low} to {high}, not {level}", low=LEVELS[0], high=LEVELS[-1],
+                       level=level)
     color = choice(params.get("color"), "color", (BLACK, WHITE, "random"), BLACK)
     if color == "random":
         color = random.choice((BLACK, WHITE))
@@ -77,16 +79,16 @@ def parse_setup(params: dict[str, Any]) -> NewGame:
     handicap = params.get("handicap")
     if handicap not in (None, "", []):
         if "handicap" not in spec["options"]:
-            raise WebError(400, f"handicap stones are not an option of {spec['title']}")
+            raise WebError(400, "handicap stones are not an option of {game}", game=spec["title"])
         if isinstance(handicap, str):
             handicap = handicap.replace(" ", "").split(",")
         if not isinstance(handicap, list) or not all(isinstance(p, str) for p in handicap):
-            raise WebError(400, f"handicap must be points, comma separated, not {shown(handicap)}")
+            raise WebError(400, "handicap must be points, comma separated, not {value}", value=shown(handicap))
         options["handicap"] = [p for p in handicap if p]
     try:
         options = check_options(name, options)  # the game API's one check; defaults filled in
     except (ValueError, TypeError, OverflowError) as exc:
-        raise WebError(400, f"bad option: {exc}") from None
+        raise WebError(400, "bad option: {reason}", reason=exc) from None
 
     if pie == "off":
         players = {BLACK: "human", WHITE: "human"}
@@ -119,5 +121,5 @@ def _time_control(text: Any) -> TimeControl | None:
     try:
         control = TimeControl.parse(text.strip().lower() if isinstance(text, str) else text)
     except BadStep as exc:
-        raise WebError(400, f"bad clock: {exc.message}") from None
+        raise WebError(400, "bad clock: {reason}", reason=exc.message) from None
     return control if control.TIMED else None

@@ -13,6 +13,7 @@ import re
 from functools import cache
 from typing import Any
 
+from hexstones.web.errors import filled
 from hexstones.web.i18n import N_, SOURCE, current, gettext, ngettext
 
 COLORS = {"black": N_("Black"), "white": N_("White")}
@@ -129,6 +130,19 @@ def _refusal_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(patterns)
 
 
+def error_text(template: str, values: dict[str, str], message: str) -> str:
+    """A refusal (a :class:`~hexstones.web.errors.WebError`'s ``template`` filled with
+    ``values``, ``message`` in English) in the request's language: its template's
+    translation, else :func:`refusal_text` of the message (the session's refusals of a move
+    come as sentences)."""
+    if current() == SOURCE:
+        return message
+    translated = gettext(template)
+    if translated == template:
+        return refusal_text(message)
+    return filled(translated, {k: gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS else v for k, v in values.items()})
+
+
 def refusal_text(message: str) -> str:
     """A refusal in the request's language where it is one a player meets in play (a move
     the rules refuse); any other is shown as the server wrote it."""
@@ -139,13 +153,10 @@ def refusal_text(message: str) -> str:
         if match is None:
             continue
         values = {k: gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS else v for k, v in match.groupdict().items()}
-        return _filled(gettext(template), values)
+        return filled(gettext(template), values)
     return message
 
 
-def _filled(text: str, values: dict[str, str]) -> str:
-    """``text`` with its {name} placeholders replaced by ``values``."""
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 # The board drawing's label for screen readers (hexstones.svg writes it in English).

@@ -123,8 +123,8 @@ def check_choices(data: dict[str, Any], now: float) -> tuple[dict[str, Any], New
     only_known(data, CHOICES, "tournament choice")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
-        raise WebError(400, f"a tournament's name is text of 1 to {MAX_NAME} characters on one line, "
-                            f"not {shown(name)}")
+        raise WebError(400, "a tournament's name is text of 1 to {most} characters on one line, "
+                            "not {value}", most=MAX_NAME, value=shown(name))
     system = choice(data.get("system"), "system", SYSTEMS, "swiss")
     if system == "round-robin" and data.get("rounds") not in (None, ""):
         raise WebError(400, "a round robin has as many rounds as it needs for everyone to meet everyone: "
@@ -133,22 +133,25 @@ def check_choices(data: dict[str, Any], now: float) -> tuple[dict[str, Any], New
     if system == "swiss":
         rounds = whole(data.get("rounds", DEFAULT_ROUNDS), "rounds")
         if not 1 <= rounds <= MAX_ROUNDS:
-            raise WebError(400, f"a Swiss tournament has 1 to {MAX_ROUNDS} rounds, not {rounds}")
+            raise WebError(400, "a Swiss tournament has 1 to {most} rounds, not {rounds}", most=MAX_ROUNDS,
+                           rounds=rounds)
     max_players = whole(data.get("max_players", DEFAULT_MAX_PLAYERS), "max_players")
     if not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
-        raise WebError(400, f"max_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {max_players}")
+        raise WebError(400, "max_players must be from {low} to {high}, not {value}", low=MIN_PLAYERS,
+                       high=MAX_PLAYERS, value=max_players)
     starts_at = data.get("starts_at")
     if starts_at in (None, ""):
         starts_at = None
     elif (not isinstance(starts_at, (int, float)) or isinstance(starts_at, bool)
           or not math.isfinite(starts_at)):
-        raise WebError(400, f"starts_at is the start time in seconds since 1970 (UTC), not {shown(starts_at)}; "
-                            f"leave it out to start the tournament yourself")
+        raise WebError(400, "starts_at is the start time in seconds since 1970 (UTC), not {value}; "
+                            "leave it out to start the tournament yourself", value=shown(starts_at))
     elif starts_at <= now:
         raise WebError(400, "the start time has passed: give a later one, or leave it out to start the "
                             "tournament yourself")
     elif starts_at > now + MAX_AHEAD:
-        raise WebError(400, f"the start time is more than {MAX_AHEAD // 86400} days away: give an earlier one")
+        raise WebError(400, "the start time is more than {days} days away: give an earlier one",
+                       days=MAX_AHEAD // 86400)
     games = {key: data[key] for key in GAME_CHOICES if key in data}
     games.setdefault("public", "yes")  # a tournament's games are there to be watched
     new = parse_setup(dict(games, opponent="friend"))
@@ -181,7 +184,7 @@ class Tournaments:
     def get(self, tournament_id: str) -> Tournament:
         rows = self.store.query("SELECT * FROM tournaments WHERE id = :id", {"id": tournament_id})
         if not rows:
-            raise WebError(404, f"no tournament with id {shown(tournament_id)}")
+            raise WebError(404, "no tournament with id {tournament}", tournament=shown(tournament_id))
         return Tournament.of_row(rows[0])
 
     def players(self, tournament_id: str) -> list[dict[str, Any]]:
@@ -200,10 +203,10 @@ class Tournaments:
     @staticmethod
     def _account(who: Identity | None, what: str) -> Identity:
         if who is None:
-            raise WebError(401, f"sign in to {what}: only accounts play in tournaments")
+            raise WebError(401, "sign in to {what}: only accounts play in tournaments", what=what)
         if not who.user:
-            raise WebError(403, f"sign in (or sign up) to {what}: only accounts play in tournaments, "
-                                f"guests watch")
+            raise WebError(403, "sign in (or sign up) to {what}: only accounts play in tournaments, "
+                                "guests watch", what=what)
         return who
 
     def create(self, who: Identity | None, data: dict[str, Any]) -> Tournament:
@@ -237,11 +240,11 @@ class Tournaments:
         found = self._account_named(name)
         level = None if found is None else self.bots.level_of(found)
         if found is None or level is None:
-            raise WebError(400, f"{shown(name)} is not one of the AI's accounts: give one of "
-                                f"{', '.join(b['name'] for b in self.bots.listing(None) if b['level'] is not None)}")
+            raise WebError(400, "{name} is not one of the AI's accounts: give one of {names}", name=shown(name),
+                           names=", ".join(b["name"] for b in self.bots.listing(None) if b["level"] is not None))
         refusal = Bots.refusal(level, tournament.new_game)
         if refusal is not None:
-            raise WebError(400, f"{bot_name(level)} cannot play this tournament: {refusal}")
+            raise WebError(400, "{name} cannot play this tournament: {reason}", name=bot_name(level), reason=refusal)
         self._enter(tournament, found, bot_name(level))
         return self.get(tournament_id)
 
@@ -258,7 +261,7 @@ class Tournaments:
         joined = self.store.query("SELECT 1 FROM tournament_players WHERE tournament_id = :t AND user_id = :u",
                                   {"t": tournament.id, "u": user})
         if joined:
-            raise WebError(409, f"{'you are' if whom == 'you' else whom + ' is'} in this tournament already")
+            raise self._entered(whom)
         with self.store.transaction() as tx:
             # One conditional update takes the place (and, on PostgreSQL, locks the row
             # against a start or another join meanwhile).
@@ -271,20 +274,27 @@ class Tournaments:
                         "INSERT INTO tournament_players (tournament_id, user_id, seed, joined) "
                         "VALUES (:t, :u, NULL, :now)"), {"t": tournament.id, "u": user, "now": self.clock()})
                 except sa_exc.IntegrityError:  # joined meanwhile, by another request
-                    raise WebError(409, f"{'you are' if whom == 'you' else whom + ' is'} in this tournament "
-                                        f"already") from None
+                    raise self._entered(whom) from None
         if not taken:
             current = self.get(tournament.id)
             self._require_open(current, "join")
-            raise WebError(409, f"this tournament is full: {current.max_players} players at most")
+            raise WebError(409, "this tournament is full: {most} players at most", most=current.max_players)
+
+    @staticmethod
+    def _entered(whom: str) -> WebError:
+        """The refusal of entering ``whom`` ("you", or a bot's name) a second time."""
+        if whom == "you":
+            return WebError(409, "you are in this tournament already")
+        return WebError(409, "{name} is in this tournament already", name=whom)
 
     @staticmethod
     def _require_open(tournament: Tournament, what: str) -> None:
         if tournament.status == OPEN:
             return
         if tournament.status == CANCELLED:
-            raise WebError(409, f"this tournament was cancelled: too few players at its start; nobody can {what} it")
-        raise WebError(409, f"this tournament has started: nobody can {what} it any more")
+            raise WebError(409, "this tournament was cancelled: too few players at its start; nobody can {what} it",
+                           what=what)
+        raise WebError(409, "this tournament has started: nobody can {what} it any more", what=what)
 
     def leave(self, tournament_id: str, who: Identity | None) -> Tournament:
         """``who`` leaves before the start (the creator may also take out a bot: ``user``)."""
@@ -308,7 +318,7 @@ class Tournaments:
         tournament = self.get(tournament_id)
         user = self._account(who, what).user
         if user != tournament.creator:
-            raise WebError(403, f"only the tournament's creator may {what}")
+            raise WebError(403, "only the tournament's creator may {what}", what=what)
         return tournament
 
     def start(self, tournament_id: str, who: Identity | None) -> Tournament:
@@ -316,13 +326,13 @@ class Tournaments:
         tournament = self._creators(tournament_id, who, "start it")
         self._require_open(tournament, "start")
         if tournament.entrants < MIN_PLAYERS:
-            raise WebError(409, f"a tournament needs at least {MIN_PLAYERS} players to start: it has "
-                                f"{tournament.entrants}")
+            raise WebError(409, "a tournament needs at least {least} players to start: it has {count}",
+                           least=MIN_PLAYERS, count=tournament.entrants)
         if not self._begin(tournament):
             current = self.get(tournament_id)
             self._require_open(current, "start")
-            raise WebError(409, f"a tournament needs at least {MIN_PLAYERS} players to start: it has "
-                                f"{current.entrants}")
+            raise WebError(409, "a tournament needs at least {least} players to start: it has {count}",
+                           least=MIN_PLAYERS, count=current.entrants)
         self._make_games(self.get(tournament_id))
         return self.get(tournament_id)
 

@@ -94,8 +94,8 @@ class Vacations:
             used = 0 if row is None or row["year"] != _year(now) else int(row["used"])
             left = DAYS_A_YEAR - used
             if not 1 <= days <= left:
-                raise WebError(400, f"a vacation is 1 to {left} days (you have {left} of {DAYS_A_YEAR} "
-                                    f"left this year), not {shown(days)}")
+                raise WebError(400, "a vacation is 1 to {left} days (you have {left} of {year} "
+                                    "left this year), not {value}", left=left, year=DAYS_A_YEAR, value=shown(days))
             values = {"u": user, "started": now, "until": now + days * DAY, "year": _year(now), "used": used}
             if row is None:
                 rows.execute("INSERT INTO vacations (user_id, started, until, year, used) "

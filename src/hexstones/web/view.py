@@ -40,7 +40,7 @@ def view_request(name: str, at: Any = None, overlays: Any = None) -> ViewRequest
     else:
         number = whole(at, "at")
         if number < 0:
-            raise WebError(400, f"at must be a move number from 0, not {number}")
+            raise WebError(400, "at must be a move number from 0, not {number}", number=number)
     if overlays in (None, ""):
         names: list[str] = []
     elif isinstance(overlays, str) and len(overlays) <= MAX_OVERLAYS_TEXT:
@@ -49,13 +49,13 @@ def view_request(name: str, at: Any = None, overlays: Any = None) -> ViewRequest
             and len(overlays) <= MAX_OVERLAYS_TEXT:
         names = list(overlays)
     else:
-        raise WebError(400, f"overlays are names, comma separated, not {shown(overlays)}")
+        raise WebError(400, "overlays are names, comma separated, not {value}", value=shown(overlays))
     spec = spec_of(name)
     offered = [o["name"] for o in spec["overlays"]]
     unknown = [o for o in names if o not in offered]
     if unknown:
-        raise WebError(400, f"unknown overlay {shown(unknown[0])} for {spec['title']}: "
-                            f"its overlays are {', '.join(offered)}")
+        raise WebError(400, "unknown overlay {name} for {game}: its overlays are {overlays}",
+                       name=shown(unknown[0]), game=spec["title"], overlays=", ".join(offered))
     return ViewRequest(number, tuple(dict.fromkeys(names)))
 
 
@@ -96,7 +96,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
     total = len(game.moves)
     at = total if view.at is None else view.at
     if not 0 <= at <= total:
-        raise WebError(400, f"at must be a move number from 0 to {total}, not {at}")
+        raise WebError(400, "at must be a move number from 0 to {last}, not {at}", last=total, at=at)
     name = live.record.game
     spec = spec_of(name)
     result = outcome(live)

@@ -37,7 +37,7 @@ def sign_up(data: Annotated[dict[str, Any], Depends(JSONBody("name", "password",
     through it with tokens made on its account page)."""
     bot = data.get("bot", False)
     if not isinstance(bot, bool):
-        raise WebError(400, "bot is true (an account for a program) or false, not " + repr(bot)[:40])
+        raise WebError(400, "bot is true (an account for a program) or false, not {value}", value=repr(bot)[:40])
     who, token = people.accounts.sign_up(people.who(request), data.get("name"), data.get("password"))
     if bot and who.user:
         people.bot_accounts.set_bot(who.user)

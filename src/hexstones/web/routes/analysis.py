@@ -32,7 +32,7 @@ async def action_body(data: Annotated[dict[str, Any], Depends(JSONBody("action",
     """What to do with an analysis: start, stop or deeper (which needs the move number)."""
     action = data.get("action")
     if action not in ("start", "stop", "deeper"):
-        raise WebError(400, f"action must be 'start', 'stop' or 'deeper', not {shown(action)}")
+        raise WebError(400, "action must be 'start', 'stop' or 'deeper', not {value}", value=shown(action))
     if action == "deeper" and data.get("ply") is None:
         raise WebError(400, "deeper needs the move number: {\"action\": \"deeper\", \"ply\": 12}")
     return data

@@ -46,7 +46,7 @@ def player_games_sgf(name: str, request: Request, people: PeopleDep, tables: Tab
     collection, newest first (``X-Games``: how many)."""
     found = people.accounts.named(name)
     if found is None:
-        raise WebError(404, f"no player named {shown(name)}")
+        raise WebError(404, "no player named {name}", name=shown(name))
     user, written = found
     text, count = archive_of(request.app).collection(user, who, tables)
     filename = f"hexstones-{written}-games.sgf"

@@ -34,7 +34,7 @@ async def since_id(params: Annotated[dict[str, str], Depends(SINCE_PARAMS)]) -> 
     """The ``since`` parameter: the id of the last message the page has (0 without one)."""
     since = whole(params.get("since", "0"), "since")
     if since < 0:
-        raise WebError(400, f"since must be a message's id (0 or more), not {since}")
+        raise WebError(400, "since must be a message's id (0 or more), not {value}", value=since)
     return min(since, 2**31 - 1)  # past every id; a larger number is no integer the database takes
 
 
@@ -50,7 +50,7 @@ async def switches(data: Annotated[dict[str, Any], Depends(SETTINGS_BODY)]) -> d
                             "or {\"mute\": true or false}")
     for name, value in data.items():
         if not isinstance(value, bool):
-            raise WebError(400, f"{name} must be true or false, not {shown(value)}")
+            raise WebError(400, "{name} must be true or false, not {value}", name=name, value=shown(value))
     return {"spectators_may_write": data.get("spectators_may_write"), "mute": data.get("mute")}
 
 

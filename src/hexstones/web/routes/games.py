@@ -182,8 +182,9 @@ def pie(data: Annotated[dict[str, Any], Depends(JSONBody("komi", "color", "overl
         komi_pie = live.pie
         step = "propose" if komi_pie is not None and komi_pie.stage == "propose" else "choose"
         if komi_pie is not None and komi_pie.pending and step not in seats.pie_roles(setup, person):
-            raise WebError(403, f"only the player who {'proposes' if step == 'propose' else 'chooses'} "
-                                f"may {step} in this komi pie")
+            if step == "propose":
+                raise WebError(403, "only the player who proposes may propose in this komi pie")
+            raise WebError(403, "only the player who chooses may choose in this komi pie")
         return people.personal(request, live, tables.pie(live, data.get("komi"), data.get("color"), show))
 
 
@@ -218,7 +219,7 @@ def sgf(live: LiveGame, analyses: AnalysesDep):
             text = write_sgf(live.game, players=names, resigned=live.record.resigned,
                              analysis=analyses.for_record(live), result=result)
         except ValueError as exc:
-            raise WebError(500, f"cannot write this game as SGF: {exc}") from None
+            raise WebError(500, "cannot write this game as SGF: {reason}", reason=exc) from None
     filename = f"{live.record.game}-{live.record.id}.sgf"
     return Response(text, media_type="application/x-go-sgf",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
@@ -236,7 +237,7 @@ def import_sgf(data: Annotated[dict[str, Any], Depends(JSONBody("sgf", "opponent
         try:
             record = read_record(text)
         except (SGFError, ValueError, OverflowError, RecursionError) as exc:
-            raise WebError(400, f"cannot read this SGF: {exc}") from None
+            raise WebError(400, "cannot read this SGF: {reason}", reason=exc) from None
     loaded = record.game
     names = {c: record.info[c][:MAX_PLAYER_NAME] for c in ("black", "white") if record.info.get(c)}
     answer = tables.create_from_moves(loaded.name, dict(loaded.options), list(loaded.moves), data,

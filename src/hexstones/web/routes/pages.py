@@ -71,7 +71,8 @@ def rules_text():
 @router.get("/rules/{name}", dependencies=[NO_PARAMS])
 def rules_page(name: str):
     if name not in games.GAME_NAMES:
-        raise WebError(404, f"no rules page for {shown(name)}: the games are {', '.join(games.GAME_NAMES)}")
+        raise WebError(404, "no rules page for {name}: the games are {games}", name=shown(name),
+                       games=", ".join(games.GAME_NAMES))
     return page("rules.html")
 
 

@@ -27,7 +27,7 @@ RECENT_GAMES = 30  # games a profile lists
 def _account(people, name: str) -> tuple[str, str]:
     found = people.accounts.named(name)
     if found is None:
-        raise WebError(404, f"no player named {shown(name)}")
+        raise WebError(404, "no player named {name}", name=shown(name))
     return found
 
 
@@ -80,7 +80,7 @@ def leaderboard(game: str, request: Request):
     """The players of ``game`` with a rated game in the last :data:`ACTIVE_DAYS` days, best
     rating first (at most 100)."""
     if game not in GAME_NAMES:
-        raise WebError(404, f"no game {shown(game)}: the games are {', '.join(GAME_NAMES)}")
+        raise WebError(404, "no game {name}: the games are {games}", name=shown(game), games=", ".join(GAME_NAMES))
     since = request.app.state.settings.clock() - ACTIVE_DAYS * 86400
     return {"game": game, "title": spec_of(game)["title"], "active_days": ACTIVE_DAYS,
             "players": request.app.state.ratings.leaderboard(game, since)}
