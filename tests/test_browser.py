@@ -24,7 +24,7 @@ WAIT_MS = 300_000  # bound for conditions (an AI move, a server start): generous
 GAME_JS = "import('/static/game.js')"
 START_JS = "import('/static/index.js')"
 
-pytestmark = pytest.mark.slow  # a browser and a server per test: about a minute in all
+pytestmark = pytest.mark.slow  # a browser and a server: about a minute in all
 
 # The pages' Content-Security-Policy allows no eval: conditions to wait for are functions
 # ("() => ..."), which Playwright runs as such, never expressions it would eval.
@@ -35,6 +35,15 @@ if not Path(CHROMIUM).exists():  # .ci/run installs it; without a browser there 
 from playwright.sync_api import expect  # noqa: E402
 
 expect.set_options(timeout=WAIT_MS)
+
+
+@pytest.fixture
+def server(module_server):
+    """The module's server, met by each test as a new person: its own browser context and,
+    for :func:`api`, no session cookie yet (a server start is many seconds of CPU)."""
+    module_server.cookie = None
+    yield module_server
+    module_server.cookie = None
 
 
 @pytest.fixture
