@@ -70,7 +70,7 @@ def test_a_bot_account_made_at_sign_up_gets_tokens_that_the_database_holds_only_
     url, db = server
     owner = sign_up(url, "Deep Hex", bot=True)
     assert owner.get("/api/account").json() == {"signed_in": True, "kind": "account", "name": "Deep Hex",
-                                                 "bot": True}
+                                                 "bot": True, "language": None}
     made = owner.post("/api/account/tokens", json={"label": "laptop"}).json()
     token = made["token"]
     assert token.startswith("hxb_") and len(token) > 40

@@ -213,3 +213,42 @@ def test_the_languages_are_the_locale_folders():
     assert i18n.choose(None, "ko", "en", "en") == "ko"  # the cookie before the account's setting
     assert i18n.choose(None, None, "ko", "en") == "ko"  # the account's setting before the header
     assert i18n.choose("xx", "yy", None, "ko-KR") == "ko"
+
+
+def test_an_account_keeps_its_language_for_every_browser_it_signs_in_to(db):
+    from fastapi.testclient import TestClient
+
+    from hexstones.web import create_app
+
+    body = {"name": "Minji", "password": "a long password"}
+    app = create_app(db)
+    with TestClient(app) as here, TestClient(app) as elsewhere, TestClient(app) as third, \
+            TestClient(app) as stranger:
+        here.get("/?lang=ko")  # chosen before the account is made: the account takes it
+        r = here.post("/api/account/signup", json=body)
+        assert r.status_code == 201 and r.json()["language"] == "ko"
+        assert here.get("/api/account").json()["language"] == "ko"
+        # Another browser, with no choice of its own, reads the account's language once signed in.
+        r = elsewhere.post("/api/account/signin", json=body, headers={"Accept-Language": "en"})
+        assert r.json()["language"] == "ko" and "hexstones_lang=ko" in r.headers["set-cookie"]
+        assert '<html lang="ko">' in elsewhere.get("/", headers={"Accept-Language": "en"}).text
+        # A language link followed while signed in changes the account's.
+        assert '<html lang="en">' in elsewhere.get("/rules?lang=en").text
+        assert here.get("/api/account").json()["language"] == "en"
+        r = third.post("/api/account/signin", json=body, headers={"Accept-Language": "ko"})
+        assert r.json()["language"] == "en" and "hexstones_lang=en" in r.headers["set-cookie"]
+        # The account page's setting; a language not offered is refused and changes nothing.
+        r = third.put("/api/account/language", json={"language": "xx"})
+        assert r.status_code == 400 and "en, ko" in r.json()["detail"]
+        assert third.get("/api/account").json()["language"] == "en"
+        r = third.put("/api/account/language", json={"language": "KO"})
+        assert r.json() == {"language": "ko"} and "hexstones_lang=ko" in r.headers["set-cookie"]
+        assert here.get("/api/account").json()["language"] == "ko"
+        # Without an account there is none to keep it: the language links keep it in the browser.
+        r = stranger.put("/api/account/language", json={"language": "ko"})
+        assert r.status_code == 403 and "sign up or sign in" in r.json()["detail"]
+        # Only a choice is kept: a browser's Accept-Language alone gives a new account none.
+        r = stranger.post("/api/account/signup", json={"name": "Ola", "password": "a long password"},
+                          headers={"Accept-Language": "ko"})
+        assert r.json()["language"] is None and "hexstones_lang" not in r.headers.get("set-cookie", "")
+        assert r.json()["name"] == "Ola"

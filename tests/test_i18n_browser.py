@@ -32,15 +32,17 @@ expect.set_options(timeout=WAIT_MS)
 # names, keys named on the keyboard.
 ALLOWED = {"Keil", "Dehil", "Droched", "hex", "stones", "hexstones", "AI", "SGF", "GTP", "mcts", "net",
            "Home", "End", "Tab", "Enter", "Space", "Shift"}
-# The visible text of the page, a node at a time (the language switcher, which names each
-# language in itself, left out), a select's options, and what the title, aria-label and
-# placeholder say.
+# The visible text of the page, a node at a time (the language switcher, and any text marked
+# as in another language, such as a language's name in itself, left out), a select's
+# options, and what the title, aria-label and placeholder say.
 VISIBLE_TEXT_JS = """() => {
   const texts = [];
+  const page = document.documentElement.lang;
+  const foreign = (el) => { const marked = el.closest("[lang]"); return marked && marked.lang !== page; };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!el || el.closest("script, style, [data-testid=languages]")) continue;
+    if (!el || el.closest("script, style, [data-testid=languages]") || foreign(el)) continue;
     if (!el.checkVisibility({ checkVisibilityCSS: true })) continue;
     const text = node.textContent.trim();
     if (text) texts.push(text);
@@ -48,7 +50,9 @@ VISIBLE_TEXT_JS = """() => {
   // A closed select's options are hidden, but a click shows them all.
   for (const select of document.querySelectorAll("select")) {
     if (!select.checkVisibility()) continue;
-    for (const item of select.querySelectorAll("option, optgroup")) texts.push(item.label || item.text);
+    for (const item of select.querySelectorAll("option, optgroup")) {
+      if (!foreign(item)) texts.push(item.label || item.text);
+    }
   }
   for (const el of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
     if (el.closest("[data-testid=languages]") || !el.checkVisibility()) continue;
@@ -294,3 +298,31 @@ def test_the_online_pages_in_korean(module_server, person):
     korean_page(visitor, f"{url}/tournaments")
     expect(visitor.locator('[data-testid="running"] a', has_text="일요 대회")).to_be_visible()
     assert english_left(visitor) == []
+
+
+def test_the_account_page_keeps_the_language_with_the_account_for_another_browser(module_server, person):
+    url = module_server.url
+    here = person(locale="en-US")
+    here.goto(f"{url}/account")
+    here.get_by_test_id("signup-name").fill("박지우")
+    here.get_by_test_id("signup-password").fill("correct horse battery")
+    here.get_by_test_id("signup").click()
+    expect(here.get_by_test_id("who")).to_have_text("Signed in as 박지우.")
+    expect(here.get_by_test_id("account-language")).to_have_value("en")
+    here.get_by_test_id("account-language").select_option("ko")
+    here.get_by_test_id("language-save").click()
+    expect(here.locator("html")).to_have_attribute("lang", "ko")  # the page comes again in Korean
+    expect(here.get_by_test_id("who")).to_have_text("박지우(으)로 로그인함.")
+    expect(here.get_by_test_id("account-language")).to_have_value("ko")
+    assert english_left(here) == []
+    # Another browser, English by its own header, signs in: the page turns Korean.
+    there = person(locale="en-US")
+    there.goto(f"{url}/account")
+    expect(there.locator("html")).to_have_attribute("lang", "en")
+    there.get_by_test_id("signin-name").fill("박지우")
+    there.get_by_test_id("signin-password").fill("correct horse battery")
+    there.get_by_test_id("signin").click()
+    expect(there.locator("html")).to_have_attribute("lang", "ko")
+    expect(there.get_by_test_id("who")).to_have_text("박지우(으)로 로그인함.")
+    there.goto(f"{url}/lobby")
+    expect(there.locator("html")).to_have_attribute("lang", "ko")

@@ -106,6 +106,25 @@ def test_your_move_and_low_time_notices_arrive_and_the_link_unsubscribes(mailing
     assert len(inbox.to("bea@example.org")) == 3
 
 
+def test_a_notice_is_written_in_the_language_its_account_reads(mailing):
+    a, b, clock, inbox = mailing
+    assert b.put("/api/account/language", json={"language": "ko"}).status_code == 200
+    assert b.put("/api/account/mail", json={"address": "bea@example.org", "your_turn": True,
+                                            "low_time": True}).status_code == 200
+    gid = timed_game(a, b, "days:3")
+    played(a, gid, "a1")  # Ann reads English: her browser has no language, her account none
+    (notice,) = wait_until(lambda: inbox.to("bea@example.org"), "the your-move notice")
+    assert notice["Subject"] == "둘 차례입니다: Keil (한 변 5), 상대 Ann"
+    assert "남은 시간: 3일." in body(notice) and "이 메일을 그만 받으려면: http://hex.test/unsubscribe/" in body(notice)
+    played(b, gid, "e5")
+    played(a, gid, "b1")
+    wait_until(lambda: len(inbox.to("bea@example.org")) == 2, "the second your-move notice")
+    clock.advance(2.1 * DAY)
+    low = wait_until(lambda: [m for m in inbox.to("bea@example.org") if "얼마 남지" in m["Subject"]],
+                     "the low-time notice")
+    assert "시간이 다 되기 전에 두세요" in body(low[0]) and re.search(r"\d+시간", body(low[0]))
+
+
 @pytest.mark.parametrize("choice, words", [
     ({"address": "not an address", "your_turn": True}, "give an email address"),
     ({"address": "a@b.org", "your_turn": "yes"}, "your_turn is true or false"),

@@ -212,7 +212,7 @@ def test_a_hot_seat_game_is_its_creators_alone(people, db):
 def test_accounts_sign_up_in_out_and_the_password(people, db):
     a, b, _ = people
     r = a.post("/api/account/signup", json={"name": "Ann", "password": "correct horse"})
-    assert r.status_code == 201 and r.json() == {"kind": "account", "name": "Ann"}
+    assert r.status_code == 201 and r.json() == {"kind": "account", "name": "Ann", "language": None}
     first = a.cookies[COOKIE]
     with sqlite3.connect(db) as con:
         (hashed,) = con.execute("SELECT password FROM users WHERE name = 'Ann'").fetchone()

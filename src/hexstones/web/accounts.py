@@ -28,6 +28,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from confusable_homoglyphs import confusables
 
+from hexstones.web import i18n
 from hexstones.web.errors import WebError
 from hexstones.web.rows import column_text
 
@@ -255,6 +256,17 @@ class Accounts:
         if _hasher.check_needs_rehash(stored):
             self._set_password(user, password)
         return self._rotate(who, user, real_name)
+
+    def language(self, user: str | None) -> str | None:
+        """The language ``user``'s account reads the app in (None: none chosen, no account)."""
+        if not user:
+            return None
+        rows = self.db.query("SELECT language FROM users WHERE id = :id", {"id": user})
+        return i18n.known(column_text(rows[0]["language"])) if rows and rows[0]["language"] is not None else None
+
+    def set_language(self, user: str, language: str) -> None:
+        """Keep ``language`` (one of :func:`hexstones.web.i18n.languages`) with ``user``'s account."""
+        self.db.execute("UPDATE users SET language = :language WHERE id = :id", {"language": language, "id": user})
 
     def change_password(self, who: Identity, old: Any, new: Any, address: str) -> tuple[Identity, str]:
         if not who.user:

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from hexstones.web import texts
+from hexstones.web.accounts import COOKIE as SESSION_COOKIE
 from hexstones.web.analysis import Analyses, AnalysisStore
 from hexstones.web.bots import Bots
 from hexstones.web.chat import Chat
@@ -123,7 +124,14 @@ def build_app(settings: AppSettings) -> FastAPI:
     app.add_middleware(NoStore)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(Guard, origins=settings.origins)
-    app.add_middleware(Language)  # outermost: refusals are in the request's language too
+
+    async def remember_language(scope: dict, language: str) -> None:
+        token = Request(scope).cookies.get(SESSION_COOKIE)
+        if token:
+            await run_in_threadpool(people.remember_language, token, language)
+
+    # Outermost: refusals are in the request's language too.
+    app.add_middleware(Language, remember=remember_language)
     app.add_exception_handler(WebError, web_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache, lru_cache
@@ -262,16 +262,23 @@ def page_catalogue(lang: str) -> str:
 class Language:
     """ASGI middleware: each request's language (:func:`choose`) for its answer.
     ``?lang=`` is taken out of the query before the routes see it (a page's parameters
-    stay its own) and kept in the cookie, on a page and the API alike."""
+    stay its own) and kept in the cookie, on a page and the API alike; ``remember(scope,
+    lang)`` (awaited) is told of it, to keep it with a signed-in person's account.
 
-    def __init__(self, app):
+    A route sets ``request.state.language`` to a language the browser is to keep (the
+    account's, at sign-in); ``request.state.language_chosen`` says what the person chose
+    here, by ``?lang=`` or the cookie (None: only their browser's ``Accept-Language``)."""
+
+    def __init__(self, app, remember: Callable[[dict, str], Awaitable[None]] | None = None):
         self.app = app
+        self.remember = remember
 
     async def __call__(self, scope, receive, send):
         if scope["type"] not in ("http", "websocket"):
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         query = scope.get("query_string", b"").decode("latin-1")
+        state = scope.setdefault("state", {})  # shared with the copy below: the routes' request.state
         asked = None
         if f"{PARAM}=" in query:
             pairs = parse_qsl(query, keep_blank_values=True)
@@ -287,19 +294,25 @@ class Language:
                 jar = SimpleCookie()
             if COOKIE in jar:
                 cookie = jar[COOKIE].value
-        # Accounts keep no language yet: the cookie is what sticks.
+        # The account's language reaches the cookie at sign-in (and with each choice), so
+        # the cookie speaks for it: no request reads the account to know its language.
         lang = choose(asked, cookie, None, headers.get("accept-language"))
-        token = _current.set(lang)
         keep = known(asked)
+        state["language_chosen"] = keep or known(cookie)
+        if keep is not None and self.remember is not None:
+            await self.remember(scope, keep)
+        token = _current.set(lang)
         try:
-            if keep is None or scope["type"] != "http":
+            if scope["type"] != "http":
                 return await self.app(scope, receive, send)
 
             async def with_cookie(message):
                 if message["type"] == "http.response.start":
-                    value = f"{COOKIE}={keep}; Path=/; Max-Age={COOKIE_SECONDS}; SameSite=Lax"
-                    message = dict(message, headers=[*message.get("headers", []),
-                                                     (b"set-cookie", value.encode("latin-1"))])
+                    stick = known(state.get("language")) or keep
+                    if stick is not None:
+                        value = f"{COOKIE}={stick}; Path=/; Max-Age={COOKIE_SECONDS}; SameSite=Lax"
+                        message = dict(message, headers=[*message.get("headers", []),
+                                                         (b"set-cookie", value.encode("latin-1"))])
                 await send(message)
 
             return await self.app(scope, receive, with_cookie)

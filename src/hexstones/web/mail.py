@@ -27,14 +27,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from email.message import EmailMessage
-from typing import Any
+from typing import Any, Literal
+
+from babel.dates import format_timedelta
 
 from hexstones.games import other
 from hexstones.session import Correspondence
-from hexstones.session.clock import duration
-from hexstones.web import seats
-from hexstones.web.errors import WebError, shown
+from hexstones.web import i18n, seats
+from hexstones.web.errors import WebError, filled, shown
+from hexstones.web.i18n import N_
 from hexstones.web.live import Live, Tables
 from hexstones.web.rows import Rows, column_text
 from hexstones.web.spec import spec_of
@@ -46,6 +49,22 @@ WATCH_SECONDS = 2.0  # how often (real time) the time keeper looks for clocks ru
 MAX_ADDRESS = 254  # characters of an email address (RFC 5321's path limit)
 ADDRESS = re.compile(r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;.]+")
 
+
+
+def spoken_duration(seconds: int, language: str) -> str:
+    """Whole ``seconds`` in words of ``language``, its largest parts: "2 days 4 hours",
+    "2일 4시간" (CLDR's unit names, through Babel)."""
+    parts = []
+    units: tuple[tuple[Literal["day", "hour", "minute"], int], ...] = (("day", 86400), ("hour", 3600), ("minute", 60))
+    for unit, size in units:
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(format_timedelta(timedelta(seconds=count * size), threshold=1e9, granularity=unit,
+                                          locale=language))
+    if seconds or not parts:
+        parts.append(format_timedelta(timedelta(seconds=seconds), threshold=1e9, granularity="second",
+                                      locale=language))
+    return " ".join(parts[:2])  # to the hour is enough for days, to the minute for hours
 
 @dataclass(frozen=True)
 class MailSettings:
@@ -71,13 +90,15 @@ class Mailer:
         self._thread = threading.Thread(target=self._run, name="hexstones-mail", daemon=True)
         self._thread.start()
 
-    def send(self, to: str, subject: str, text: str, unsubscribe: str) -> None:
+    def send(self, to: str, subject: str, text: str, unsubscribe: str, footer: str) -> None:
+        """Send ``text`` to ``to``, with ``footer`` (which holds the ``unsubscribe`` link)
+        under the signature line."""
         message = EmailMessage()
         message["From"] = self.settings.sender
         message["To"] = to
         message["Subject"] = subject
         message["List-Unsubscribe"] = f"<{unsubscribe}>"
-        message.set_content(f"{text}\n\n-- \nhexstones. To stop these emails: {unsubscribe}\n")
+        message.set_content(f"{text}\n\n-- \n{footer}\n")
         self._queue.put(message)
 
     def close(self) -> None:
@@ -165,25 +186,40 @@ class Notices:
 
     # -- the notices ----------------------------------------------------------------------------
 
-    def _recipient(self, live: Live, color: str, kind: str) -> tuple[str, str] | None:
-        """The address and unsubscribe secret of ``color``'s player, if they want ``kind``."""
+    def _recipient(self, live: Live, color: str, kind: str) -> tuple[str, str, str] | None:
+        """The address, unsubscribe secret and language of ``color``'s player, if they want
+        ``kind``."""
         seat = seats.seat_of(live.setup, color)
         if seat is None or not seat.user:
             return None
-        rows = self.db.query(f"SELECT address, token FROM mail_preferences WHERE user_id = :u AND {kind} = 1",
+        rows = self.db.query(f"SELECT m.address, m.token, u.language FROM mail_preferences m "
+                             f"JOIN users u ON u.id = m.user_id WHERE m.user_id = :u AND m.{kind} = 1",
                              {"u": seat.user})
-        return (column_text(rows[0]["address"]), column_text(rows[0]["token"])) if rows else None
+        if not rows:
+            return None
+        language = i18n.known(column_text(rows[0]["language"])) if rows[0]["language"] is not None else None
+        return column_text(rows[0]["address"]), column_text(rows[0]["token"]), language or i18n.SOURCE
 
-    def _send(self, live: Live, color: str, kind: str, subject: str, text: str) -> None:
+    def _send(self, live: Live, color: str, kind: str, subject: str, text: str, left: float) -> None:
+        """Send ``color``'s player the notice ``kind`` if they want it: ``subject`` and
+        ``text`` (catalogue entries with {game} and {left}) in the language of their account."""
         to = self._recipient(live, color, kind)
         if to is None or self.mailer is None:
             return
+        address, secret, language = to
         base = self.mailer.settings.public_url.rstrip("/")
         opponent = seats.seat_of(live.setup, other(color))
-        against = f" against {opponent.name}" if opponent is not None and opponent.name else ""
-        game = f"{spec_of(live.record.game)['title']} (side {live.game.size}){against}"
-        self.mailer.send(to[0], subject.format(game=game),
-                         f"{text.format(game=game)}\n\n{base}/game/{live.record.id}", f"{base}/unsubscribe/{to[1]}")
+        values = {"title": spec_of(live.record.game)["title"], "size": str(live.game.size),
+                  "name": opponent.name if opponent is not None and opponent.name else ""}
+        with i18n.speaking(language):
+            game = filled(i18n.gettext(N_("{title} (side {size}) against {name}") if values["name"]
+                                       else N_("{title} (side {size})")), values)
+            words = {"game": game, "left": spoken_duration(int(left), language)}
+            unsubscribe = f"{base}/unsubscribe/{secret}"
+            footer = filled(i18n.gettext(N_("hexstones. To stop these emails: {link}")), {"link": unsubscribe})
+            self.mailer.send(address, filled(i18n.gettext(subject), words),
+                             f"{filled(i18n.gettext(text), words)}\n\n{base}/game/{live.record.id}", unsubscribe,
+                             footer)
 
     def after_move(self, live: Live) -> None:
         """After a move of a correspondence game: tell the player now to move."""
@@ -191,8 +227,8 @@ class Notices:
         if clock is None or not isinstance(clock.control, Correspondence) or live.over or clock.running is None:
             return
         left = clock.remaining(clock.running, self.now()) or 0.0
-        self._send(live, clock.running, "your_turn", "Your move: {game}",
-                   f"It is your move in {{game}}. Your clock: {duration(int(left))}.")
+        self._send(live, clock.running, "your_turn", N_("Your move: {game}"),
+                   N_("It is your move in {game}. Your clock: {left}."), left)
 
     def watch(self) -> None:
         """:meth:`look`, every :data:`WATCH_SECONDS` at most (the time keeper calls it often)."""
@@ -225,5 +261,5 @@ class Notices:
                                     {"g": live.record.id, "p": len(live.game.moves), "t": now})
                 except Rows.IntegrityError:
                     continue
-                self._send(live, clock.running, "low_time", "Your time runs low: {game}",
-                           f"Your clock in {{game}} shows {duration(int(left))}: move before it runs out.")
+                self._send(live, clock.running, "low_time", N_("Your time runs low: {game}"),
+                           N_("Your clock in {game} shows {left}: move before it runs out."), left)

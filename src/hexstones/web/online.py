@@ -53,6 +53,13 @@ class People:
                               else self.accounts.identify(request.cookies.get(COOKIE)))
         return state.identity
 
+    def remember_language(self, token: str | None, language: str) -> None:
+        """Keep ``language`` with the account the session cookie ``token`` is signed in to
+        (nothing for a browser signed in to none)."""
+        who = self.accounts.identify(token)
+        if who is not None and who.user:
+            self.accounts.set_language(who.user, language)
+
     def session(self, request: Request) -> Identity:
         """The request's session, made (a local player) if the browser has none."""
         who = self.who(request)

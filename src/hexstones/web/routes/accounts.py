@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 
-from hexstones.web import seats
+from hexstones.web import i18n, seats
 from hexstones.web.accounts import Identity
 from hexstones.web.deps import NoticesDep, PeopleDep, Person, TablesDep, VacationsDep
-from hexstones.web.errors import WebError
+from hexstones.web.errors import WebError, shown
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody
 
 router = APIRouter()
@@ -27,7 +27,20 @@ def address(request: Request) -> str:
 def account(who: Person, people: PeopleDep):
     """Who the browser is; ``bot``: the account is a bot's (hexstones.web.bot_accounts)."""
     return {"signed_in": bool(who and who.user), **(who.public() if who else {"kind": None, "name": None}),
-            "bot": people.bot_accounts.is_bot(who.user if who else None)}
+            "bot": people.bot_accounts.is_bot(who.user if who else None),
+            "language": people.accounts.language(who.user if who else None)}
+
+
+def take_language(request: Request, people, who: Identity) -> dict[str, Any]:
+    """An account signed in to: its language is the browser's from now on, or, if it has
+    none yet, the one the person chose here becomes its. The answer's ``language``."""
+    language = people.accounts.language(who.user)
+    chosen = getattr(request.state, "language_chosen", None)
+    if language is None and chosen is not None and who.user:
+        people.accounts.set_language(who.user, chosen)
+        language = chosen
+    request.state.language = language
+    return {"language": language}
 
 
 @router.post("/api/account/signup", status_code=201)
@@ -42,7 +55,7 @@ def sign_up(data: Annotated[dict[str, Any], Depends(JSONBody("name", "password",
     if bot and who.user:
         people.bot_accounts.set_bot(who.user)
     people.give(request, who, token)
-    return who.public()
+    return {**who.public(), **take_language(request, people, who)}
 
 
 @router.post("/api/account/signin")
@@ -50,7 +63,24 @@ def sign_in(data: NameAndPassword, request: Request, people: PeopleDep):
     who, token = people.accounts.sign_in(people.who(request), data.get("name"), data.get("password"),
                                          address(request))
     people.give(request, who, token)
-    return who.public()
+    return {**who.public(), **take_language(request, people, who)}
+
+
+@router.put("/api/account/language")
+def choose_language(data: Annotated[dict[str, Any], Depends(JSONBody("language"))], request: Request,
+                    who: Person, people: PeopleDep):
+    """The language the account reads the app in, here and in every browser it signs in
+    to, and its email notices."""
+    if who is None or not who.user:
+        raise WebError(403, "a language is kept with an account: sign up or sign in first (the "
+                            "language links keep it in this browser)")
+    language = i18n.known(data.get("language")) if isinstance(data.get("language"), str) else None
+    if language is None:
+        raise WebError(400, "language must be one of {languages}, not {value}",
+                       languages=", ".join(i18n.languages()), value=shown(data.get("language")))
+    people.accounts.set_language(who.user, language)
+    request.state.language = language
+    return {"language": language}
 
 
 @router.post("/api/account/signout", dependencies=[EMPTY_BODY])

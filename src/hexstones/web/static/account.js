@@ -1,5 +1,6 @@
 // The account page: sign in, sign up, play as a guest, change the password, sign out; an
-// account's vacation from correspondence games and its email notices; a bot account's tokens.
+// account's language, vacation from correspondence games and email notices; a bot account's
+// tokens.
 import { api } from "./api.js";
 import { lang, t } from "./i18n.js";
 
@@ -91,6 +92,8 @@ function form(id, path, done, shape = (body) => body) {
       const body = shape(Object.fromEntries(new FormData(e.target).entries()));
       const r = await api(path, body);
       if (!r.ok) { say(r.data.detail); return; }
+      // The account reads another language than this page's: the page comes again in it.
+      if (r.data.language && r.data.language !== lang) { location.reload(); return; }
       e.target.reset();
       say(done, "info");
       show();
@@ -129,6 +132,13 @@ $("#mail").addEventListener("submit", async (e) => {
   const f = e.target.elements;
   const r = await api("/api/account/mail", { address: f.address.value, your_turn: f.your_turn.checked, low_time: f.low_time.checked }, "PUT");
   say(r.ok ? t("Saved.") : r.data.detail, r.ok ? "info" : "error");
+});
+$("#language-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const r = await api("/api/account/language", { language: e.target.elements.language.value }, "PUT");
+  if (!r.ok) { say(r.data.detail); return; }
+  if (r.data.language !== lang) { location.reload(); return; } // the page in the chosen language
+  say(t("Saved."), "info");
 });
 $("#signout").addEventListener("click", async () => {
   const r = await api("/api/account/signout", {});
