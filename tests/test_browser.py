@@ -385,6 +385,42 @@ def test_narrow_screens_fit_the_start_page_and_keep_points_far_enough_apart(brow
         context.close()
 
 
+def test_a_phone_folds_the_pages_links_under_a_menu_button(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        open_new(page, server, "game=keil&size=5&opponent=human")
+        menu, lobby = page.get_by_test_id("menu-button"), page.get_by_test_id("lobby-link")
+        expect(menu).to_have_attribute("aria-expanded", "false")
+        expect(lobby).to_be_hidden()
+        # The board starts in the first third of the screen, not under three lines of links.
+        assert page.evaluate("document.querySelector('#board').getBoundingClientRect().top") < 844 / 3
+        page.keyboard.press("Tab")  # the brand, then the menu button
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        expect(menu).to_have_attribute("aria-expanded", "true")
+        expect(lobby).to_be_visible()
+        lobby.focus()
+        page.keyboard.press("Escape")
+        expect(lobby).to_be_hidden()
+        assert page.evaluate("document.activeElement.dataset.testid") == "menu-button"
+        menu.click()
+        lobby.click()
+        expect(page).to_have_url(server.url + "/lobby")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+    # A wide screen shows the links, and no menu button.
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server.url + "/lobby")
+        expect(page.get_by_test_id("lobby-link")).to_be_visible()
+        expect(page.get_by_test_id("menu-button")).to_be_hidden()
+    finally:
+        page.close()
+
+
 def test_undo_of_a_finished_game_asks_first(page, server):
     open_new(page, server, "game=keil&size=3&opponent=human")
     for button in ("#button", "#pass", "#pass"):
