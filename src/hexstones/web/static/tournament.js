@@ -42,7 +42,8 @@ function drawStandings(tour) {
 }
 
 // One row per player in standings order, one column per opponent: the points scored
-// against them (b/w: the colour), each a link to its game; "…" while it is played.
+// against them and the colour played (● Black, ○ White: no letter to translate; the words
+// for a screen reader), each a link to its game; "…" while it is played.
 function drawCrosstable(tour) {
   const table = $("#crosstable");
   const head = document.createElement("tr");
@@ -58,7 +59,17 @@ function drawCrosstable(tour) {
       td.dataset.testid = "cross-cell";
       games.forEach((g, k) => {
         if (k) td.append(" ");
-        td.append(gameLink(`${g.points === null ? "…" : g.points}${g.color === "black" ? "b" : "w"}`, g.game));
+        const scored = g.points === null ? "…" : g.points; // "1", "½", "0" as the server writes them
+        const link = gameLink(`${scored}${g.color === "black" ? "●" : "○"}`, g.game);
+        const words = g.color === "black" ? t("{points} with Black", { points: scored }) : t("{points} with White", { points: scored });
+        if (typeof link === "string") {
+          const span = Object.assign(document.createElement("span"), { textContent: link });
+          span.setAttribute("aria-label", words);
+          td.append(span);
+        } else {
+          link.setAttribute("aria-label", words);
+          td.append(link);
+        }
       });
       tr.append(td);
     });
