@@ -64,7 +64,7 @@ function record(rec, titles) {
   if (!played.length) return t("No finished game yet.");
   const rows = played.map(([game, r]) => [titles[game] || game, String(r.games), String(r.wins), String(r.losses),
     `${r.won_on_time} / ${r.lost_on_time}`, `${r.won_by_resignation} / ${r.lost_by_resignation}`, String(r.aborted)]);
-  return table([t("Game"), t("Games"), t("Wins"), t("Losses"), t("On time (won / lost)"), t("By resignation (won / lost)"), t("Aborted")],
+  return table([t("Game"), t("Games played"), t("Wins"), t("Losses"), t("On time (won / lost)"), t("By resignation (won / lost)"), t("Aborted")],
     rows, played.map(([game]) => `record-${game}`));
 }
 
