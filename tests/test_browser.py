@@ -340,7 +340,8 @@ def test_droched_header_names_the_starting_prison_and_a_message_moves_no_button(
 
 
 def test_the_status_does_not_say_thinking_twice(server):
-    game, _ = api(server, "/api/games", {"game": "keil", "size": 3, "opponent": "ai", "level": 1,
+    # Level 9 thinks seconds: the answer comes while it thinks, even on a warm server.
+    game, _ = api(server, "/api/games", {"game": "keil", "size": 4, "opponent": "ai", "level": 9,
                                           "color": "white"})
     assert game["waiting_for"] == "ai"
     assert "thinking" not in game["status"]  # the spinner says it; the status says whose turn

@@ -106,3 +106,24 @@ def test_a_rate_limit_is_refused_in_korean():
     with i18n.speaking("ko"):
         korean = error_text(exc.template, exc.values, exc.message)
     assert korean == _korean(exc.template, limit=RATE_LIMIT, window=f"{RATE_WINDOW:g}", seconds=f"{RATE_WINDOW:g}")
+
+
+def test_what_was_refused_is_said_in_korean_too_but_a_persons_words_are_not(client):
+    # The app's own words in a refusal (what was refused) are translated with it.
+    r = client.post("/api/account/tokens", json={"label": "laptop"}, headers={"Accept-Language": "ko"})
+    assert r.status_code == 401
+    assert r.json()["detail"] == _korean("sign in to the account to {what}", what=_korean("make tokens"))
+    assert "토큰 만들기" in r.json()["detail"]
+    english = client.post("/api/account/tokens?lang=en", json={"label": "laptop"})
+    assert english.json()["detail"] == "sign in to the account to make tokens"
+    # A name a person typed that happens to be a catalogue's word stays as it was typed.
+    from hexstones.web.errors import Phrase, WebError
+    from hexstones.web.texts import error_text
+
+    exc = WebError(403, "only {name}, the player challenged, may {what} this challenge", name="accept",
+                   what=Phrase("accept"))
+    assert exc.message == "only accept, the player challenged, may accept this challenge"
+    with i18n.speaking("ko"):
+        korean = error_text(exc.template, exc.values, exc.message, exc.phrases)
+    assert korean == _korean(exc.template, name="accept", what=_korean("accept"))
+    assert "accept" in korean and "받아들이기" in korean

@@ -164,7 +164,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 async def web_error(request: Request, exc: WebError) -> Response:
-    return refusal(request, exc.status, texts.error_text(exc.template, exc.values, exc.message))
+    return refusal(request, exc.status, texts.error_text(exc.template, exc.values, exc.message, exc.phrases))
 
 
 async def http_error(request: Request, exc: HTTPException) -> Response:

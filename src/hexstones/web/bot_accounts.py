@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hexstones.web.accounts import Identity
-from hexstones.web.errors import WebError, shown
+from hexstones.web.errors import Phrase, WebError, shown
 from hexstones.web.rows import column_text
 
 TOKEN_PREFIX = "hxb_"  # tells a bot token apart from other secrets at a glance (and in leak scanners)
@@ -83,7 +83,7 @@ class BotAccounts:
     def mark(self, who: Identity | None, confirm: Any, played: bool) -> None:
         """Make ``who``'s account a bot, for good: ``confirm`` must be the account's name
         as written; refused (409) once it has played a game (``played``), or if it is one."""
-        user = self.account_of(who, "mark an account as a bot")
+        user = self.account_of(who, Phrase("mark an account as a bot"))
         if self.is_bot(user):
             raise WebError(409, "this account is a bot already")
         if not isinstance(confirm, str) or who is None or confirm.strip() != who.name:
@@ -111,7 +111,7 @@ class BotAccounts:
 
     def make_token(self, who: Identity | None, label: Any) -> dict[str, Any]:
         """A new token of ``who``'s bot account: its listing and, this once, the token."""
-        user = self.account_of(who, "make tokens")
+        user = self.account_of(who, Phrase("make tokens"))
         if not self.is_bot(user):
             raise WebError(403, "tokens belong to bot accounts: a program plays through an account of its "
                                 "own, marked a bot at sign-up (or on its account page before its first game)")
@@ -138,7 +138,7 @@ class BotAccounts:
     def tokens(self, who: Identity | None) -> list[dict[str, Any]]:
         """The tokens of ``who``'s account, newest first: id, label, created, last used,
         revoked (never the token)."""
-        user = self.account_of(who, "list tokens")
+        user = self.account_of(who, Phrase("list tokens"))
         rows = self.db.query("SELECT digest, label, created, last_used, revoked FROM bot_tokens "
                              "WHERE user_id = :user ORDER BY created DESC, digest", {"user": user})
         return [{"id": token_id(column_text(r["digest"])), "label": column_text(r["label"]),
@@ -147,7 +147,7 @@ class BotAccounts:
     def revoke(self, who: Identity | None, tid: str) -> dict[str, Any]:
         """Revoke the token ``tid`` of ``who``'s account (a 404 for none of its own); it
         stops working at once. Revoking a revoked token changes nothing."""
-        user = self.account_of(who, "revoke tokens")
+        user = self.account_of(who, Phrase("revoke tokens"))
         mine = [t for t in self.tokens(who) if t["id"] == tid]
         if not mine or len(tid) != len(token_id("0" * 64)):
             raise WebError(404, "this account has no token {token}", token=shown(tid))

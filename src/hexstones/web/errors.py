@@ -20,17 +20,27 @@ from hexstones.session import BadStep, NotNow, NotYours
 _WHOLE = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: '١' (Arabic-Indic one) is no number
 
 
+class Phrase(str):
+    """Words of the app's own that fill a refusal's place (what was refused: "resign",
+    "make tokens"): a catalogue entry, translated with the refusal, unlike a value a person
+    gave (a name, a move), which is shown as it is."""
+
+    __slots__ = ()
+
+
 class WebError(Exception):
     """A request the app refuses: ``status`` is the HTTP status, the message says why.
 
     ``template`` is the message in English with ``{name}`` places that ``values`` fill (a
-    value is any object, shown with ``str``): the template is what a catalogue translates,
-    ``message`` the English sentence (for logs and programs)."""
+    value is any object, shown with ``str``; a :class:`Phrase` is translated too): the
+    template is what a catalogue translates, ``message`` the English sentence (for logs
+    and programs)."""
 
     def __init__(self, status: int, template: str, **values: Any):
         self.status = status
         self.template = template
         self.values = {name: str(value) for name, value in values.items()}
+        self.phrases = frozenset(name for name, value in values.items() if isinstance(value, Phrase))
         self.message = filled(template, self.values)
         super().__init__(self.message)
 

@@ -42,7 +42,7 @@ JS_KEYWORDS = {"t": None, "tn": (1, 2)}
 PYTHON_KEYWORDS = {"gettext": None, "ngettext": (1, 2), "N_": None, "_": None}
 # A refusal's template is WebError's second argument, in any module of the app, or a text
 # marked with N_ that reaches a WebError later (a rate limit's refusal).
-REFUSAL_KEYWORDS = {"WebError": (2,), "N_": None}
+REFUSAL_KEYWORDS = {"WebError": (2,), "N_": None, "Phrase": None}
 # The JSON fields of a rules page that are prose (moves and expectations are not).
 RULES_PROSE = ("intro", "title", "text", "start", "caption")
 

@@ -65,7 +65,7 @@ from hexstones.web import seats
 from hexstones.web.accounts import Identity, name_key
 from hexstones.web.bots import Bots
 from hexstones.web.broker import user_topic
-from hexstones.web.errors import WebError, choice, only_known, shown
+from hexstones.web.errors import Phrase, WebError, choice, only_known, shown
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.i18n import gettext
 from hexstones.web.live import Tables
@@ -404,7 +404,7 @@ class Lobby:
         self.sweep()
         seek = self.get_challenge(seek_id)
         seats.require_someone(who)
-        self._require_challenged(seek, who, "decline")
+        self._require_challenged(seek, who, Phrase("decline"))
         if not self._close(seek, DECLINED, self._unexpired(seek)):
             raise self._closed(seek_id)
         return self.get(seek_id)
@@ -427,7 +427,7 @@ class Lobby:
         self.sweep()
         seek = self.get(seek_id)
         if seek.challenge:
-            self._require_challenged(seek, seats.require_someone(who), "accept")
+            self._require_challenged(seek, seats.require_someone(who), Phrase("accept"))
         if seats.holds(seek.maker, who):
             raise WebError(409, "this is your own seek: wait for someone to accept it, or withdraw it")
         if seek.status != OPEN:

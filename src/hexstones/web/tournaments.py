@@ -53,7 +53,7 @@ from hexstones.web import pairing
 from hexstones.web.accounts import Identity, name_key
 from hexstones.web.bots import Bots, bot_name
 from hexstones.web.broker import user_topic
-from hexstones.web.errors import WebError, choice, only_known, shown, whole
+from hexstones.web.errors import Phrase, WebError, choice, only_known, shown, whole
 from hexstones.web.game_setup import GameSetup, Holder
 from hexstones.web.live import Tables
 from hexstones.web.ratings import Ratings
@@ -211,7 +211,7 @@ class Tournaments:
 
     def create(self, who: Identity | None, data: dict[str, Any]) -> Tournament:
         """A new tournament made by ``who`` (an account), open to join."""
-        user = self._account(who, "make a tournament").user
+        user = self._account(who, Phrase("make a tournament")).user
         now = self.clock()
         checked, new = check_choices(data, now)
         tournament_id = secrets.token_hex(8)
@@ -228,7 +228,7 @@ class Tournaments:
 
     def join(self, tournament_id: str, who: Identity | None) -> Tournament:
         """``who`` (an account) joins before the start."""
-        user = self._account(who, "join a tournament").user
+        user = self._account(who, Phrase("join a tournament")).user
         assert user is not None
         self._enter(self.get(tournament_id), user, "you")
         return self.get(tournament_id)
@@ -236,7 +236,7 @@ class Tournaments:
     def add_bot(self, tournament_id: str, who: Identity | None, name: Any) -> Tournament:
         """The creator adds one of the AI's accounts, by its name, if its level can keep the
         tournament's clock."""
-        tournament = self._creators(tournament_id, who, "add the AI's accounts")
+        tournament = self._creators(tournament_id, who, Phrase("add the AI's accounts"))
         found = self._account_named(name)
         level = None if found is None else self.bots.level_of(found)
         if found is None or level is None:
@@ -257,7 +257,7 @@ class Tournaments:
 
     def _enter(self, tournament: Tournament, user: str, whom: str) -> None:
         """Add ``user`` to an open tournament with room, once (409s saying why not)."""
-        self._require_open(tournament, "join")
+        self._require_open(tournament, Phrase("join it"))
         joined = self.store.query("SELECT 1 FROM tournament_players WHERE tournament_id = :t AND user_id = :u",
                                   {"t": tournament.id, "u": user})
         if joined:
@@ -277,7 +277,7 @@ class Tournaments:
                     raise self._entered(whom) from None
         if not taken:
             current = self.get(tournament.id)
-            self._require_open(current, "join")
+            self._require_open(current, Phrase("join it"))
             raise WebError(409, "this tournament is full: {most} players at most", most=current.max_players)
 
     @staticmethod
@@ -292,15 +292,15 @@ class Tournaments:
         if tournament.status == OPEN:
             return
         if tournament.status == CANCELLED:
-            raise WebError(409, "this tournament was cancelled: too few players at its start; nobody can {what} it",
+            raise WebError(409, "this tournament was cancelled: too few players at its start; nobody can {what}",
                            what=what)
-        raise WebError(409, "this tournament has started: nobody can {what} it any more", what=what)
+        raise WebError(409, "this tournament has started: nobody can {what} any more", what=what)
 
     def leave(self, tournament_id: str, who: Identity | None) -> Tournament:
         """``who`` leaves before the start (the creator may also take out a bot: ``user``)."""
-        user = self._account(who, "leave a tournament").user
+        user = self._account(who, Phrase("leave a tournament")).user
         tournament = self.get(tournament_id)
-        self._require_open(tournament, "leave")
+        self._require_open(tournament, Phrase("leave it"))
         with self.store.transaction() as tx:
             gone = tx.connection.execute(sa.text(
                 "DELETE FROM tournament_players WHERE tournament_id = :t AND user_id = :u AND EXISTS "
@@ -310,7 +310,7 @@ class Tournaments:
                 tx.connection.execute(sa.text("UPDATE tournaments SET entrants = entrants - 1 WHERE id = :t"),
                                       {"t": tournament_id})
         if not gone:
-            self._require_open(self.get(tournament_id), "leave")
+            self._require_open(self.get(tournament_id), Phrase("leave it"))
             raise WebError(409, "you are not in this tournament: join it first")
         return self.get(tournament_id)
 
@@ -323,14 +323,14 @@ class Tournaments:
 
     def start(self, tournament_id: str, who: Identity | None) -> Tournament:
         """The creator starts the tournament now: its first round is paired and played."""
-        tournament = self._creators(tournament_id, who, "start it")
-        self._require_open(tournament, "start")
+        tournament = self._creators(tournament_id, who, Phrase("start it"))
+        self._require_open(tournament, Phrase("start it"))
         if tournament.entrants < MIN_PLAYERS:
             raise WebError(409, "a tournament needs at least {least} players to start: it has {count}",
                            least=MIN_PLAYERS, count=tournament.entrants)
         if not self._begin(tournament):
             current = self.get(tournament_id)
-            self._require_open(current, "start")
+            self._require_open(current, Phrase("start it"))
             raise WebError(409, "a tournament needs at least {least} players to start: it has {count}",
                            least=MIN_PLAYERS, count=current.entrants)
         self._make_games(self.get(tournament_id))

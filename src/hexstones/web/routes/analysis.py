@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from hexstones.web import seats
 from hexstones.web.analysis import open_to
 from hexstones.web.deps import AnalysesDep, LiveGame, PeopleDep
-from hexstones.web.errors import WebError, shown
+from hexstones.web.errors import Phrase, WebError, shown
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody
 from hexstones.web.live import Live
 
@@ -42,7 +42,7 @@ def hint_player(live: LiveGame, request: Request, people: PeopleDep) -> Live:
     """The game of a hint, once the person asking is shown to be one of its players."""
     person = people.who(request)
     people.take_unowned(live, person)  # a game stored before seats: the first to act
-    seats.require_player(live.setup, person, "ask for a hint")
+    seats.require_player(live.setup, person, Phrase("ask for a hint"))
     return live
 
 
@@ -56,6 +56,11 @@ def analysis_position(ply: str, live: OpenGame, analyses: AnalysesDep):
     return analyses.position(live, ply)
 
 
+# What a refusal of each action says was refused.
+ANALYSIS_ACTIONS = {"start": Phrase("start its analysis"), "stop": Phrase("stop its analysis"),
+                    "deeper": Phrase("deepen its analysis")}
+
+
 @router.post("/api/games/{game_id}/analysis")
 def analysis_action(data: Annotated[dict[str, Any], Depends(action_body)], live: OpenGame, request: Request,
                     people: PeopleDep, analyses: AnalysesDep):
@@ -63,7 +68,7 @@ def analysis_action(data: Annotated[dict[str, Any], Depends(action_body)], live:
     person = people.who(request)
     people.take_unowned(live, person)  # a game stored before seats: the first to act
     # Everyone may read a game's analysis; only its players start, stop or deepen it.
-    seats.require_player(live.setup, person, f"{action} its analysis")
+    seats.require_player(live.setup, person, ANALYSIS_ACTIONS[action])
     assert person is not None, "require_player refuses a request from nobody"
     if action == "stop":
         return analyses.stop(live)

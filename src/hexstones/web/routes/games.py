@@ -18,7 +18,7 @@ from hexstones.web import seats, view
 from hexstones.web.accounts import Identity
 from hexstones.web.answer import StateAnswer
 from hexstones.web.deps import AnalysesDep, LiveGame, PeopleDep, Person, TablesDep, held
-from hexstones.web.errors import WebError, whole
+from hexstones.web.errors import Phrase, WebError, whole
 from hexstones.web.game_setup import GameSetup
 from hexstones.web.inputs import EMPTY_BODY, NO_PARAMS, JSONBody, Params
 from hexstones.web.live import Live
@@ -93,7 +93,7 @@ def remove_empty(who: Person, tables: TablesDep):
 
 @router.delete("/api/games/{game_id}", dependencies=[EMPTY_BODY])
 def delete_game(game_id: str, live: LiveGame, request: Request, tables: TablesDep, people: PeopleDep):
-    seats.require_owner(held(people, request, live), people.who(request), "delete it")
+    seats.require_owner(held(people, request, live), people.who(request), Phrase("delete it"))
     tables.delete(game_id)
     return {"deleted": game_id}
 
@@ -102,7 +102,7 @@ def delete_game(game_id: str, live: LiveGame, request: Request, tables: TablesDe
 def name_game(data: Annotated[dict[str, Any], Depends(name_body)], live: LiveGame, request: Request,
               tables: TablesDep, people: PeopleDep):
     show = view.view_request(live.record.game, None, data.get("overlays"))
-    seats.require_owner(held(people, request, live), people.who(request), "name it")
+    seats.require_owner(held(people, request, live), people.who(request), Phrase("name it"))
     return people.personal(request, live, tables.rename(live, data["name"], show))
 
 
@@ -140,9 +140,9 @@ def play(data: Annotated[dict[str, Any], Depends(move_body)], live: LiveGame, re
     show, setup, who = acting(data, live, request, people)
     with live.lock:  # the seat is checked against the side to move of this very play
         if not live.over and not live.pie_pending:
-            seats.require_color(setup, who, live.game.to_move, "play this move")
+            seats.require_color(setup, who, live.game.to_move, Phrase("play this move"))
         elif not seats.is_player(setup, who):
-            seats.require_player(setup, who, "play")
+            seats.require_player(setup, who, Phrase("play"))
         answer = people.personal(request, live, tables.play(live, data["move"], data.get("ply"), show))
     return plain_json(answer)
 
@@ -151,11 +151,11 @@ def play(data: Annotated[dict[str, Any], Depends(move_body)], live: LiveGame, re
 def undo(data: Annotated[dict[str, Any], Depends(JSONBody("ply", "overlays"))], live: LiveGame,
          request: Request, tables: TablesDep, people: PeopleDep):
     show, setup, who = acting(data, live, request, people)
-    seats.require_player(setup, who, "take a move back")
+    seats.require_player(setup, who, Phrase("take a move back"))
     if setup.friend_game:
         raise WebError(409, "between two people a move is taken back when the opponent "
                             "agrees: ask for a takeback")
-    seats.require_owner(setup, who, "take a move back")
+    seats.require_owner(setup, who, Phrase("take a move back"))
     return people.personal(request, live, tables.undo(live, show, ply=data.get("ply")))
 
 
@@ -163,13 +163,13 @@ def undo(data: Annotated[dict[str, Any], Depends(JSONBody("ply", "overlays"))], 
 def resign(data: Annotated[dict[str, Any], Depends(JSONBody("color", "overlays"))], live: LiveGame,
            request: Request, tables: TablesDep, people: PeopleDep):
     show, setup, person = acting(data, live, request, people)
-    mine = seats.require_player(setup, person, "resign")
+    mine = seats.require_player(setup, person, Phrase("resign"))
     color = data.get("color")
     with live.lock:
         if setup.friend_game and color in (None, "") and mine:
             color = mine[0]
         if color in ("black", "white"):
-            seats.require_color(setup, person, color, "resign")
+            seats.require_color(setup, person, color, Phrase("resign"))
         return people.personal(request, live, tables.resign(live, color, show))
 
 

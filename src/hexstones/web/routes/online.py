@@ -13,7 +13,7 @@ from hexstones.web import seats, view
 from hexstones.web.accounts import COOKIE
 from hexstones.web.broker import game_topic
 from hexstones.web.deps import Invitation, LiveGame, PeopleDep, Person, TablesDep, invited
-from hexstones.web.errors import WebError, choice, refusing
+from hexstones.web.errors import Phrase, WebError, choice, refusing
 from hexstones.web.inputs import NO_PARAMS, JSONBody
 from hexstones.web.live_ws import serve_updates
 from hexstones.web.online import People
@@ -91,7 +91,7 @@ def takeback(data: Annotated[dict[str, Any], Depends(TAKEBACK_BODY)],
     who = people.who(request)
     with live.lock:
         setup = live.setup
-        mine = seats.require_player(setup, who, "ask for or answer a takeback")
+        mine = seats.require_player(setup, who, Phrase("ask for or answer a takeback"))
         if not setup.friend_game:
             raise WebError(409, "a takeback is asked between two people online: here, use undo")
         if setup.against_ai:
@@ -127,7 +127,7 @@ def set_conditional(data: Annotated[dict[str, Any], Depends(CONDITIONAL_BODY)], 
     who = people.who(request)
     with live.lock:
         setup = live.setup
-        mine = seats.require_player(setup, who, "leave conditional moves")
+        mine = seats.require_player(setup, who, Phrase("leave conditional moves"))
         if not setup.friend_game or not mine:
             raise WebError(409, "conditional moves are for a game between two people online")
         if setup.pie is not None and setup.pie.pending:
