@@ -150,6 +150,9 @@ def test_statuses_results_and_refusals_follow_the_language(client):
     assert refused.status_code == 400 and refused.json()["detail"] == "a1에는 이미 돌이 있습니다"
     refused = client.post(f"{url}/moves", json={"move": "pass", "ply": 1}, headers=ko)
     assert refused.json()["detail"].startswith("버튼을 가져가기 전에는 패스할 수 없습니다")
+    # A rules' refusal given as the reason of another refusal is translated inside it.
+    refused = client.post("/api/position", json={"game": "keil", "size": 4, "moves": ["a1", "a1"]}, headers=ko)
+    assert refused.status_code == 400 and "a1에는 이미 돌이 있습니다" in refused.json()["detail"], refused.text
     # English, the default, is as it always was.
     assert client.post(f"{url}/moves", json={"move": "a1", "ply": 1}).json()["detail"] == "a1 is occupied"
     over = client.post(f"{url}/resign", json={"color": "white"}, headers=ko).json()

@@ -133,16 +133,16 @@ def _refusal_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
 def error_text(template: str, values: dict[str, str], message: str, phrases: frozenset[str] = frozenset()) -> str:
     """A refusal (a :class:`~hexstones.web.errors.WebError`'s ``template`` filled with
     ``values``, ``message`` in English) in the request's language: its template's
-    translation, with the values named in ``phrases`` and the colours translated too;
-    else :func:`refusal_text` of the message (the session's refusals of a move come as
-    sentences)."""
+    translation, with the values named in ``phrases``, the colours and a rules' refusal
+    given as a reason translated too; else :func:`refusal_text` of the message (the
+    session's refusals of a move come as sentences)."""
     if current() == SOURCE:
         return message
     translated = gettext(template)
     if translated == template:
         return refusal_text(message)
-    return filled(translated, {k: gettext(v) if k in phrases else gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS else v
-                               for k, v in values.items()})
+    return filled(translated, {k: gettext(v) if k in phrases else gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS
+                               else refusal_text(v) for k, v in values.items()})
 
 
 def refusal_text(message: str) -> str:
