@@ -24,6 +24,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 START_SECONDS = 300  # bound for a server start under load: generous on purpose
+# One AI worker (and one compile process) a test server: the suite runs two at once on two
+# cores, and each process a server starts loads every kernel.
+AI_PROCESSES = 1
 WAIT_MS = 300_000  # bound for any wait on a page of the browser tests: generous on purpose
 
 
@@ -72,7 +75,8 @@ class Server:
         with open(self.log, "a") as out:  # a file, not a pipe nobody reads
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "hexstones.cli", "serve", "--port", str(self.port), "--db", self.db,
-                 *self.extra], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+                 "--ai-processes", str(AI_PROCESSES), *self.extra], stdout=out, stderr=subprocess.STDOUT, text=True,
+                env=env)
         deadline = time.monotonic() + START_SECONDS
         while True:
             if "playing at" in self.log.read_text()[seen:]:

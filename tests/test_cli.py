@@ -297,3 +297,12 @@ def test_serve_keeps_its_games_in_the_data_folder_not_the_current_one(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+@pytest.mark.parametrize("count", ["0", "65"])
+def test_serve_refuses_a_number_of_ai_processes_out_of_range(tmp_path, count):
+    run = subprocess.run([sys.executable, "-m", "hexstones.cli", "serve", "--db", str(tmp_path / "g.db"),
+                          "--ai-processes", count], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"hexstones serve: --ai-processes must be from 1 to 64, not {count}"
+    assert not (tmp_path / "g.db").exists()  # refused before the database is touched

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 KEEP_ALIVE_S = 120  # seconds an idle HTTP connection is kept open (nginx: 75, Chrome: 300)
 GAMES_PER_MINUTE = 30  # far above what a person plays; a script making thousands is slowed
+AI_PROCESSES = 2  # the AI's workers: the two cores of a small server
+MAX_AI_PROCESSES = 64
 
 
 HELP = "play in the browser (starts a local web server)"
@@ -33,6 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the address people reach the app at, e.g. https://hex.example.org, when "
                         "it is behind a reverse proxy that changes the Host header (repeatable); "
                         "changes asked from any other site are refused")
+    p.add_argument("--ai-processes", type=int, default=AI_PROCESSES, metavar="N",
+                   help=f"the AI's worker processes, each thinking for one game at a time (default "
+                        f"{AI_PROCESSES}; one a core the AI may use: 1 on a small machine that also "
+                        f"serves the pages, more on a bigger one)")
     p.add_argument("--games-per-minute", type=int, default=GAMES_PER_MINUTE, metavar="N",
                    help=f"new games (and imports) one person may start in a minute, ten times "
                         f"that from one address (default {GAMES_PER_MINUTE}; 0: no limit)")
@@ -111,13 +117,17 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(f"hexstones serve: --port must be from 1 to 65535, not {args.port}", file=sys.stderr)
         return 2
+    if not 0 < args.ai_processes <= MAX_AI_PROCESSES:
+        print(f"hexstones serve: --ai-processes must be from 1 to {MAX_AI_PROCESSES}, not {args.ai_processes}",
+              file=sys.stderr)
+        return 2
     try:
         if args.db is None:
             from hexstones.web.store import default_path
 
             args.db = default_path()
         # Takes the database (one server per file); the AI's workers start compiling.
-        app = create_app(args.db, warm_ai=True, origins=frozenset(args.origin),
+        app = create_app(args.db, ai_processes=args.ai_processes, warm_ai=True, origins=frozenset(args.origin),
                          games_per_minute=args.games_per_minute or None, mail=mail_settings(args))
     except (ValueError, OSError) as exc:
         print(f"hexstones serve: {exc}", file=sys.stderr)

@@ -162,9 +162,11 @@ class Tables:
         self._games: OrderedDict[str, Live] = OrderedDict()  # least recently used first
         self._live_games = live_games
         self._lock = threading.Lock()
-        # With warm_ai, compile processes compile the kernels ahead, and this process loads
-        # each game's rules as soon as they are compiled, before a page needs them.
-        self._ai = AIPool(ai_processes, warm=warm_ai, on_compiled=self._compiled if warm_ai else None)
+        # With warm_ai, compile processes compile the kernels ahead (as many as the AI's
+        # processes, two at most: the cores the AI is given), and this process loads each
+        # game's rules as soon as they are compiled, before a page needs them.
+        self._ai = AIPool(ai_processes, warm=warm_ai, on_compiled=self._compiled if warm_ai else None,
+                          compilers=max(1, min(2, ai_processes)))
         self._ai_turns = TakingTurns(max(1, ai_processes))
         self._rules_loaded: set[str] = set()
         self._keeping_time: threading.Event | None = None
