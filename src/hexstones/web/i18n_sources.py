@@ -37,12 +37,10 @@ SCRIPT_FILES = ("i18n.js", "index.js", "game-page.js", "game.js", "analysis.js",
                 "conditional.js", "lobby.js", "seek.js", "watch.js", "account.js", "player.js",
                 "leaderboard.js", "tournaments.js", "tournament.js", "archive.js", "invite.js",
                 "unsubscribe.js")
-PYTHON_FILES = ("view.py", "texts.py", "lobby.py", "seats.py", "analysis.py")
 JS_KEYWORDS = {"t": None, "tn": (1, 2)}
-PYTHON_KEYWORDS = {"gettext": None, "ngettext": (1, 2), "N_": None, "_": None}
-# A refusal's template is WebError's second argument, in any module of the app, or a text
-# marked with N_ that reaches a WebError later (a rate limit's refusal).
-REFUSAL_KEYWORDS = {"WebError": (2,), "N_": None, "Phrase": None}
+# In every module of the app: a refusal's template is WebError's second argument, and a
+# Phrase is the app's own words that fill one.
+PYTHON_KEYWORDS = {"gettext": None, "ngettext": (1, 2), "N_": None, "_": None, "WebError": (2,), "Phrase": None}
 # The JSON fields of a rules page that are prose (moves and expectations are not).
 RULES_PROSE = ("intro", "title", "text", "start", "caption")
 
@@ -86,10 +84,8 @@ def messages() -> dict[Message, list[str]]:
         add(_found(TEMPLATES / name, babel_extract, {"_": None, "gettext": None, "ngettext": (1, 2)}, jinja_options))
     for name in SCRIPT_FILES:
         add(_found(STATIC / name, "javascript", JS_KEYWORDS, {"parse_template_string": True}))
-    for name in PYTHON_FILES:
-        add(_found(WEB / name, "python", PYTHON_KEYWORDS))
     for path in sorted(WEB.rglob("*.py")):
-        add(_found(path, "python", REFUSAL_KEYWORDS))
+        add(_found(path, "python", PYTHON_KEYWORDS))
     for name in games.GAME_NAMES:
         path = STATIC / "rules" / f"{name}.json"
         add(_rules_prose(json.loads(path.read_text("utf-8")), f"static/rules/{name}.json"))

@@ -27,20 +27,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from email.message import EmailMessage
-from typing import Any, Literal
-
-from babel.dates import format_timedelta
+from typing import Any
 
 from hexstones.games import other
 from hexstones.session import Correspondence
+from hexstones.session.clock import duration
 from hexstones.web import i18n, seats
 from hexstones.web.errors import WebError, filled, shown
 from hexstones.web.i18n import N_
 from hexstones.web.live import Live, Tables
 from hexstones.web.rows import Rows, column_text
 from hexstones.web.spec import spec_of
+from hexstones.web.texts import control_text
 
 log = logging.getLogger("hexstones.web")
 
@@ -50,21 +49,6 @@ MAX_ADDRESS = 254  # characters of an email address (RFC 5321's path limit)
 ADDRESS = re.compile(r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;.]+")
 
 
-
-def spoken_duration(seconds: int, language: str) -> str:
-    """Whole ``seconds`` in words of ``language``, its largest parts: "2 days 4 hours",
-    "2일 4시간" (CLDR's unit names, through Babel)."""
-    parts = []
-    units: tuple[tuple[Literal["day", "hour", "minute"], int], ...] = (("day", 86400), ("hour", 3600), ("minute", 60))
-    for unit, size in units:
-        count, seconds = divmod(seconds, size)
-        if count:
-            parts.append(format_timedelta(timedelta(seconds=count * size), threshold=1e9, granularity=unit,
-                                          locale=language))
-    if seconds or not parts:
-        parts.append(format_timedelta(timedelta(seconds=seconds), threshold=1e9, granularity="second",
-                                      locale=language))
-    return " ".join(parts[:2])  # to the hour is enough for days, to the minute for hours
 
 @dataclass(frozen=True)
 class MailSettings:
@@ -214,7 +198,7 @@ class Notices:
         with i18n.speaking(language):
             game = filled(i18n.gettext(N_("{title} (side {size}) against {name}") if values["name"]
                                        else N_("{title} (side {size})")), values)
-            words = {"game": game, "left": spoken_duration(int(left), language)}
+            words = {"game": game, "left": control_text(duration(int(left)))}
             unsubscribe = f"{base}/unsubscribe/{secret}"
             footer = filled(i18n.gettext(N_("hexstones. To stop these emails: {link}")), {"link": unsubscribe})
             self.mailer.send(address, filled(i18n.gettext(subject), words),

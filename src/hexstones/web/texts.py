@@ -141,8 +141,9 @@ def error_text(template: str, values: dict[str, str], message: str, phrases: fro
     translated = gettext(template)
     if translated == template:
         return refusal_text(message)
-    return filled(translated, {k: gettext(v) if k in phrases else gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS
-                               else refusal_text(v) for k, v in values.items()})
+    # A colour becomes its word; any other value is a rules' refusal (translated) or stays.
+    return filled(translated, {k: gettext(v) if k in phrases else refusal_text(_color_word(v))
+                               for k, v in values.items()})
 
 
 def refusal_text(message: str) -> str:
@@ -154,11 +155,13 @@ def refusal_text(message: str) -> str:
         match = pattern.fullmatch(message)
         if match is None:
             continue
-        values = {k: gettext(_COLOR_WORDS[v]) if v in _COLOR_WORDS else v for k, v in match.groupdict().items()}
-        return filled(gettext(template), values)
+        return filled(gettext(template), {k: _color_word(v) for k, v in match.groupdict().items()})
     return message
 
 
+def _color_word(value: str) -> str:
+    """``value`` translated if it is a colour ("black"), else as it is."""
+    return gettext(_COLOR_WORDS[value]) if value in _COLOR_WORDS else value
 
 
 # The board drawing's label for screen readers (hexstones.svg writes it in English).
