@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 import warnings
 
 import pytest
@@ -20,7 +21,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from hexstones.web import create_app  # noqa: E402
-from hexstones.web.accounts import COOKIE, FREE_FAILURES  # noqa: E402
+from hexstones.web.accounts import COOKIE, FREE_FAILURES, SESSION_DAYS  # noqa: E402
 
 
 @pytest.fixture
@@ -133,9 +134,9 @@ def test_only_the_seat_of_the_side_to_move_plays_and_refusals_change_nothing(peo
 
 def test_an_expired_session_is_refused(people, db):
     a, b, _ = people
-    gid = seated(a, b)["id"]
-    with sqlite3.connect(db) as con:
-        con.execute("UPDATE sessions SET expires = 0")
+    gid = seated(a, b)["id"]  # the sessions are in use: the server keeps them in memory
+    accounts = a.app.state.people.accounts
+    accounts.now = lambda: time.time() + (SESSION_DAYS + 1) * 86400  # a month without a request
     before = stored(db)
     r = a.post(f"/api/games/{gid}/moves", json={"move": "e5"})
     assert r.status_code == 401 and "expired" in r.json()["detail"]
@@ -294,6 +295,39 @@ def test_failed_sign_ins_count_for_every_server_on_the_database(kind, tmp_path, 
         with TestClient(create_app(target, clock=stopped_clock())) as b:
             r = b.post("/api/account/signin", json={"name": "ann", "password": "correct horse"})
             assert r.status_code == 429 and "try again in" in r.json()["detail"]
+
+
+def test_a_session_ended_on_one_server_is_refused_by_every_other(postgres_url):
+    """Each server keeps the sessions in use in memory; signing out, signing in again (a
+    new cookie) and a password change on one server reach the others through the database."""
+    with TestClient(create_app(postgres_url)) as one, TestClient(create_app(postgres_url)) as two:
+        assert one.post("/api/account/signup", json={"name": "Ann", "password": "correct horse"}).status_code == 201
+        other_browser = TestClient(one.app)
+        assert other_browser.post("/api/account/signin",
+                                  json={"name": "Ann", "password": "correct horse"}).status_code == 200
+        on_two = [TestClient(two.app, cookies={COOKIE: c.cookies[COOKIE]}) for c in (one, other_browser)]
+        for browser in on_two:  # known to the second server too
+            assert browser.get("/api/account").json()["name"] == "Ann"
+
+        def refused_on_two(browser) -> bool:
+            deadline = time.monotonic() + 30  # the news travels by NOTIFY: not at once
+            while browser.get("/api/account").json()["kind"] is not None:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.05)
+            return True
+
+        # The first browser's password change ends the other browser's session everywhere.
+        r = one.post("/api/account/password", json={"old": "correct horse", "new": "battery staple"})
+        assert r.status_code == 200
+        assert refused_on_two(on_two[1])
+        # Its old cookie was replaced: the one the second server knew stops working there.
+        assert refused_on_two(on_two[0])
+        # Signing out on the first server ends the new cookie on the second.
+        now_on_two = TestClient(two.app, cookies={COOKIE: one.cookies[COOKIE]})
+        assert now_on_two.get("/api/account").json()["name"] == "Ann"
+        assert one.post("/api/account/signout", json={}).status_code == 200
+        assert refused_on_two(now_on_two)
 
 
 def test_a_cross_site_request_is_refused_and_changes_nothing(people, db):

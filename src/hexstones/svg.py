@@ -135,16 +135,18 @@ def _draw_frame(game: Game, coordinates: bool) -> _Frame:
     add(f'<rect class="bg" x="0" y="0" width="{_fmt(layout.width)}" height="{_fmt(layout.height)}" '
         f'rx="14" fill="{BOARD_FILL[kind]}"/>')
 
-    # A lattice of points (Keil, Dehil): one line per pair of neighbours.
+    # A lattice of points (Keil, Dehil): one stroke per pair of neighbours, all in one path
+    # (a third of the size of a line element each, in every state a game sends).
     if kind == "points":
-        add('<g class="grid" stroke="#5b4321" stroke-width="1.3" stroke-linecap="round">')
+        strokes = []
         for i, nbrs in enumerate(board.neighbours):
             x1, y1 = layout.xy[i]
             for j in nbrs:
                 if j > i:
                     x2, y2 = layout.xy[j]
-                    add(f'<line x1="{_fmt(x1)}" y1="{_fmt(y1)}" x2="{_fmt(x2)}" y2="{_fmt(y2)}"/>')
-        add("</g>")
+                    strokes.append(f"M{_fmt(x1)} {_fmt(y1)}L{_fmt(x2)} {_fmt(y2)}")
+        add(f'<path class="grid" d="{"".join(strokes)}" fill="none" stroke="#5b4321" stroke-width="1.3" '
+            f'stroke-linecap="round"/>')
 
     if coordinates:
         out.extend(_coordinate_labels(game, layout))

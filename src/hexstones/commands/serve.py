@@ -164,8 +164,11 @@ def run(args: argparse.Namespace) -> int:
     from hexstones.web.connections import HEAD_TIMEOUT, raise_open_file_limit, timely_protocol
 
     raise_open_file_limit()
+    # The live updates' events are a hundred bytes of JSON: compressing each cost more
+    # CPU than it saved.
     config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
                             proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None,
-                            http=timely_protocol(args.head_timeout or HEAD_TIMEOUT))
+                            http=timely_protocol(args.head_timeout or HEAD_TIMEOUT),
+                            ws_per_message_deflate=False)
     Server(config).run(sockets=[sock])
     return 0

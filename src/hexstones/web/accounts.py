@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
 import time
 import unicodedata
 from collections.abc import Callable
@@ -34,6 +35,9 @@ from hexstones.web.rows import column_text
 
 COOKIE = "hexstones_session"
 SESSION_DAYS = 30  # a session unused this long expires (each use extends it)
+SESSIONS_TOPIC = "sessions"  # the broker's topic of changed sessions (Accounts keeps the ones in use)
+SESSION_MEMORY_SECONDS = 300  # a session in use is read again at least this often
+MAX_SESSIONS_KNOWN = 100_000  # sessions kept in memory at most (then they are all read again)
 BOT_SUFFIX = "-bot"  # the names of the AI's accounts (hexstones.web.bots) end so; no person's does
 MAX_NAME = 40  # characters of a person's name
 MIN_PASSWORD, MAX_PASSWORD = 8, 200  # characters
@@ -146,9 +150,20 @@ class Throttle:
 class Accounts:
     """Users and sessions in the games database (``db``: a :class:`~hexstones.web.rows.Rows`)."""
 
-    def __init__(self, db, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, db, clock: Callable[[], float] = time.time, broker=None) -> None:
         self.db = db
         self.throttle = Throttle(db, clock)
+        # Each request names its session: the sessions in use are kept in memory (by their
+        # token's digest: the session and when it expires), so a request reads no row. A
+        # change to a session (signed out, signed in, renamed, a password changed) is told
+        # to every server process by ``broker`` (the store's) on :data:`SESSIONS_TOPIC`, and
+        # forgotten there; and none is kept longer than :data:`SESSION_MEMORY_SECONDS`.
+        self.broker = broker
+        self.now: Callable[[], float] = time.time  # sessions expire in real time, whatever the app's clock
+        self._known: dict[str, tuple[Identity, float, float]] = {}  # digest -> (who, expires, until)
+        self._known_lock = threading.Lock()
+        if broker is not None:
+            broker.watch(SESSIONS_TOPIC, self._told)
 
     # -- sessions ---------------------------------------------------------------------
 
@@ -156,10 +171,15 @@ class Accounts:
         """The session of a cookie's ``token``; None if there is none or it expired."""
         if not token or len(token) > 100:
             return None
-        now = time.time()
+        now = self.now()
+        digest = _digest(token)
+        with self._known_lock:
+            known = self._known.get(digest)
+        if known is not None and now < known[2] and now + (SESSION_DAYS - 1) * 86400 <= known[1]:
+            return known[0]
         rows = self.db.query(
             "SELECT s.id, s.user_id, s.name AS guest, u.name AS account, s.expires FROM sessions s "
-            "LEFT JOIN users u ON u.id = s.user_id WHERE s.token = :token", {"token": _digest(token)})
+            "LEFT JOIN users u ON u.id = s.user_id WHERE s.token = :token", {"token": digest})
         if not rows:
             return None
         sid, user, guest, account, expires = (column_text(rows[0][k]) for k in ("id", "user_id", "guest", "account",
@@ -167,15 +187,37 @@ class Accounts:
         if float(expires) < now:
             return None
         if float(expires) < now + (SESSION_DAYS - 1) * 86400:  # extend a session in use, daily
-            self.db.execute("UPDATE sessions SET expires = :e WHERE id = :id",
-                            {"e": now + SESSION_DAYS * 86400, "id": sid})
-        return Identity(sid, user, account if user else guest)
+            expires = now + SESSION_DAYS * 86400
+            self.db.execute("UPDATE sessions SET expires = :e WHERE id = :id", {"e": expires, "id": sid})
+        who = Identity(sid, user, account if user else guest)
+        with self._known_lock:
+            if len(self._known) >= MAX_SESSIONS_KNOWN:
+                self._known.clear()
+            self._known[digest] = (who, float(expires), now + SESSION_MEMORY_SECONDS)
+        return who
+
+    def _changed(self, *, session: str | None = None, user: str | None = None) -> None:
+        """A session (or every session of ``user``) changed in the database: forgotten here
+        at once, and in the other server processes when they hear of it."""
+        self._told({"session": session, "user": user})
+        if self.broker is not None:
+            self.broker.publish(SESSIONS_TOPIC, {"session": session, "user": user})
+
+    def _told(self, event: dict[str, Any]) -> None:
+        with self._known_lock:
+            if event.get("resync"):
+                self._known.clear()
+                return
+            gone = [digest for digest, (who, _, _) in self._known.items()
+                    if who.session == event.get("session") or (who.user and who.user == event.get("user"))]
+            for digest in gone:
+                del self._known[digest]
 
     def new_session(self, name: str | None = None) -> tuple[Identity, str]:
         """A new session (a local player, or a guest named ``name``) and its cookie token."""
         token = secrets.token_urlsafe(32)
         sid = secrets.token_hex(16)
-        now = time.time()
+        now = self.now()
         self.db.execute("DELETE FROM sessions WHERE expires < :now", {"now": now})  # the expired go
         self.db.execute(
             "INSERT INTO sessions (id, token, user_id, name, created, expires) "
@@ -192,7 +234,8 @@ class Accounts:
         self.db.execute("UPDATE sessions SET token = :token, user_id = :user, name = :name, "
                         "expires = :expires WHERE id = :id",
                         {"token": _digest(token), "user": user, "name": None if user else name,
-                         "expires": time.time() + SESSION_DAYS * 86400, "id": who.session})
+                         "expires": self.now() + SESSION_DAYS * 86400, "id": who.session})
+        self._changed(session=who.session)
         return Identity(who.session, user, name), token
 
     def become_guest(self, who: Identity | None, name: Any) -> tuple[Identity, str | None]:
@@ -203,10 +246,12 @@ class Accounts:
         if who is None:
             return self.new_session(name)
         self.db.execute("UPDATE sessions SET name = :name WHERE id = :id", {"name": name, "id": who.session})
+        self._changed(session=who.session)
         return Identity(who.session, None, name), None
 
     def sign_out(self, who: Identity) -> None:
         self.db.execute("DELETE FROM sessions WHERE id = :id", {"id": who.session})
+        self._changed(session=who.session)
 
     # -- accounts ---------------------------------------------------------------------
 
@@ -285,6 +330,7 @@ class Accounts:
         # Every other session of the account ends; this browser gets a new token.
         self.db.execute("DELETE FROM sessions WHERE user_id = :user AND id != :id",
                         {"user": who.user, "id": who.session})
+        self._changed(user=who.user)
         return self._rotate(who, who.user, who.name)
 
     def _set_password(self, user: str, password: str) -> None:

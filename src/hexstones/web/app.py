@@ -42,6 +42,7 @@ from hexstones.web.mail import Mailer, MailSettings, Notices
 from hexstones.web.middleware import AnswerErrors, BodyLimit, NoStore
 from hexstones.web.online import People
 from hexstones.web.pages import STATIC, refusal, start_pages
+from hexstones.web.play_path import PlayPath
 from hexstones.web.ratings import Ratings
 from hexstones.web.routes import ROUTERS
 from hexstones.web.security import Guard
@@ -120,6 +121,8 @@ def build_app(settings: AppSettings) -> FastAPI:
     # attacker could vary across requests, and the SameSite cookie keeps other sites' requests
     # anonymous, so compression reveals nothing (BREACH).
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_FROM, compresslevel=1)
+    # A move and a state fetch, without the routing; their answers compress themselves.
+    app.add_middleware(PlayPath)
     app.add_middleware(AnswerErrors)
     app.add_middleware(NoStore)
     app.add_middleware(BodyLimit, limit=MAX_BODY)

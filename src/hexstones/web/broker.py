@@ -39,7 +39,7 @@ import json
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -103,7 +103,16 @@ class LocalBroker:
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+        self._watchers: dict[str, list[Callable[[dict[str, Any]], None]]] = defaultdict(list)
         self._lock = threading.Lock()
+
+    def watch(self, topic: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``callback(event)`` in the delivering thread for every event of ``topic``
+        (this process's and, through PostgreSQL, the others'), and ``callback({"resync":
+        True})`` when events may have been lost: for what a process keeps in memory of
+        what the database holds."""
+        with self._lock:
+            self._watchers[topic].append(callback)
 
     def publish(self, topic: str, event: dict[str, Any]) -> None:
         """Announce ``event`` on ``topic`` to every subscriber (from any thread)."""
@@ -113,6 +122,9 @@ class LocalBroker:
         topic, event = message["topic"], message["event"]
         with self._lock:
             targets = [*self._subscribers.get(topic, ()), *self._subscribers.get(ALL, ())]
+            watchers = list(self._watchers.get(topic, ()))
+        for callback in watchers:
+            callback(dict(event))
         for sub in targets:
             self._hand(sub, dict(event) if sub.topic != ALL else {"topic": topic, **event})
 
@@ -132,6 +144,9 @@ class LocalBroker:
         """Tell every subscriber that events may have been lost: read everything again."""
         with self._lock:
             targets = [s for subs in self._subscribers.values() for s in subs]
+            watchers = [callback for callbacks in self._watchers.values() for callback in callbacks]
+        for callback in watchers:
+            callback({"resync": True})
         for sub in targets:
             self._hand(sub, {"resync": True})
 

@@ -254,17 +254,32 @@ class Tables:
 
     # -- finding and creating games -------------------------------------------------
 
-    def get(self, game_id: str) -> Live:
-        with self._lock:
-            live = cached = self._games.get(game_id)
-            if live is not None:
-                self._games.move_to_end(game_id)
+    def current(self, game_id: str) -> Live | None:
+        """The game ``game_id`` if this process holds it and it is as stored (None if not:
+        :meth:`get` reads it), with the AI's turn scheduled if it owes one. Reads nothing
+        but, on a shared database, the game's revision."""
+        live = self._held(game_id)[1]
         if live is not None:
-            # Under its lock: a write of this copy takes its new revision before letting go,
-            # so the copy never looks stale to this process for its own write.
-            with live.lock:
-                if self.store.stale(game_id, live.record.revision):  # changed elsewhere
-                    live = None
+            self._schedule_ai(live)
+        return live
+
+    def _held(self, game_id: str) -> tuple[Live | None, Live | None]:
+        """This process's copy of the game (None: none), and the same if it is current."""
+        with self._lock:
+            cached = self._games.get(game_id)
+            if cached is not None:
+                self._games.move_to_end(game_id)
+        if cached is None:
+            return None, None
+        # Under its lock: a write of this copy takes its new revision before letting go,
+        # so the copy never looks stale to this process for its own write.
+        with cached.lock:
+            if self.store.stale(game_id, cached.record.revision):  # changed elsewhere
+                return cached, None
+        return cached, cached
+
+    def get(self, game_id: str) -> Live:
+        cached, live = self._held(game_id)
         if live is None:
             try:
                 record = self.store.get(game_id)

@@ -32,7 +32,7 @@ class People:
     def __init__(self, tables: Tables, games_per_minute: int | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.tables = tables
-        self.accounts = Accounts(Rows(tables.store), clock)
+        self.accounts = Accounts(Rows(tables.store), clock, broker=tables.store.broker)
         self.bot_accounts = BotAccounts(Rows(tables.store), clock)
         self.epoch = secrets.token_hex(4)
         # New games (and imports) a person may start in a minute; an address, ten people's.

@@ -30,6 +30,8 @@ MAX_PLAYER_NAME = 100  # characters of a player's name kept from an imported rec
 # One record read at a time (a big one is seconds of CPU): the others queue, and the rest
 # of the server keeps its share of the processor.
 READING_RECORDS = threading.Lock()
+STATE_PARAMS = ("at", "overlays", "since", "server")  # a state's query parameters
+MOVE_FIELDS = ("move", "ply", "overlays")  # a move's request
 
 def plain_json(answer: dict[str, Any]) -> Response:
     """The answer as FastAPI would send it, without its encoder's walk over every value
@@ -38,7 +40,7 @@ def plain_json(answer: dict[str, Any]) -> Response:
     return StateAnswer(answer)
 
 
-async def move_body(data: Annotated[dict[str, Any], Depends(JSONBody("move", "ply", "overlays"))]) -> dict[str, Any]:
+async def move_body(data: Annotated[dict[str, Any], Depends(JSONBody(*MOVE_FIELDS))]) -> dict[str, Any]:
     """A move's request: the move (a 400 without one), the move number it answers, the overlays."""
     if "move" not in data:
         raise WebError(400, "give the move: {\"move\": \"e5\"} (a point, or a word like 'pass')")
@@ -107,7 +109,7 @@ def name_game(data: Annotated[dict[str, Any], Depends(name_body)], live: LiveGam
 
 
 @router.get("/api/games/{game_id}")
-def get_game(game_id: str, params: Annotated[dict[str, str], Depends(Params("at", "overlays", "since", "server"))],
+def get_game(game_id: str, params: Annotated[dict[str, str], Depends(Params(*STATE_PARAMS))],
              live: LiveGame, request: Request, people: PeopleDep):
     show = view.view_request(live.record.game, params.get("at"), params.get("overlays"))
     since_text = params.get("since")
