@@ -366,10 +366,10 @@ class Store:
         # times wal_writer_delay, 0.6 s by default), never corrupts anything. Options given
         # in the URL (?options=-csynchronous_commit%3Don) are used instead.
         connect_args = {} if "options" in url.query else {"options": ASYNC_COMMIT}
-        # As many connections kept as requests may use at once (the worker threads and the
-        # event loop): a connection opened beyond them is closed at its return, and opening
-        # one cost more than a move.
-        engine = sa.create_engine(url, pool_size=24, max_overflow=16, connect_args=connect_args)
+        # Connections kept open for as many requests as use one at once under load (the
+        # moves on the event loop, the rest in worker threads): one opened beyond them is
+        # closed at its return, and opening one costs more than a move.
+        engine = sa.create_engine(url, pool_size=16, max_overflow=8, connect_args=connect_args)
         try:
             with engine.connect() as connection:
                 connection.execute(sa.text("SELECT 1"))
