@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_OVERLAYS_TEXT = 200  # characters: every overlay name of a game fits many times
 MAX_DRAWN_CHARS = 8 * 1024 * 1024  # boards kept drawn: ~180 of Keil 7, far more than a move needs
+MAX_FACTS = 2000  # positions whose legal moves and score are kept
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
         "over": over,
         "result": None if result is None else result.to_dict(),
         "human_turn": human_turn,
-        "legal": game.legal_moves() if human_turn else [],
+        "legal": legal_moves(game) if human_turn else [],
         "ai_thinking": live.ai_busy,
         # Waiting for the AI's processes behind other games: the place in line (1: next).
         "ai_queue": ai_queue(live),
@@ -148,20 +149,37 @@ def state(live: Live, view: ViewRequest = ViewRequest(None, ())) -> dict[str, An
     return answer
 
 
-# The board of recent positions: a move's answer and the opponent's fetch that follows it
-# show the same picture, and drawing it was most of a state's work.
+# What recent positions show: a move's answer and the opponent's fetch that follows it show
+# the same position, and drawing its picture was most of a state's work (its legal moves
+# and its score the rest).
 _DRAWN: Bounded[str] = Bounded(MAX_DRAWN_CHARS, len)
+_FACTS: Bounded[tuple[Any, ...]] = Bounded(MAX_FACTS, lambda facts: 1)
+
+
+def _position_key(game: Game, at: int) -> tuple[Any, ...]:
+    """What a position depends on: the rules, the options and the moves up to ``at``."""
+    return game.name, repr(sorted(game.options.items())), tuple(game.moves[:at])
 
 
 def drawn(game: Game, at: int, overlays: tuple[str, ...]) -> str:
     """``board_svg`` of ``game`` after ``at`` moves, drawn once while it is among the recent
-    ones (a picture depends only on the rules, the options and the moves up to ``at``)."""
-    key = (game.name, repr(sorted(game.options.items())), tuple(game.moves[:at]), frozenset(overlays))
+    ones."""
+    key = (*_position_key(game, at), frozenset(overlays))
     svg = _DRAWN.get(key)
     if svg is None:
         svg = board_svg(game, overlays=overlays, move_number=at)
         _DRAWN.put(key, svg)
     return svg
+
+
+def legal_moves(game: Game) -> list[str]:
+    """``game.legal_moves()``, found once while the position is among the recent ones."""
+    key = ("legal", *_position_key(game, len(game.moves)))
+    moves = _FACTS.get(key)
+    if moves is None:
+        moves = (game.legal_moves(),)
+        _FACTS.put(key, moves)
+    return list(moves[0])
 
 
 def _position_at(game: Game, at: int) -> Game:
@@ -173,8 +191,13 @@ def _position_at(game: Game, at: int) -> Game:
 
 
 def _score_facts(game: Game) -> dict[str, Any]:
-    facts: dict[str, Any] = {"score": game.score(), "score_details": None, "prison": game.prison}
-    details = game.score_details()
+    key = ("score", *_position_key(game, len(game.moves)))
+    found = _FACTS.get(key)
+    if found is None:
+        found = (game.score(), game.prison, game.score_details())
+        _FACTS.put(key, found)
+    score, prison, details = copy.deepcopy(found)
+    facts: dict[str, Any] = {"score": score, "score_details": None, "prison": prison}
     if details is not None:
         facts["score_details"] = {
             color: [{"part": part.key, "label": gettext(part.label), "value": part.sign * parts[part.key]}
