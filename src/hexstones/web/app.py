@@ -16,6 +16,7 @@ on the event loop, so one request cannot stall the others.
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -158,6 +159,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             await run_in_threadpool(state.tables.get, row["id"])
         except WebError as exc:
             log.warning("%s", exc.message)
+    # What start-up made (the rules' kernels, the templates, the catalogues) lives as long
+    # as the server: out of the garbage collector's passes, which a move's many small
+    # objects start often.
+    gc.freeze()
     yield
     if state.notices.mailer is not None:
         state.notices.mailer.close()
