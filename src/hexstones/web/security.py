@@ -38,6 +38,7 @@ HEADERS = [
     (b"referrer-policy", b"no-referrer"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
+HEADER_NAMES = frozenset(name for name, _ in HEADERS)  # an answer's own are replaced
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # Sent where the app is reached over HTTPS: browsers then never ask it over plain HTTP.
 HSTS = (b"strict-transport-security", b"max-age=31536000")
@@ -109,7 +110,7 @@ class Guard:
 
         async def marked(message):
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in dict(HEADERS)]
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in HEADER_NAMES]
                 headers += HEADERS
                 if self.https or scope.get("scheme") == "https":
                     headers.append(HSTS)

@@ -284,7 +284,7 @@ class Transaction:
     """One transaction of :meth:`Store.transaction`: ``connection`` runs its statements,
     ``announce(topic, event)`` sends an event on the broker if and only if it commits."""
 
-    def __init__(self, connection: sa.Connection, store: Store):
+    def __init__(self, connection: Any, store: Store):
         self.connection = connection
         self._store = store
         self.pending: list[tuple[str, dict[str, Any]]] = []
@@ -327,6 +327,7 @@ class Store:
                 self._lock_file.close()
                 raise
             # The one checked connection is the engine's only connection.
+            self._raw_writer = raw
             self.engine = sa.create_engine("sqlite://", creator=lambda: raw, poolclass=StaticPool)
             sa_event.listen(self.engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
             self.broker = LocalBroker()
@@ -593,7 +594,7 @@ class Store:
         Returns the game's new revision (None if it was not raised)."""
         previous = self._seen.get(game_id)
         try:
-            with self.transaction() as tx:
+            with self._write_transaction(statements) as tx:
                 connection = tx.connection
                 # The row lock orders the writes of several server processes to one game.
                 stored_revision = _first(self._run(connection, LOCK_GAME, {"game_id_": game_id}))
@@ -632,21 +633,43 @@ class Store:
             raise
         return raised
 
-    def _run(self, connection: sa.Connection, statement: sa.Executable, params: dict[str, Any]) -> Any:
-        """Run ``statement`` in ``connection``'s transaction; a result to fetch rows from.
-        On SQLite a move's and an undo's statements run on the file's own connection,
-        each compiled once (SQLAlchemy's execution cost several times SQLite's work, and a
-        move runs four); the rest, and every one on PostgreSQL, through SQLAlchemy."""
-        if self.shared or statement not in _MOVE_STATEMENTS:
+    @contextmanager
+    def _write_transaction(self, statements: Sequence[tuple[sa.Executable, dict[str, Any]]]) -> Iterator[Transaction]:
+        """The transaction of :meth:`_write`. On SQLite, for a move's or an undo's statements,
+        one on the file's own connection, without SQLAlchemy (its transaction and execution
+        cost several times SQLite's work: most of a move's store write); else
+        :meth:`transaction`."""
+        if self.shared or not all(statement in _MOVE_STATEMENTS for statement, _ in statements):
+            with self.transaction() as tx:
+                yield tx
+            return
+        with self._lock:  # as every transaction on the file's connection
+            raw = self._raw_writer
+            raw.execute("BEGIN IMMEDIATE")
+            tx = Transaction(raw, self)
+            try:
+                yield tx
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    raw.execute("ROLLBACK")
+                raise
+        for topic, event in tx.pending:
+            self.broker.publish(topic, event)
+
+    def _run(self, connection: Any, statement: sa.Executable, params: dict[str, Any]) -> Any:
+        """Run ``statement`` in ``connection``'s transaction (a SQLAlchemy connection, or
+        SQLite's own in :meth:`_write_transaction`, the statement compiled once for it); a
+        result to fetch rows from."""
+        if not isinstance(connection, sqlite3.Connection):
             return connection.execute(statement, params)
         compiled = _SQLITE_STATEMENTS.get(statement)
         if compiled is None:
             compiled = _SQLITE_STATEMENTS[statement] = cast(sa.ClauseElement, statement).compile(
-                dialect=connection.dialect)
+                dialect=self.engine.dialect)
         values = compiled.construct_params(params) or {}
-        raw = connection.connection.driver_connection
-        assert raw is not None  # the engine's one open connection
-        return raw.execute(compiled.string, [values[name] for name in getattr(compiled, "positiontup", None) or ()])
+        return connection.execute(compiled.string,
+                                  [values[name] for name in getattr(compiled, "positiontup", None) or ()])
 
     def create(self, game: str, options: dict[str, Any], setup: GameSetup,
                moves: Sequence[str] = (), summary: str = "", finished: bool = False,
@@ -769,7 +792,7 @@ def _first(result: Any) -> Any:
     return None if row is None else row[0]
 
 
-# A move's and an undo's statements, run on SQLite's own connection (Store._run), compiled once.
+# A move's and an undo's statements: on SQLite run without SQLAlchemy (Store._write_transaction).
 _MOVE_STATEMENTS = frozenset({LOCK_GAME, COUNT_MOVES, INSERT_MOVE, DELETE_MOVES_FROM, TOUCH_GAME, TOUCH_TIMED_GAME})
 _SQLITE_STATEMENTS: dict[sa.Executable, Any] = {}
 
