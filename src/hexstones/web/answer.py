@@ -49,6 +49,15 @@ class Bounded(Generic[V]):
             self._items.move_to_end(key)
             return item[0]
 
+    def found(self, key: Hashable, make: Callable[[], V]) -> V:
+        """The value kept for ``key``, or ``make()``'s, then kept (made outside the lock: two
+        threads may both make it, with the same result)."""
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self.put(key, value)
+        return value
+
     def put(self, key: Hashable, value: V) -> None:
         units = self.size(value)
         with self._lock:
@@ -92,13 +101,12 @@ _ENCODED: Bounded[Encoded] = Bounded(MAX_ENCODED_BYTES, lambda e: len(e.head) + 
 
 def encoded(svg: str) -> Encoded:
     """``svg`` as an answer's beginning, made once while it is among the recent ones."""
-    found = _ENCODED.get(svg)
-    if found is None:
+    def make() -> Encoded:
         head = b'{"svg":' + _dumps(svg)
         compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
-        found = Encoded(head, compressor.compress(head) + compressor.flush(zlib.Z_SYNC_FLUSH), zlib.crc32(head))
-        _ENCODED.put(svg, found)
-    return found
+        return Encoded(head, compressor.compress(head) + compressor.flush(zlib.Z_SYNC_FLUSH), zlib.crc32(head))
+
+    return _ENCODED.found(svg, make)
 
 
 def _dumps(value: Any) -> bytes:

@@ -164,22 +164,13 @@ def _position_key(game: Game, at: int) -> tuple[Any, ...]:
 def drawn(game: Game, at: int, overlays: tuple[str, ...]) -> str:
     """``board_svg`` of ``game`` after ``at`` moves, drawn once while it is among the recent
     ones."""
-    key = (*_position_key(game, at), frozenset(overlays))
-    svg = _DRAWN.get(key)
-    if svg is None:
-        svg = board_svg(game, overlays=overlays, move_number=at)
-        _DRAWN.put(key, svg)
-    return svg
+    return _DRAWN.found((*_position_key(game, at), frozenset(overlays)),
+                        lambda: board_svg(game, overlays=overlays, move_number=at))
 
 
 def legal_moves(game: Game) -> list[str]:
     """``game.legal_moves()``, found once while the position is among the recent ones."""
-    key = ("legal", *_position_key(game, len(game.moves)))
-    moves = _FACTS.get(key)
-    if moves is None:
-        moves = (game.legal_moves(),)
-        _FACTS.put(key, moves)
-    return list(moves[0])
+    return list(_FACTS.found(("legal", *_position_key(game, len(game.moves))), lambda: tuple(game.legal_moves())))
 
 
 def _position_at(game: Game, at: int) -> Game:
@@ -191,11 +182,8 @@ def _position_at(game: Game, at: int) -> Game:
 
 
 def _score_facts(game: Game) -> dict[str, Any]:
-    key = ("score", *_position_key(game, len(game.moves)))
-    found = _FACTS.get(key)
-    if found is None:
-        found = (game.score(), game.prison, game.score_details())
-        _FACTS.put(key, found)
+    found = _FACTS.found(("score", *_position_key(game, len(game.moves))),
+                         lambda: (game.score(), game.prison, game.score_details()))
     score, prison, details = copy.deepcopy(found)
     facts: dict[str, Any] = {"score": score, "score_details": None, "prison": prison}
     if details is not None:
